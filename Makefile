@@ -1,0 +1,31 @@
+# dp-erm-verify: `make verify` regenerates reports/, `make test` runs lint + tests.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: verify test test-all lint clean bench
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+verify: $(STAMP)
+	$(PY) -m verify
+
+lint: $(STAMP)
+	$(PY) -m ruff check bounds simulations verify tests bench
+
+test: lint
+	$(PY) -m pytest bounds tests
+
+test-all: lint
+	$(PY) -m pytest bounds tests -m ''
+
+bench: $(STAMP)
+	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

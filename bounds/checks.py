@@ -1,0 +1,573 @@
+"""Derivation checks: the machinery that decides whether a stated expression follows.
+
+Each function returns a :class:`bounds.core.Check`.  Sympy decides where it can
+(``method="symbolic"``); otherwise the check evaluates both sides at many
+points drawn over the assumption domain (``method="numeric"``, the number of
+points and the worst point are reported).  Numeric draws come from a numpy
+Generator seeded from the statement key, so every run gives the same points.
+
+Examples
+--------
+>>> import sympy as sp
+>>> from bounds.checks import leading_exponent
+>>> from bounds.symbols import S
+>>> leading_exponent(S.m**-1 + S.m**sp.Rational(-1, 2), S.m)
+-1/2
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy as sp
+
+from .symbols import BY_SYMBOL, S
+
+if TYPE_CHECKING:
+    from .core import Check, Statement
+
+#: default number of domain points for numeric checks
+N_POINTS = 4000
+#: relative tolerance for floating-point comparisons
+RTOL = 1e-9
+
+
+def _check(*args, **kw) -> Check:
+    from .core import Check
+
+    return Check(*args, **kw)
+
+
+def rng_for(key: str) -> np.random.Generator:
+    """A Generator seeded (via SeedSequence) from a stable hash of ``key``."""
+    return np.random.default_rng(np.random.SeedSequence(zlib.crc32(key.encode())))
+
+
+# ---------------------------------------------------------------------------
+# sampling the assumption domain
+# ---------------------------------------------------------------------------
+def sample_domain(
+    symbols: Iterable[sp.Symbol],
+    constraints: Sequence[Any] = (),
+    n: int = N_POINTS,
+    key: str = "",
+    fixed: dict[sp.Symbol, float] | None = None,
+) -> dict[sp.Symbol, np.ndarray]:
+    """Draw up to ``n`` points of the joint domain by rejection sampling.
+
+    Symbols with a :class:`~bounds.symbols.Param` are drawn from its domain;
+    ``constraints`` (sympy relationals) are enforced by rejection.
+    """
+    syms = sorted(set(symbols), key=str)
+    fixed = dict(fixed or {})
+    rng = rng_for(key or "domain")
+    out: dict[sp.Symbol, list[np.ndarray]] = {s: [] for s in syms}
+    have = 0
+    for _ in range(40):
+        batch = {}
+        for s in syms:
+            if s in fixed:
+                batch[s] = np.full(4 * n, float(fixed[s]))
+                continue
+            if s not in BY_SYMBOL:
+                raise ValueError(f"symbol {s} has no assumption domain")
+            batch[s] = BY_SYMBOL[s].sample(rng, 4 * n)
+        mask = np.ones(4 * n, dtype=bool)
+        for c in constraints:
+            f = sp.lambdify(syms, c.lhs - c.rhs, "numpy")
+            with np.errstate(all="ignore"):
+                v = np.asarray(f(*[batch[s] for s in syms]), dtype=float) * np.ones(4 * n)
+            if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)):
+                mask &= v >= 0
+            elif isinstance(c, (sp.LessThan, sp.StrictLessThan)):
+                mask &= v <= 0
+            else:
+                raise ValueError(f"unsupported constraint {c}")
+        for s in syms:
+            out[s].append(batch[s][mask])
+        have += int(mask.sum())
+        if have >= n:
+            break
+    return {s: np.concatenate(v)[:n] for s, v in out.items()}
+
+
+def _eval(expr: sp.Expr, pts: dict[sp.Symbol, np.ndarray]) -> np.ndarray:
+    syms = list(pts)
+    f = sp.lambdify(syms, expr, "numpy")
+    n = len(next(iter(pts.values()))) if pts else 1
+    with np.errstate(all="ignore"):
+        v = f(*[pts[s] for s in syms])
+    return np.asarray(v, dtype=float) * np.ones(n)
+
+
+def _worst(pts: dict[sp.Symbol, np.ndarray], i: int, **extra: float) -> dict[str, Any]:
+    w: dict[str, Any] = {}
+    for s, v in pts.items():
+        name = BY_SYMBOL[s].name if s in BY_SYMBOL else str(s)
+        w[name] = float(v[i])
+    w.update({k: float(v) for k, v in extra.items()})
+    return w
+
+
+def _fmt_pt(w: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in w.items())
+
+
+# ---------------------------------------------------------------------------
+# comparisons
+# ---------------------------------------------------------------------------
+def numerically_equal(a: sp.Expr, b: sp.Expr, st: Statement | None = None, n: int = 400) -> bool:
+    """True when ``a`` and ``b`` agree (relative 1e-9) at ``n`` random domain points."""
+    syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
+    cons = st.constraints if st is not None else ()
+    pts = sample_domain(syms, cons, n, key=(st.key if st else "eq"))
+    va, vb = _eval(a, pts), _eval(b, pts)
+    ok = np.isfinite(va) & np.isfinite(vb)
+    if not ok.any():
+        return False
+    return bool(np.all(np.abs(va[ok] - vb[ok]) <= RTOL * np.maximum(np.abs(vb[ok]), 1e-300)))
+
+
+def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stated vs derived") -> Check:
+    """Compare a stated expression with the derived one, by the statement's relation.
+
+    ``eq``: equal (sympy, else numerically).  ``upper``: the stated upper bound
+    must be at least the derived one at every domain point; a strictly larger
+    stated bound is a valid relaxation and its slack (max stated/derived) is
+    reported.  ``lower``: the reverse.
+    """
+    try:
+        diff = sp.simplify(stated - derived)
+    except Exception:  # noqa: BLE001
+        diff = None
+    if diff == 0:
+        return _check(label, True, "symbolic", "stated = derived (sympy)", slack=1.0)
+    rel = st.relation
+    if S.b in stated.free_symbols | derived.free_symbols:
+        return _compare_densities(st, stated, derived, label)
+    if rel == "eq":
+        ok = numerically_equal(stated, derived, st)
+        if ok:
+            return _check(label, True, "numeric", "stated = derived (numerically, 400 points)", 400, slack=1.0)
+        ratio = _ratio_range(stated, derived, st)
+        return _check(
+            label,
+            False,
+            "numeric" if ratio else "symbolic",
+            f"stated ≠ derived; stated/derived = {_ratio_text(stated, derived, ratio)}",
+            ratio.get("n", 0) if ratio else 0,
+            worst=ratio.get("worst", {}) if ratio else {},
+            severity="mismatch",
+        )
+    lhs, rhs = (derived, stated) if rel == "upper" else (stated, derived)
+    return inequality(st, lhs, rhs, label=label, what="stated", other="derived")
+
+
+def _compare_densities(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str) -> Check:
+    """Two Laplace-type densities in b are equal iff their decay rates and their values at 0 agree."""
+    cs, cd = laplace_rate(stated), laplace_rate(derived)
+    scale_ratio = sp.simplify(cd / cs)  # stated scale / derived scale
+    p0 = sp.simplify(stated.subs(S.b, 0) / derived.subs(S.b, 0))
+    same = scale_ratio == 1 and p0 == 1
+    if same:
+        return _check(label, True, "symbolic", "same decay rate and normalisation (sympy)", slack=1.0)
+    if st.relation == "upper" and not (cs.is_negative or cd.is_negative):
+        # a density with a larger scale (more noise) than required is a valid, conservative choice
+        return inequality(st, 1 / cd, 1 / cs, label, what="stated scale", other="required scale")
+    return _check(
+        label,
+        False,
+        "symbolic",
+        f"stated scale / derived scale = {sp.sstr(scale_ratio)}; stated p(0) / derived p(0) = {sp.sstr(p0)}",
+        severity="mismatch",
+        slack=_safe(scale_ratio),
+    )
+
+
+def _safe(x: sp.Expr) -> float | None:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
+    syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
+    if not syms:
+        return {}
+    pts = sample_domain(syms, st.constraints, 1000, key=st.key + ":ratio")
+    va, vb = _eval(a, pts), _eval(b, pts)
+    with np.errstate(all="ignore"):
+        q = va / vb
+    ok = np.isfinite(q)
+    if not ok.any():
+        return {}
+    i = int(np.argmin(np.where(ok, q, np.inf)))
+    return {"min": float(np.min(q[ok])), "max": float(np.max(q[ok])), "n": int(ok.sum()), "worst": _worst(pts, i, ratio=q[i])}
+
+
+def _ratio_text(a: sp.Expr, b: sp.Expr, rng: dict[str, Any]) -> str:
+    try:
+        q = sp.simplify(a / b)
+        if len(sp.count_ops(q, visual=False).__str__()) < 40 and q.free_symbols.isdisjoint({S.b}):
+            return f"{sp.sstr(q)}"
+    except Exception:  # noqa: BLE001
+        pass
+    if rng:
+        return f"[{rng['min']:.4g}, {rng['max']:.4g}] over {rng['n']} points"
+    return "not comparable"
+
+
+def inequality(
+    st: Statement,
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    label: str,
+    what: str = "rhs",
+    other: str = "lhs",
+    extra_constraints: Sequence[Any] = (),
+    n: int = N_POINTS,
+    severity: str = "invalid",
+) -> Check:
+    """Check ``lhs <= rhs`` over the statement's assumption domain.
+
+    Tries sympy first (sign of ``rhs - lhs`` under the symbols' assumptions),
+    then ``n`` random domain points.  Reports the slack ``max rhs/lhs`` when
+    the inequality holds and the worst point when it does not.
+    """
+    cons = tuple(st.constraints) + tuple(extra_constraints)
+    try:
+        d = sp.simplify(rhs - lhs)
+        if not cons and d.is_nonnegative:
+            slack = _slack(lhs, rhs, st, cons)
+            txt = "holds (sympy: difference is nonnegative under the assumptions)"
+            if slack and slack > 1 + 1e-9:
+                txt += f"; {what} is looser than {other} by up to a factor {slack:.4g}"
+            return _check(label, True, "symbolic", txt, slack=slack)
+    except Exception:  # noqa: BLE001
+        pass
+    syms = (lhs.free_symbols | rhs.free_symbols) & set(BY_SYMBOL)
+    pts = sample_domain(syms, cons, n, key=st.key + ":" + label)
+    npts = len(next(iter(pts.values()))) if pts else 1
+    vl, vr = _eval(lhs, pts), _eval(rhs, pts)
+    fin = np.isfinite(vl) & np.isfinite(vr)
+    viol = (vl > vr + RTOL * np.maximum(np.abs(vr), np.abs(vl))) & fin
+    with np.errstate(all="ignore"):
+        q = np.where(fin & (vl > 0), vr / vl, np.nan)
+    if viol.any():
+        i = int(np.nanargmin(np.where(viol, q, np.nan))) if np.isfinite(q[viol]).any() else int(np.argmax(viol))
+        frac = viol.mean()
+        sym = _short_ratio(rhs, lhs)
+        return _check(
+            label,
+            False,
+            "numeric",
+            (f"{what}/{other} = {sym}; " if sym else "")
+            + f"{what} < {other} at {int(viol.sum())} of {npts} domain points ({100 * frac:.1f}%); "
+            f"worst {what}/{other} = {q[i]:.4g} at {_fmt_pt(_worst(pts, i))}",
+            npts,
+            worst=_worst(pts, i, ratio=q[i]),
+            severity=severity,
+        )
+    slack = float(np.nanmax(q)) if np.isfinite(q).any() else None
+    txt = f"holds at all {npts} domain points"
+    if slack is not None and slack > 1 + 1e-9:
+        txt += f"; {what} is looser than {other} by up to a factor {slack:.4g} (min {np.nanmin(q):.4g})"
+    return _check(label, True, "numeric", txt, npts, slack=slack)
+
+
+def _short_ratio(a: sp.Expr, b: sp.Expr, limit: int = 60) -> str:
+    """sympy's simplified a/b when it is short enough to read, else ''."""
+    try:
+        q = sp.simplify(a / b)
+    except Exception:  # noqa: BLE001
+        return ""
+    text = sp.sstr(q)
+    return text if len(text) <= limit else ""
+
+
+def _slack(lhs: sp.Expr, rhs: sp.Expr, st: Statement, cons: Sequence[Any]) -> float | None:
+    syms = (lhs.free_symbols | rhs.free_symbols) & set(BY_SYMBOL)
+    if not syms:
+        try:
+            return float(rhs / lhs)
+        except (TypeError, ZeroDivisionError):
+            return None
+    pts = sample_domain(syms, cons, 500, key=st.key + ":slack")
+    with np.errstate(all="ignore"):
+        q = _eval(rhs, pts) / _eval(lhs, pts)
+    q = q[np.isfinite(q)]
+    return float(q.max()) if q.size else None
+
+
+# ---------------------------------------------------------------------------
+# noise densities and privacy logic
+# ---------------------------------------------------------------------------
+def density_integrates_to_one(density: sp.Expr, var: sp.Symbol = S.b, label: str = "density integrates to one") -> Check:
+    """Integrate a density over the real line with sympy; it must equal 1."""
+    try:
+        total = sp.simplify(sp.integrate(density, (var, -sp.oo, sp.oo), conds="none"))
+    except Exception as exc:  # noqa: BLE001
+        return _check(label, False, "symbolic", f"sympy could not integrate: {exc}", severity="mismatch")
+    if total == 1:
+        return _check(label, True, "symbolic", "∫ p(b) db = 1 (sympy)")
+    if total.has(sp.oo, sp.zoo, sp.nan) or total is sp.oo:
+        return _check(label, False, "symbolic", f"∫ p(b) db diverges ({total}): not a probability density", severity="typo")
+    return _check(label, False, "symbolic", f"∫ p(b) db = {sp.sstr(total)} ≠ 1", severity="mismatch")
+
+
+def laplace_rate(density: sp.Expr, var: sp.Symbol = S.b) -> sp.Expr:
+    """The decay rate c of a density ∝ exp(−c|b|): c = −d/db log p(b) for b > 0."""
+    bp = sp.Symbol("b_pos", positive=True)
+    p = density.subs(var, bp)
+    return sp.simplify(-sp.diff(sp.log(p), bp))
+
+
+def laplace_privacy(
+    st: Statement,
+    density: sp.Expr,
+    sensitivity: sp.Expr,
+    eps: sp.Expr = S.eps,
+    var: sp.Symbol = S.b,
+    label: str = "noise scale ≥ sensitivity/ε",
+) -> Check:
+    """Privacy logic of a Laplace mechanism: the privacy loss c·Δ must be at most ε.
+
+    For a density ∝ exp(−c|b|) added to a query of sensitivity Δ, the worst
+    log density ratio between neighbours is c·Δ (Dwork et al. 2006); the
+    mechanism is ε-DP iff c·Δ ≤ ε, i.e. the scale 1/c ≥ Δ/ε.
+    """
+    c = laplace_rate(density, var)
+    loss = sp.simplify(c * sensitivity)
+    ratio = sp.simplify(loss / eps)
+    if ratio.free_symbols:
+        chk = inequality(st, ratio, sp.Integer(1), label=label, what="1", other="privacy loss / ε")
+        chk.detail = f"privacy loss c·Δ = {sp.sstr(loss)}; " + chk.detail
+        return chk
+    if ratio <= 1:
+        txt = f"privacy loss c·Δ = {sp.sstr(loss)} ≤ ε"
+        if ratio < 1:
+            txt += f" (noise is {sp.sstr(1 / ratio)}× larger than needed)"
+        return _check(label, True, "symbolic", txt, slack=float(1 / ratio))
+    return _check(
+        label,
+        False,
+        "symbolic",
+        f"privacy loss c·Δ = {sp.sstr(loss)} > ε: the noise scale is {sp.sstr(1 / ratio)} of sensitivity/ε, "
+        f"so the mechanism is only ({sp.sstr(ratio)})·ε-DP",
+        severity="invalid",
+    )
+
+
+def expectation(density: sp.Expr, g: sp.Expr, var: sp.Symbol = S.b) -> sp.Expr:
+    """E g(b) for a symmetric density p(b) (integrated with sympy)."""
+    return sp.simplify(sp.integrate(g * density, (var, -sp.oo, sp.oo), conds="none"))
+
+
+def laplace_density(scale: sp.Expr, var: sp.Symbol = S.b) -> sp.Expr:
+    """Laplace density (1/(2s)) exp(−|b|/s)."""
+    return sp.exp(-sp.Abs(var) / scale) / (2 * scale)
+
+
+# ---------------------------------------------------------------------------
+# rates and schedules
+# ---------------------------------------------------------------------------
+def leading_exponent(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """lim log(expr)/log(var) as var → ∞, for sums/products/powers of positive terms.
+
+    Sums give the maximum exponent, products the sum, ``base**e`` gives
+    ``e * exponent(base)``; Min/Max map to Min/Max of exponents; logarithms
+    count as exponent 0.  Anything else falls back to :func:`sympy.limit`.
+    """
+    e = sp.sympify(expr)
+    if not e.has(var):
+        return sp.Integer(0)
+    if e == var:
+        return sp.Integer(1)
+    if e.is_Add:
+        folded = _fold_expm1(e)
+        if folded is not None:
+            return leading_exponent(folded, var)
+        return sp.Max(*[leading_exponent(a, var) for a in e.args])
+    if e.is_Mul:
+        return sp.Add(*[leading_exponent(a, var) for a in e.args])
+    if e.is_Pow:
+        base, ex = e.as_base_exp()
+        if not ex.has(var):
+            return ex * leading_exponent(base, var)
+    if isinstance(e, (sp.Min, sp.Max)):
+        return type(e)(*[leading_exponent(a, var) for a in e.args])
+    if isinstance(e, (sp.log, _Bounded)):
+        return sp.Integer(0)
+    if isinstance(e, sp.Abs):
+        return leading_exponent(e.args[0], var)
+    return sp.limit(sp.log(e) / sp.log(var), var, sp.oo)
+
+
+class _Bounded(sp.Function):
+    """A factor that stays between positive constants (exponent 0), e.g. (e^g − 1)/g as g → 0."""
+
+
+def _fold_expm1(e: sp.Expr) -> sp.Expr | None:
+    """Rewrite c·e^g − c as c·g·Φ (and c − c·e^(−g) likewise) so cancellation is not lost.
+
+    Φ is a bounded positive factor when g → 0, which holds for the privacy
+    terms e^ε − 1 and 1 − e^(−ε) under any schedule with ε → 0.
+    """
+    args = list(e.args)
+    for a in args:
+        coeff, rest = a.as_coeff_Mul()
+        if isinstance(rest, sp.exp) and -coeff in args:
+            g = rest.args[0]
+            others = list(args)
+            others.remove(a)
+            others.remove(-coeff)
+            core = coeff * sp.Abs(g) * _Bounded(g)
+            return sp.Add(core, *others)
+    return None
+
+
+def exponents_equal(st: Statement, a: sp.Expr, b: sp.Expr, label: str) -> Check:
+    """Equality of two exponent expressions over the domain of their parameters."""
+    try:
+        if sp.simplify(a - b) == 0:
+            return _check(label, True, "symbolic", f"exponent {sp.sstr(a)} (sympy)")
+    except Exception:  # noqa: BLE001
+        pass
+    syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
+    pts = sample_domain(syms, (), 2000, key=st.key + ":" + label)
+    va, vb = _eval(a, pts), _eval(b, pts)
+    bad = np.abs(va - vb) > 1e-9
+    n = len(va)
+    if bad.any():
+        i = int(np.argmax(np.abs(va - vb)))
+        return _check(
+            label,
+            False,
+            "numeric",
+            f"exponents differ at {int(bad.sum())} of {n} points; e.g. {_fmt_pt(_worst(pts, i))}: "
+            f"{va[i]:.4g} vs {vb[i]:.4g}",
+            n,
+            worst=_worst(pts, i, derived=va[i], stated=vb[i]),
+            severity="invalid",
+        )
+    return _check(label, True, "numeric", f"exponents agree at {n} parameter points", n)
+
+
+def rate_check(
+    st: Statement,
+    bound: sp.Expr,
+    claimed: sp.Expr,
+    var: sp.Symbol = S.m,
+    label: str = "rate: lim log(bound)/log(m)",
+    spot: int = 3,
+) -> Check:
+    """Check that lim log(bound)/log(var) equals the claimed exponent.
+
+    The exponent is computed structurally by :func:`leading_exponent` and
+    compared with the claim over the parameter domain; at ``spot`` random
+    parameter points :func:`sympy.limit` is run on the substituted bound as an
+    independent confirmation.
+    """
+    got = leading_exponent(bound, var)
+    chk = exponents_equal(st, got, claimed, label)
+    syms = sorted((bound.free_symbols - {var}) & set(BY_SYMBOL), key=str)
+    if spot and chk.ok:
+        pts = sample_domain(syms, st.constraints, spot, key=st.key + ":spot")
+        agree = 0
+        for i in range(spot):
+            sub = {s: sp.nsimplify(round(float(pts[s][i]), 3)) for s in syms}
+            try:
+                lim = sp.limit(sp.log(bound.subs(sub)) / sp.log(var), var, sp.oo)
+                want = claimed.subs(sub)
+                if abs(float(lim) - float(want)) < 1e-9:
+                    agree += 1
+                else:
+                    chk.ok = False
+                    chk.severity = "invalid"
+                    chk.detail += f"; sympy.limit gives {lim} ≠ {want} at {sub}"
+            except Exception:  # noqa: BLE001 - limit may be undecidable; structural result stands
+                pass
+        chk.detail += f"; sympy.limit agrees at {agree} of {spot} spot points"
+    chk.detail = f"lim log(bound)/log({var}) = {sp.sstr(sp.simplify(got))}; " + chk.detail
+    return chk
+
+
+def monomial_exponents(term: sp.Expr, bases: Sequence[sp.Symbol]) -> dict[sp.Symbol, sp.Expr]:
+    """Exponent of each base in a (generalised) monomial term."""
+    return {b: leading_exponent(term, b) for b in bases}
+
+
+def balance(term1: sp.Expr, term2: sp.Expr, var: sp.Symbol, bases: Sequence[sp.Symbol]) -> sp.Expr:
+    """The power law var = Π base^a that makes two monomial terms of the same order.
+
+    Writing each term as Π base^(e_i) · var^(v_i), equal orders require
+    a_base = (e2 − e1)/(v1 − v2) for every base.
+    """
+    all_b = list(bases) + [var]
+    e1 = monomial_exponents(term1, all_b)
+    e2 = monomial_exponents(term2, all_b)
+    dv = sp.simplify(e1[var] - e2[var])
+    if dv == 0:
+        raise ValueError(f"terms do not depend differently on {var}")
+    out = sp.Integer(1)
+    for b in bases:
+        out *= b ** sp.simplify((e2[b] - e1[b]) / dv)
+    return out
+
+
+def schedule_check(
+    st: Statement, stated: sp.Expr, derived: sp.Expr, bases: Sequence[sp.Symbol], label: str = "schedule balances the bound"
+) -> Check:
+    """A schedule is consistent when it has the same exponents (in m, λ, ...) as the balance point."""
+    checks = []
+    for b in bases:
+        checks.append(exponents_equal(st, leading_exponent(derived, b), leading_exponent(stated, b), f"{label} [{b}]"))
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        return _check(label, False, bad[0].method, "; ".join(c.detail for c in bad), severity="invalid")
+    return _check(
+        label,
+        True,
+        checks[0].method if checks else "symbolic",
+        f"balance point {sp.sstr(derived)} has the schedule's exponents in " + ", ".join(str(b) for b in bases),
+    )
+
+
+def safe_float(x: Any) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def hoeffding_rademacher_check(label: str = "exact Rademacher tails") -> Check:
+    """Hoeffding's 2exp(−mt²/(2Ξ²)) against the exact tail of a mean of ±Ξ coin flips.
+
+    The tail P(|mean| ≥ t) is computed exactly from the binomial law for
+    m ∈ {2, ..., 1000} and 20 values of t/Ξ in [0.05, 1].
+    """
+    from scipy import stats
+
+    worst, n = 0.0, 0
+    for mm in (2, 5, 10, 30, 100, 300, 1000):
+        k = np.arange(mm + 1)
+        pmf = stats.binom.pmf(k, mm, 0.5)
+        means = (2 * k - mm) / mm  # in units of Ξ
+        for tt in np.linspace(0.05, 1.0, 20):
+            p = pmf[np.abs(means) >= tt - 1e-12].sum()
+            worst = max(worst, p / (2 * np.exp(-mm * tt**2 / 2)))
+            n += 1
+    ok = worst <= 1 + 1e-12
+    return _check(
+        label,
+        ok,
+        "numeric",
+        f"P(|mean − Eξ| ≥ t) for ±Ξ coin flips, {n} (m, t) pairs, exact binomial: max tail/bound = {worst:.3f}",
+        n,
+        severity="" if ok else "invalid",
+    )

@@ -1,0 +1,572 @@
+"""Core objects of the symbolic layer: Statement, Check, Evaluation and the Registry.
+
+A :class:`Statement` is one numbered result of a seed paper (or one formula of
+its application section): the expression the paper *states*, a function that
+*derives* the same quantity from the statements it depends on the way the
+paper's proof does, the assumption domains of its symbols and its source.
+
+The :class:`Registry` runs every derivation twice, once from the dependencies'
+*derived* expressions and once from their *stated* expressions, compares the
+result with what the paper states, runs the statement's extra checks (privacy
+logic, normalisation of densities, rates) and computes a status:
+
+``premise``
+    a definition or an assumption; nothing to derive (its own checks may still fail).
+``cited``
+    rests on an outside result (Hoeffding, Pinelis, ...); checked numerically where possible.
+``consistent``
+    the stated expression follows from its premises (exactly, or as a valid
+    relaxation of an upper bound; the slack is reported).
+``erratum``
+    the stated expression does not follow; both are kept, the derived one is
+    the default for numeric use.
+
+Statuses are never typed in: they are the outcome of the checks.
+
+Examples
+--------
+>>> from bounds import registry
+>>> ev = registry.evaluate("jia.thm2")
+>>> ev.status
+'consistent'
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from .symbols import BY_SYMBOL, P, Param
+
+#: the seed papers known to the registry: short id -> (seed file, citation)
+PAPERS: dict[str, dict[str, str]] = {}
+
+STATUSES = ("consistent", "erratum", "premise", "cited")
+KINDS = (
+    "definition",
+    "assumption",
+    "lemma",
+    "proposition",
+    "theorem",
+    "corollary",
+    "equation",
+    "noise",
+    "schedule",
+    "rate",
+)
+RELATIONS = ("eq", "upper", "lower", "none")
+
+
+def register_paper(pid: str, seed: str, citation: str, title: str) -> None:
+    """Declare a seed paper (called once by each paper module)."""
+    PAPERS[pid] = {"id": pid, "seed": seed, "citation": citation, "title": title}
+
+
+@dataclass
+class Check:
+    """Outcome of one derivation check.
+
+    Attributes
+    ----------
+    name : str
+        What was checked.
+    ok : bool
+        Whether the check passed.
+    method : str
+        ``symbolic`` (sympy decided), ``numeric`` (dense randomised evaluation
+        over the assumption domain), ``limit`` (rate exponent) or ``exact``.
+    detail : str
+        One or two sentences a researcher can act on.
+    n_points : int
+        Number of domain points evaluated (numeric checks).
+    worst : dict
+        The worst point found (numeric checks) and the value there.
+    severity : str
+        For failed checks: ``invalid`` (the stated result does not hold),
+        ``mismatch`` (an exact quantity differs), ``gap`` (a premise of the
+        proof fails) or ``typo``.
+    """
+
+    name: str
+    ok: bool
+    method: str
+    detail: str = ""
+    n_points: int = 0
+    worst: dict[str, Any] = field(default_factory=dict)
+    severity: str = ""
+    slack: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "ok": self.ok,
+            "method": self.method,
+            "detail": self.detail,
+            "n_points": self.n_points,
+            "worst": {k: _jsonable(v) for k, v in self.worst.items()},
+            "severity": self.severity,
+            "slack": self.slack,
+        }
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (int, str, bool)) or v is None:
+        return v
+    try:
+        f = float(v)
+        return f if math.isfinite(f) else str(f)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+Resolver = Callable[[str], sp.Expr]
+Deriver = Callable[[Resolver], sp.Expr | None]
+ExtraCheck = Callable[["Statement", Resolver], Check | list[Check]]
+
+
+@dataclass
+class Statement:
+    """One result of a seed paper, encoded symbolically.
+
+    Parameters
+    ----------
+    key : str
+        Stable identifier, ``<paper id>.<label slug>[.<quantity>]`` (``jia.prop1.scale``).
+    seed : str
+        Seed file name (``000_c13e7e0f812f87df.txt``).
+    label : str
+        The paper's label as printed (``Proposition 1``, ``Section 5.1``).
+    kind : str
+        One of :data:`KINDS`.
+    quantity : str
+        What the expression is (``Laplace scale of b``, ``upper bound on E R_2``).
+    stated : sympy expression or None
+        The expression as the paper prints it.
+    derive : callable or None
+        ``derive(dep)`` returns the expression the proof actually yields, where
+        ``dep(key)`` gives the expression of a dependency.
+    relation : str
+        How ``stated`` must compare with ``derived`` for the statement to hold:
+        ``eq`` (equal), ``upper`` (an upper bound: stated ≥ derived),
+        ``lower`` (stated ≤ derived) or ``none``.
+    params : tuple of str
+        Names (see :data:`bounds.symbols.P`) of the symbols it uses.
+    depends : tuple of str
+        Keys of the statements the derivation uses.
+    equation : str
+        Equation number or location as printed (``(12)``, ``proof of Theorem 4``).
+    doc : str
+        Docstring: what the statement says and where, citing seed file, label and equation.
+    cited : str
+        Outside result it rests on (empty if none).
+    constraints : tuple of sympy relationals
+        Joint assumptions beyond the per-symbol domains (``R >= M``).
+    checks : tuple of callables
+        Extra checks ``check(statement, dep) -> Check | list[Check]``.
+    rate_symbol, claimed_exponent
+        For rate statements: the variable (``m``) and the claimed exponent of
+        the bound (``-β/(2β+1)``).
+    schedule : dict
+        For pre-schedule bounds: parameter name -> key of the schedule statement.
+    notes : str
+        Remarks on the proof (gaps, typos in the printed text, extraction caveats).
+    """
+
+    key: str
+    seed: str
+    label: str
+    kind: str
+    quantity: str
+    stated: sp.Expr | None
+    derive: Deriver | None = None
+    relation: str = "eq"
+    params: tuple[str, ...] = ()
+    depends: tuple[str, ...] = ()
+    equation: str = ""
+    doc: str = ""
+    cited: str = ""
+    constraints: tuple[Any, ...] = ()
+    checks: tuple[ExtraCheck, ...] = ()
+    rate_symbol: str | None = None
+    claimed_exponent: sp.Expr | None = None
+    schedule: dict[str, str] = field(default_factory=dict)
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"statement {self.key}: kind {self.kind!r} not in {KINDS}")
+        if self.relation not in RELATIONS:
+            raise ValueError(f"statement {self.key}: relation {self.relation!r} not in {RELATIONS}")
+        for name in self.params:
+            if name not in P:
+                raise ValueError(f"statement {self.key}: unknown parameter {name!r}")
+        self.__doc__ = self.doc
+
+    @property
+    def paper(self) -> str:
+        return self.key.split(".", 1)[0]
+
+    def param_objs(self) -> list[Param]:
+        return [P[n] for n in self.params]
+
+    def assumptions_text(self) -> list[str]:
+        out = []
+        for p in self.param_objs():
+            text = p.domain_text()
+            if p.soft_hi is not None:
+                text += f" (paper: {p.name} < {p.soft_hi:g} for meaningful privacy; warning only)"
+            out.append(text)
+        out.extend(_rel_text(c) for c in self.constraints)
+        return out
+
+
+def _rel_text(rel: Any) -> str:
+    text = str(rel)
+    for p in P.values():
+        text = text.replace(str(p.symbol), p.name) if str(p.symbol) != p.name else text
+    return text
+
+
+@dataclass
+class Evaluation:
+    """The computed verdict on a statement."""
+
+    statement: Statement
+    derived: sp.Expr | None
+    derived_from_stated: sp.Expr | None
+    checks: list[Check]
+    status: str
+    detail: str
+    inherits: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return self.statement.key
+
+    @property
+    def expression(self) -> sp.Expr | None:
+        """The expression for numeric use.
+
+        The paper's stated expression when it holds (or is a premise); the
+        derived one for an erratum (and when the paper states none).
+        """
+        if self.statement.stated is None:
+            return self.derived
+        if self.status == "erratum" and self.derived is not None:
+            return self.derived
+        return self.statement.stated
+
+
+class Registry:
+    """All statements, with lazily computed and cached evaluations.
+
+    Examples
+    --------
+    >>> from bounds import registry
+    >>> "jia.prop1.scale" in registry
+    True
+    >>> registry.evaluate("jia.prop1.scale").status
+    'erratum'
+    """
+
+    def __init__(self) -> None:
+        self._statements: dict[str, Statement] = {}
+        self._cache: dict[str, Evaluation] = {}
+        self._in_progress: set[str] = set()
+
+    # -- registration -------------------------------------------------
+    def add(self, st: Statement) -> Statement:
+        if st.key in self._statements:
+            raise ValueError(f"duplicate statement key {st.key!r}")
+        self._statements[st.key] = st
+        self._cache.pop(st.key, None)
+        return st
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._statements
+
+    def __iter__(self):
+        return iter(self._statements.values())
+
+    def __len__(self) -> int:
+        return len(self._statements)
+
+    def keys(self) -> list[str]:
+        return list(self._statements)
+
+    def get(self, key: str) -> Statement:
+        try:
+            return self._statements[key]
+        except KeyError:
+            close = [k for k in self._statements if key.lower() in k.lower()]
+            hint = f"; did you mean {', '.join(close[:5])}?" if close else ""
+            raise KeyError(f"unknown statement {key!r}{hint}") from None
+
+    # -- expressions ----------------------------------------------------
+    def stated(self, key: str) -> sp.Expr:
+        st = self.get(key)
+        if st.stated is None:
+            raise ValueError(f"statement {key} has no stated expression")
+        return st.stated
+
+    def derived(self, key: str) -> sp.Expr:
+        ev = self.evaluate(key)
+        if ev.expression is None:
+            raise ValueError(f"statement {key} has no expression")
+        return ev.expression
+
+    # -- evaluation -----------------------------------------------------
+    def evaluate(self, key: str) -> Evaluation:
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._in_progress:
+            raise RuntimeError(f"cyclic dependency through {key}")
+        st = self.get(key)
+        self._in_progress.add(key)
+        try:
+            ev = self._evaluate(st)
+        finally:
+            self._in_progress.discard(key)
+        self._cache[key] = ev
+        return ev
+
+    def evaluate_all(self) -> list[Evaluation]:
+        return [self.evaluate(k) for k in self._statements]
+
+    def _evaluate(self, st: Statement) -> Evaluation:
+        from .checks import compare
+
+        for dep in st.depends:
+            self.get(dep)  # fail early on a typo
+        derived = dstated = None
+        if st.derive is not None:
+            derived = st.derive(self.derived)
+            dstated = st.derive(self.stated_or_derived)
+        checks: list[Check] = []
+        if derived is not None and st.stated is not None and st.relation != "none":
+            checks.append(compare(st, st.stated, derived, label="stated vs derived"))
+        def res(k: str) -> sp.Expr:
+            if k == st.key:
+                return derived if derived is not None else st.stated
+            return self.derived(k)
+
+        for fn in st.checks:
+            out = fn(st, res)
+            checks.extend(out if isinstance(out, list) else [out])
+        failed = [c for c in checks if not c.ok]
+        inherits: tuple[str, ...] = ()
+        dep_errata = tuple(d for d in st.depends if self.evaluate(d).status == "erratum")
+        if failed:
+            status = "erratum"
+        elif st.kind in ("definition", "assumption"):
+            status = "premise"
+        elif st.cited:
+            status = "cited"
+        else:
+            status = "consistent"
+        parts = []
+        if failed:
+            parts.extend(f"{c.name}: {c.detail}" for c in failed)
+            if (
+                dep_errata
+                and dstated is not None
+                and st.stated is not None
+                and _holds(st, dstated)
+            ):
+                inherits = dep_errata
+                parts.append(
+                    "follows from the paper's own (stated) "
+                    + ", ".join(dep_errata)
+                    + ", so the erratum is inherited from there"
+                )
+        else:
+            parts.extend(c.detail for c in checks if c.detail)
+        if st.cited and not failed:
+            parts.insert(0, f"rests on {st.cited}")
+        if st.notes:
+            parts.append(st.notes)
+        detail = "; ".join(p for p in parts if p)
+        return Evaluation(st, derived, dstated, checks, status, detail, inherits)
+
+    def stated_or_derived(self, key: str) -> sp.Expr:
+        st = self.get(key)
+        return st.stated if st.stated is not None else self.derived(key)
+
+    # -- numeric evaluation with validation ------------------------------
+    def value(
+        self,
+        key: str,
+        values: Mapping[str, float],
+        which: str = "derived",
+        warn: bool = True,
+    ) -> float:
+        """Evaluate a statement numerically after validating ``values``.
+
+        Parameters
+        ----------
+        key : str
+            Statement key.
+        values : mapping
+            Parameter name -> value.  Every free symbol of the expression must
+            be given; unknown names are rejected.
+        which : {"derived", "stated"}
+            The derived expression (default; equals the stated one when the
+            statement is consistent) or the paper's stated expression.
+        warn : bool
+            Emit a warning when a value exceeds a limit the paper states only
+            as advice (ε < 1).
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            Naming the parameter, the statement and the violated assumption.
+
+        Examples
+        --------
+        >>> from bounds import registry
+        >>> v = dict(kappa=1, C_L=1, lam=0.1, gamma=2, m=100)
+        >>> round(registry.value("jia.thm2", v), 6)
+        0.1
+        """
+        st = self.get(key)
+        if which not in ("derived", "stated"):
+            raise ValueError(f"which must be 'derived' or 'stated', not {which!r}")
+        expr = st.stated if which == "stated" else self.evaluate(key).expression
+        if expr is None:
+            raise ValueError(f"statement {key} has no {which} expression to evaluate")
+        subs = validate(st, values, expr, warn=warn)
+        out = expr.subs(subs)
+        try:
+            f = float(sp.N(out, 30))
+        except TypeError as exc:
+            raise ValueError(f"statement {key}: could not evaluate {out} numerically") from exc
+        return f
+
+
+class PrivacyWarning(UserWarning):
+    """A value outside a limit the paper recommends but does not require."""
+
+
+def validate(
+    st: Statement, values: Mapping[str, float], expr: sp.Expr | None = None, warn: bool = True
+) -> dict[sp.Symbol, float]:
+    """Check user values against a statement's assumptions; return a sympy substitution.
+
+    Raises
+    ------
+    ValueError
+        Message names the parameter, the statement and the assumption.
+    """
+    expr = st.stated if expr is None else expr
+    free = {s for s in (expr.free_symbols if expr is not None else set()) if s in BY_SYMBOL}
+    allowed = set(st.params) | {BY_SYMBOL[s].name for s in free}
+    for name in values:
+        if name not in allowed:
+            raise ValueError(
+                f"parameter {name!r} is not used by statement {st.key} ({st.label}); "
+                f"it takes {', '.join(sorted(allowed)) or 'no parameters'}"
+            )
+    subs: dict[sp.Symbol, float] = {}
+    for s in sorted(free, key=str):
+        p = BY_SYMBOL[s]
+        if p.name not in values:
+            raise ValueError(
+                f"parameter {p.name!r} is missing for statement {st.key} ({st.label}); "
+                f"assumption: {p.domain_text()}"
+            )
+    for name, raw in values.items():
+        p = P[name]
+        try:
+            v = float(raw)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"parameter {name!r} = {raw!r} is not a number (statement {st.key}, {st.label})"
+            ) from None
+        bad = p.violation(v)
+        if bad is not None:
+            raise ValueError(
+                f"parameter {name!r} = {raw!r} violates the assumption {bad} "
+                f"of statement {st.key} ({st.label})"
+            )
+        if warn and p.soft_hi is not None and v >= p.soft_hi:
+            warnings.warn(
+                f"parameter {name!r} = {v:g}: statement {st.key} ({st.label}) assumes "
+                f"{name} < {p.soft_hi:g} for meaningful privacy",
+                PrivacyWarning,
+                stacklevel=3,
+            )
+        subs[p.symbol] = v
+    for c in st.constraints:
+        val = c.subs(subs)
+        if val is sp.false or (val.is_Relational is False and not bool(val)):
+            raise ValueError(
+                f"values violate the assumption {_rel_text(c)} of statement {st.key} ({st.label})"
+            )
+    return subs
+
+
+def _holds(st: Statement, dstated: sp.Expr) -> bool:
+    """Whether the stated expression follows from the dependencies *as the paper states them*."""
+    from .checks import compare
+
+    if st.relation == "none":
+        return True
+    try:
+        return compare(st, st.stated, dstated, label="vs paper's premises").ok
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _same(a: sp.Expr, b: sp.Expr, st: Statement) -> bool:
+    from .checks import numerically_equal
+
+    try:
+        if sp.simplify(a - b) == 0:
+            return True
+    except Exception:  # noqa: BLE001 - sympy may fail on exotic expressions
+        pass
+    return numerically_equal(a, b, st)
+
+
+def keys_matching(reg: Registry, pattern: str) -> list[str]:
+    """Keys matching a glob pattern (``jia.*``) or containing ``pattern``."""
+    import fnmatch
+
+    ks = reg.keys()
+    if any(ch in pattern for ch in "*?["):
+        return [k for k in ks if fnmatch.fnmatch(k, pattern)]
+    return [k for k in ks if pattern in k]
+
+
+def iter_symbols(exprs: Iterable[sp.Expr]) -> set[sp.Symbol]:
+    out: set[sp.Symbol] = set()
+    for e in exprs:
+        if e is not None:
+            out |= e.free_symbols
+    return out
+
+
+def statement_factory(reg: Registry, pid: str, seed: str) -> Callable[..., Statement]:
+    """Return ``add(key, label, kind, quantity, stated, **fields)`` bound to one paper.
+
+    ``key`` is the part after the paper id (``"thm2"`` becomes ``"jia.thm2"``);
+    dependencies may be given without the paper prefix as well.
+    """
+
+    def add(key: str, label: str, kind: str, quantity: str, stated: sp.Expr | None, **kw: Any) -> Statement:
+        full = key if key.startswith(pid + ".") else f"{pid}.{key}"
+        deps = tuple(d if "." in d and d.split(".", 1)[0] in PAPERS else f"{pid}.{d}" for d in kw.pop("depends", ()))
+        sched = {k: (v if v.split(".", 1)[0] in PAPERS else f"{pid}.{v}") for k, v in kw.pop("schedule", {}).items()}
+        st = Statement(full, seed, label, kind, quantity, stated, depends=deps, schedule=sched, **kw)
+        return reg.add(st)
+
+    return add

@@ -1,0 +1,916 @@
+"""Seed 000 — Nie & Wang, "Perturbation of convex risk minimization and its
+application in differential private learning algorithms", J. Inequal. Appl. 2017:9
+(``000_c13e7e0f812f87df.txt``).  Paper id ``jia``.
+
+Statements, in the paper's order (key: label, equation):
+
+=========================  ==============================================================
+``jia.def1``               Definition 1: ε-differential privacy (range-restricted events)
+``jia.thm1``               Theorem 1: ‖f_z − f_z̄‖_K ≤ √(16B/(λγm))
+``jia.thm2``               Theorem 2: ‖f_z − f_z̄‖_K ≤ 2κC_L/(λγm)
+``jia.lemma1``             Lemma 1: Laplace noise ∝ exp(−ε|b|/B_Δ) gives ε-DP
+``jia.prop1.sensitivity``  proof of Proposition 1: Δf ≤ 2κ²C_L/(λγm)
+``jia.prop1.density``      Proposition 1: density (1/α)exp(−λγmε|b|/(κ²C_L)), α = 2κ²C_L/(λγmε)
+``jia.prop1.scale``        Proposition 1: the Laplace scale that density implies
+``jia.eq3``                error decomposition (3)
+``jia.thm3.lower``         Theorem 3, first inequality (2Gε)
+``jia.thm3.upper``         Theorem 3, second inequality (2Gε)
+``jia.prop2``              Proposition 2: E R₁ ≤ 2B̃ε + 2ε E R₂, B̃ = 2(B₀ + λΩ(0))
+``jia.prop3``              Proposition 3: E R₂ ≤ κ²C_L/(λγmε)
+``jia.lemma2``             Lemma 2 (Hoeffding)
+``jia.prop4``              Proposition 4: E S ≤ 2√(2π)B_ρ/√m
+``jia.eq4``                assumption (4): D(λ) ≤ c_β λ^β
+``jia.thm4.bound``         proof of Theorem 4: the bound before the schedule
+``jia.thm4.eps_schedule``  Theorem 4: ε = 1/√(λm)
+``jia.thm4.lam_schedule``  Theorem 4: λ = m^(−1/(2β+1))
+``jia.thm4``               Theorem 4: (2B₀ + 2Ω(0) + 3κ²C_L/γ + c_β) m^(−β/(2β+1))
+``jia.s5_1.gamma``         §5.1: Ω = ‖f‖²_K is 2-strongly convex
+``jia.s5_1.C_L``           §5.1: C_L = 2M(κ+1)/√λ for least squares
+``jia.s5_1.density``       §5.1: density (1/α)exp(−2|b|/α), α = 2Mκ²(κ+1)/(λ^{3/2}mε)
+``jia.s5_1.scale``         §5.1: the Laplace scale α/2
+``jia.s5_1.Eb2``           §5.1: E b² = 2M²κ⁴(κ+1)²/(λ³m²ε²)
+``jia.s5_1.bound``         §5.1: Theorem 4's bound with the least-squares ingredients
+``jia.s5_1.eps_schedule``  §5.1: ε = 1/(λ m^{2/3})
+``jia.s5_1.lam_schedule``  §5.1: λ = m^(−2/(3(β+1)))
+``jia.s5_1.rate``          §5.1: rate m^(−2β/(3(β+1)))
+``jia.s5_2.C_L``           §5.2: hinge loss is 1-Lipschitz
+``jia.s5_2.density``       §5.2: density with α = κ²/(λmε)
+``jia.s5_2.scale``         §5.2: the Laplace scale α/2
+``jia.s5_2.B_rho``         §5.2: B_ρ = (M+1)²
+``jia.s5_2.comparison``    §5.2: R(f) − R(f_c) ≤ √(2(E(f) − E(f_ρ^h))) (Chen et al. 2004, Thm 14)
+``jia.s5_2.bound``         §5.2: Theorem 4's bound with the SVM ingredients, through the comparison
+``jia.s5_2.rate``          §5.2: rate m^(−β/(2(2β+1)))
+=========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from . import registry
+from .checks import (
+    balance,
+    density_integrates_to_one,
+    expectation,
+    hoeffding_rademacher_check,
+    inequality,
+    laplace_density,
+    laplace_privacy,
+    laplace_rate,
+    leading_exponent,
+    rate_check,
+    schedule_check,
+)
+from .core import Check, register_paper, statement_factory
+from .privacy_logic import function_release_witness, restricted_events_witness
+from .symbols import S, define
+
+SEED = "000_c13e7e0f812f87df.txt"
+register_paper(
+    "jia",
+    SEED,
+    "Nie, W., Wang, C.: Perturbation of convex risk minimization and its application in "
+    "differential private learning algorithms. J. Inequal. Appl. 2017, 9 (2017)",
+    "Perturbation of convex risk minimization (JIA 2017)",
+)
+add = statement_factory(registry, "jia", SEED)
+
+m, eps, lam, kappa, M, C_L, gamma, B = S.m, S.eps, S.lam, S.kappa, S.M, S.C_L, S.gamma, S.B
+B0, B_rho, Omega0, c_beta, beta, G, b, ER2 = S.B0, S.B_rho, S.Omega0, S.c_beta, S.beta, S.G, S.b, S.ER2
+B_Delta = sp.Symbol("B_Delta", positive=True)
+define("B_Delta", B_Delta, description="bound on the sensitivity Δf (000 Lemma 1)")
+C_tilde = sp.Symbol("C_tilde", positive=True)
+define("C_tilde", C_tilde, description="an unspecified constant independent of m")
+t_ = sp.Symbol("t_", positive=True)  # the free parameter t ∈ (0, 1) of the proof of Theorem 1
+
+
+# --------------------------------------------------------------------------- §1
+def _def1_check(st, dep):
+    return restricted_events_witness()
+
+
+add(
+    "def1",
+    "Definition 1",
+    "definition",
+    "bound e^ε on the probability ratio of neighbouring outputs",
+    sp.exp(eps),
+    relation="none",
+    params=("eps",),
+    equation="Definition 1 (§1)",
+    checks=(_def1_check,),
+    doc="000_c13e7e0f812f87df.txt, Definition 1: A is ε-DP if Pr{A(z1) ∈ O} ≤ e^ε Pr{A(z2) ∈ O} "
+    "for neighbours and every O ∈ Range(A(z1)) ∩ Range(A(z2)).  The restriction to the "
+    "intersection of the ranges is not in Dwork et al. (2006); the check shows it is strictly weaker.",
+)
+
+# --------------------------------------------------------------------------- §2
+# Theorem 1.  The proof establishes (λγt/2)‖f_z − f_z̄‖² ≤ 4B/m for every t ∈ (0, 1)
+# (steps (1)+(2) give 2B/m + 2B/m) and then takes t = 1/2.
+_thm1_family = sp.sqrt(8 * B / (lam * gamma * m * t_))  # ‖·‖_K ≤ this, for each t ∈ (0,1)
+
+
+def _thm1_derive(dep):
+    # the best bound the proof's own inequality gives: sup over t → 1
+    return sp.limit(_thm1_family, t_, 1, "-")
+
+
+def _thm1_steps(st, dep):
+    # steps (1) and (2): |E_z(f_S) − E_z̄(f_S)| ≤ 2B/m and |min obj_z − min obj_z̄| ≤ 2B/m
+    step1 = (B - (-B)) / m  # |L(f(x_m), y_m) − L(f(x̄_m), ȳ_m)| / m with 0 ≤ L ≤ B... |L| ≤ B
+    step2 = (B + B) / m  # max{L(f_{z−}(x_m), y_m) + λΩ(f_{z−}), ...} / m ≤ 2B/m
+    total = sp.simplify(step1 + step2)
+    at_half = sp.simplify(_thm1_family.subs(t_, sp.Rational(1, 2)))
+    ok = total == 4 * B / m and sp.simplify(at_half - sp.sqrt(16 * B / (lam * gamma * m))) == 0
+    return Check(
+        "proof constants (steps 1–3, t = 1/2)",
+        ok,
+        "symbolic",
+        f"steps (1)+(2) give {total}; the printed t = 1/2 gives √(16B/(λγm)), while t → 1 gives √(8B/(λγm))",
+        severity="" if ok else "mismatch",
+    )
+
+
+add(
+    "thm1",
+    "Theorem 1",
+    "theorem",
+    "upper bound on ‖f_z − f_z̄‖_K (no Lipschitz condition)",
+    sp.sqrt(16 * B / (lam * gamma * m)),
+    derive=_thm1_derive,
+    relation="upper",
+    params=("B", "lam", "gamma", "m"),
+    equation="Theorem 1 (§2)",
+    checks=(_thm1_steps,),
+    doc="000_c13e7e0f812f87df.txt, Theorem 1: Ω γ-strongly convex, L convex, λΩ(f_S) ≤ B and "
+    "|L(f_S(x), y)| ≤ B ⇒ ‖f_z − f_z̄‖_K ≤ √(16B/(λγm)).",
+    notes="the proof's inequality (λγt/2)‖f_z − f_z̄‖²_K ≤ 4B/m holds for every t ∈ (0,1); t → 1 gives the "
+    "sharper √(8B/(λγm)) (the derived form)",
+)
+
+
+def _thm2_derive(dep):
+    # adding the two strong-convexity inequalities: λγ‖Δ‖²_K ≤ (2C_L/m)‖Δ‖_∞ ≤ (2C_L κ/m)‖Δ‖_K
+    x = sp.Symbol("x", positive=True)
+    sol = sp.solve(sp.Eq(lam * gamma * x**2, 2 * C_L * kappa * x / m), x)
+    return sp.simplify(max(sol, key=lambda e: sp.count_ops(e)))
+
+
+add(
+    "thm2",
+    "Theorem 2",
+    "theorem",
+    "upper bound on ‖f_z − f_z̄‖_K for a C_L-Lipschitz loss",
+    2 * kappa * C_L / (lam * gamma * m),
+    derive=_thm2_derive,
+    relation="upper",
+    params=("kappa", "C_L", "lam", "gamma", "m"),
+    equation="Theorem 2 (§2)",
+    doc="000_c13e7e0f812f87df.txt, Theorem 2: |L(t₁, y) − L(t₂, y)| ≤ C_L|t₁ − t₂| ⇒ "
+    "‖f_z − f_z̄‖_K ≤ 2κC_L/(λγm).",
+    notes="the second displayed inequality of the proof has E_z̄(f_z̄) on both sides (typo for E_z̄(f_z))",
+)
+
+# --------------------------------------------------------------------------- §3
+
+
+def _lemma1_checks(st, dep):
+    dens = sp.exp(-eps * sp.Abs(b) / B_Delta) * eps / (2 * B_Delta)
+    return [
+        laplace_privacy(st, dens, B_Delta, label="noise ∝ exp(−ε|b|/B_Δ) on a query of sensitivity B_Δ"),
+        function_release_witness(),
+    ]
+
+
+add(
+    "lemma1",
+    "Lemma 1",
+    "lemma",
+    "Laplace density making algorithm (2) ε-DP",
+    sp.exp(-eps * sp.Abs(b) / B_Delta) * eps / (2 * B_Delta),
+    relation="none",
+    params=("eps", "B_Delta"),
+    equation="Lemma 1 (§3), algorithm (2)",
+    checks=(_lemma1_checks,),
+    doc="000_c13e7e0f812f87df.txt, Lemma 1: Δf ≤ B_Δ and b with density ∝ exp(−ε|b|/B_Δ) ⇒ "
+    "algorithm (2), f_{A,z} = f_z + b, is ε-DP.",
+)
+
+
+def _prop1_sens(dep):
+    return kappa * dep("jia.thm2")  # ‖f‖_∞ ≤ κ‖f‖_K
+
+
+add(
+    "prop1.sensitivity",
+    "Proposition 1",
+    "proposition",
+    "sensitivity Δf = sup ‖f_z − f_z̄‖_∞",
+    2 * kappa**2 * C_L / (lam * gamma * m),
+    derive=_prop1_sens,
+    relation="upper",
+    params=("kappa", "C_L", "lam", "gamma", "m"),
+    depends=("thm2",),
+    equation="proof of Proposition 1",
+    doc="000_c13e7e0f812f87df.txt, proof of Proposition 1: Δf ≤ 2κ²C_L/(λγm) from Theorem 2 "
+    "and ‖f‖_∞ ≤ κ‖f‖_K.",
+)
+
+_alpha1 = 2 * kappa**2 * C_L / (lam * gamma * m * eps)
+_prop1_stated = sp.exp(-lam * gamma * m * eps * sp.Abs(b) / (kappa**2 * C_L)) / _alpha1
+
+
+def _prop1_density_derive(dep):
+    return laplace_density(dep("jia.prop1.sensitivity") / eps)
+
+
+def _prop1_density_checks(st, dep):
+    return [
+        density_integrates_to_one(st.stated, label="stated density integrates to one"),
+        laplace_privacy(st, st.stated, dep("jia.prop1.sensitivity"), label="stated noise: privacy loss ≤ ε"),
+        function_release_witness(),
+    ]
+
+
+add(
+    "prop1.density",
+    "Proposition 1",
+    "noise",
+    "density of the output-perturbation noise b",
+    _prop1_stated,
+    derive=_prop1_density_derive,
+    relation="upper",
+    params=("kappa", "C_L", "lam", "gamma", "m", "eps"),
+    depends=("prop1.sensitivity",),
+    equation="Proposition 1 (§3)",
+    checks=(_prop1_density_checks,),
+    doc="000_c13e7e0f812f87df.txt, Proposition 1: b has density (1/α) exp(−λγmε|b|/(κ²C_L)), "
+    "α = 2κ²C_L/(λγmε).",
+)
+
+add(
+    "prop1.scale",
+    "Proposition 1",
+    "noise",
+    "Laplace scale of b (the density is ∝ exp(−|b|/scale))",
+    1 / laplace_rate(_prop1_stated),
+    derive=lambda dep: dep("jia.prop1.sensitivity") / eps,
+    relation="upper",
+    params=("kappa", "C_L", "lam", "gamma", "m", "eps"),
+    depends=("prop1.sensitivity",),
+    equation="Proposition 1 (§3)",
+    doc="000_c13e7e0f812f87df.txt, Proposition 1: the scale κ²C_L/(λγmε) implied by the stated "
+    "density; Lemma 1 requires Δf/ε = 2κ²C_L/(λγmε).",
+)
+
+# --------------------------------------------------------------------------- §4
+E_zA, E_rho, Ez_zA, Ez_z, Ez_lam, E_lam, Om_z, Om_lam = sp.symbols(
+    "E(f_zA) E(f_rho) E_z(f_zA) E_z(f_z) E_z(f_lam) E(f_lam) Omega(f_z) Omega(f_lam)", real=True
+)
+_R1, _R2 = E_zA - Ez_zA, Ez_zA - Ez_z
+_S, _D = Ez_lam - E_lam, E_lam - E_rho + lam * Om_lam
+
+
+def _eq3_check(st, dep):
+    # (R1 + R2 + S + D) − (E(f_zA) − E(f_ρ) + λΩ(f_z)) must equal the optimality gap of f_z
+    gap = sp.expand((_R1 + _R2 + _S + _D) - (E_zA - E_rho + lam * Om_z))
+    want = sp.expand((Ez_lam + lam * Om_lam) - (Ez_z + lam * Om_z))
+    ok = sp.simplify(gap - want) == 0
+    return Check(
+        "telescoping identity",
+        ok,
+        "symbolic",
+        "R₁+R₂+S+D − (E(f_zA) − E(f_ρ) + λΩ(f_z)) = [E_z(f_λ)+λΩ(f_λ)] − [E_z(f_z)+λΩ(f_z)] ≥ 0 "
+        "by minimality of f_z, and λΩ(f_z) ≥ 0",
+        severity="" if ok else "mismatch",
+    )
+
+
+add(
+    "eq3",
+    "Equation (3)",
+    "equation",
+    "error decomposition E(f_zA) − E(f_ρ) ≤ R₁ + R₂ + S + D(λ)",
+    _R1 + _R2 + _S + _D,
+    relation="none",
+    params=("lam",),
+    equation="(3)",
+    checks=(_eq3_check,),
+    doc="000_c13e7e0f812f87df.txt, §4, equation (3): the error decomposition into random errors "
+    "R₁, R₂, sample error S and approximation error D(λ).",
+)
+
+
+def _thm3_threshold() -> float:
+    return float(sp.nsolve(sp.exp(eps) - 1 - 2 * eps, eps, 1.2))
+
+
+def _thm3_note(st, dep):
+    e_star = _thm3_threshold()
+    ok = e_star >= 1.0
+    return Check(
+        "range of ε where e^ε − 1 ≤ 2ε",
+        ok,
+        "numeric",
+        f"the final step uses e^ε − 1 ≤ 2ε, true exactly for ε ≤ {e_star:.4f}; the paper's ε < 1 is inside",
+        severity="" if ok else "invalid",
+    )
+
+
+add(
+    "thm3.lower",
+    "Theorem 3",
+    "theorem",
+    "E[(1/m)Σ g(z_i) − ∫g dρ] for an ε-DP algorithm with E(1/m)Σg ≤ G",
+    2 * G * eps,
+    derive=lambda dep: (1 - sp.exp(-eps)) * G,
+    relation="upper",
+    params=("G", "eps"),
+    equation="Theorem 3, first inequality",
+    doc="000_c13e7e0f812f87df.txt, Theorem 3 (first display): E(1/m Σ g_{z,A}(z_i) − ∫ g_{z,A} dρ) ≤ 2Gε; "
+    "the proof gives (1 − e^{−ε})G.",
+)
+add(
+    "thm3.upper",
+    "Theorem 3",
+    "theorem",
+    "E[∫g dρ − (1/m)Σ g(z_i)] for an ε-DP algorithm with E(1/m)Σg ≤ G",
+    2 * G * eps,
+    derive=lambda dep: (sp.exp(eps) - 1) * G,
+    relation="upper",
+    params=("G", "eps"),
+    equation="Theorem 3, second inequality",
+    checks=(_thm3_note,),
+    doc="000_c13e7e0f812f87df.txt, Theorem 3 (second display): E(∫ g_{z,A} dρ − 1/m Σ g_{z,A}(z_i)) ≤ 2Gε; "
+    "the proof gives (e^ε − 1)G.",
+    notes="the last display of the proof writes '=' where only '≤' holds",
+)
+
+
+def _prop2_derive(dep):
+    # Theorem 3 with g = L(f_zA(x), y) and G = E R₂ + B₀ + λΩ(0)
+    return dep("jia.thm3.upper").subs(G, ER2 + B0 + lam * Omega0)
+
+
+add(
+    "prop2",
+    "Proposition 2",
+    "proposition",
+    "upper bound on E R₁ = E[E(f_zA) − E_z(f_zA)]",
+    2 * (2 * (B0 + lam * Omega0)) * eps + 2 * eps * ER2,
+    derive=_prop2_derive,
+    relation="upper",
+    params=("B0", "lam", "Omega0", "eps", "ER2"),
+    depends=("thm3.upper",),
+    equation="Proposition 2 (§4.1)",
+    doc="000_c13e7e0f812f87df.txt, Proposition 2: E R₁ ≤ 2B̃ε + 2ε E R₂ with B̃ = 2(B₀ + λΩ(0)).",
+    notes="Theorem 3 with G = E R₂ + B₀ + λΩ(0) gives 2(B₀ + λΩ(0))ε + 2εE R₂: B̃ carries an extra factor 2, "
+    "and the proof of Theorem 4 uses the smaller 2(B₀ + λΩ(0))ε",
+)
+
+
+def _prop3_derive(dep):
+    return C_L * expectation(dep("jia.prop1.density"), sp.Abs(b))
+
+
+add(
+    "prop3",
+    "Proposition 3",
+    "proposition",
+    "upper bound on E R₂ = E[E_z(f_zA) − E_z(f_z)] = C_L E|b|",
+    kappa**2 * C_L / (lam * gamma * m * eps),
+    derive=_prop3_derive,
+    relation="upper",
+    params=("kappa", "C_L", "lam", "gamma", "m", "eps"),
+    depends=("prop1.density",),
+    equation="Proposition 3 (§4.1)",
+    doc="000_c13e7e0f812f87df.txt, Proposition 3: E R₂ ≤ C_L E|b| = κ²C_L/(λγmε).",
+)
+
+Xi, u = S.Xi, S.u
+
+
+def _hoeffding_numeric(st, dep):
+    return hoeffding_rademacher_check()
+
+
+add(
+    "lemma2",
+    "Lemma 2",
+    "lemma",
+    "Hoeffding tail bound P(|(1/m)Σξ(z_i) − Eξ| ≥ t)",
+    2 * sp.exp(-m * u**2 / (2 * Xi**2)),
+    derive=lambda dep: 2 * sp.exp(-2 * m * u**2 / (2 * Xi) ** 2),  # Hoeffding for range 2Ξ
+    relation="upper",
+    params=("m", "u", "Xi"),
+    equation="Lemma 2 (§4.2)",
+    cited="Hoeffding (1963), Theorem 2, with range b − a = 2Ξ",
+    checks=(_hoeffding_numeric,),
+    doc="000_c13e7e0f812f87df.txt, Lemma 2 (Hoeffding): |ξ − Eξ| ≤ Ξ ⇒ P(|mean − Eξ| ≥ t) ≤ "
+    "2exp(−mt²/(2Ξ²)); u stands for the paper's t.",
+)
+
+
+def _prop4_derive(dep):
+    tail = dep("jia.lemma2").subs(Xi, 2 * B_rho)  # |ξ − Eξ| ≤ 2B_ρ
+    return sp.simplify(sp.integrate(tail, (u, 0, sp.oo)))
+
+
+add(
+    "prop4",
+    "Proposition 4",
+    "proposition",
+    "upper bound on E S (sample error)",
+    2 * sp.sqrt(2 * sp.pi) * B_rho / sp.sqrt(m),
+    derive=_prop4_derive,
+    relation="upper",
+    params=("B_rho", "m"),
+    depends=("lemma2",),
+    equation="Proposition 4 (§4.2)",
+    doc="000_c13e7e0f812f87df.txt, Proposition 4: E S ≤ E|S| = ∫₀^∞ P(|S| ≥ t) dt ≤ 2√(2π)B_ρ/√m.",
+)
+
+add(
+    "eq4",
+    "Equation (4)",
+    "assumption",
+    "approximation error D(λ) ≤ c_β λ^β",
+    c_beta * lam**beta,
+    relation="none",
+    params=("c_beta", "lam", "beta"),
+    equation="(4)",
+    doc="000_c13e7e0f812f87df.txt, §4.2, assumption (4): D(λ) ≤ c_β λ^β with 0 < β < 1 "
+    "(§5 uses β = min{1, 2r}, so β = 1 is admitted here).",
+)
+
+_thm4_bound_stated = (
+    2 * (B0 + lam * Omega0) * eps
+    + (1 + 2 * eps) * kappa**2 * C_L / (lam * gamma * m * eps)
+    + 2 * sp.sqrt(2 * sp.pi) * B_rho / sp.sqrt(m)
+    + c_beta * lam**beta
+)
+
+
+def _thm4_bound_derive(dep):
+    er2 = dep("jia.prop3")
+    return dep("jia.prop2").subs(ER2, er2) + er2 + dep("jia.prop4") + dep("jia.eq4")
+
+
+add(
+    "thm4.bound",
+    "Theorem 4",
+    "theorem",
+    "E[E(f_zA) − E(f_ρ)] before choosing ε and λ",
+    _thm4_bound_stated,
+    derive=_thm4_bound_derive,
+    relation="upper",
+    params=("B0", "lam", "Omega0", "eps", "kappa", "C_L", "gamma", "m", "B_rho", "c_beta", "beta"),
+    depends=("prop2", "prop3", "prop4", "eq4"),
+    equation="proof of Theorem 4",
+    schedule={"eps": "thm4.eps_schedule", "lam": "thm4.lam_schedule"},
+    doc="000_c13e7e0f812f87df.txt, proof of Theorem 4: E ≤ 2(B₀+λΩ(0))ε + (1+2ε)κ²C_L/(λγmε) + "
+    "2√(2π)B_ρ/√m + c_βλ^β, from (3) and Propositions 2–4.",
+)
+
+
+def _eps_sched_derive(dep):
+    # balance the privacy-cost term 2B₀ε of R₁ against the noise term κ²C_L/(λγmε) of R₂
+    return balance(2 * B0 * eps, kappa**2 * C_L / (lam * gamma * m * eps), eps, (lam, m))
+
+
+add(
+    "thm4.eps_schedule",
+    "Theorem 4",
+    "schedule",
+    "choice of ε",
+    1 / sp.sqrt(lam * m),
+    derive=_eps_sched_derive,
+    relation="none",
+    params=("lam", "m"),
+    equation="Theorem 4",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (lam, m)),),
+    doc="000_c13e7e0f812f87df.txt, Theorem 4: ε = 1/√(λm), balancing ε against 1/(λmε).",
+)
+
+
+add(
+    "thm4.lam_schedule",
+    "Theorem 4",
+    "schedule",
+    "choice of λ",
+    m ** (-1 / (2 * beta + 1)),
+    derive=lambda dep: balance(dep("jia.thm4.eps_schedule"), lam**beta, lam, (m,)),
+    relation="none",
+    params=("m", "beta"),
+    depends=("thm4.eps_schedule",),
+    equation="Theorem 4",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (m,)),),
+    doc="000_c13e7e0f812f87df.txt, Theorem 4: λ = m^(−1/(2β+1)), balancing (λm)^(−1/2) against c_βλ^β.",
+)
+
+
+def scheduled(expr: sp.Expr, dep, eps_key: str, lam_key: str) -> sp.Expr:
+    """Substitute a paper's ε and λ schedules (ε may depend on λ) into ``expr``."""
+    lam_s = dep(lam_key)
+    eps_s = dep(eps_key).subs(lam, lam_s)
+    return expr.subs(eps, eps_s).subs(lam, lam_s)
+
+
+def rate_constant(bound: sp.Expr, exponent: sp.Expr, var: sp.Symbol = m) -> sp.Expr:
+    """C with bound ≤ C·var^exponent for all var ≥ 1: the value of bound·var^(−exponent) at var = 1.
+
+    This is the supremum when bound·var^(−exponent) is non-increasing in var
+    (true for sums of power laws whose exponents do not exceed the rate, and
+    for (e^ε − 1)/ε factors with ε decreasing); callers re-check the result
+    numerically over the domain.
+    """
+    return sp.simplify((bound * var ** (-exponent)).subs(var, 1))
+
+
+_rate4 = -beta / (2 * beta + 1)
+
+
+def _thm4_derive(dep):
+    sub = scheduled(dep("jia.thm4.bound"), dep, "jia.thm4.eps_schedule", "jia.thm4.lam_schedule")
+    return rate_constant(sub, _rate4) * m**_rate4
+
+
+def _thm4_checks(st, dep):
+    sub = scheduled(dep("jia.thm4.bound"), dep, "jia.thm4.eps_schedule", "jia.thm4.lam_schedule")
+    return [
+        rate_check(st, sub, _rate4),
+        inequality(st, sub, dep(st.key), "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
+    ]
+
+
+add(
+    "thm4",
+    "Theorem 4",
+    "rate",
+    "E[E(f_zA) − E(f_ρ)] with ε = 1/√(λm), λ = m^(−1/(2β+1))",
+    (2 * B0 + 2 * Omega0 + 3 * kappa**2 * C_L / gamma + c_beta) * m**_rate4,
+    derive=_thm4_derive,
+    relation="upper",
+    params=("B0", "Omega0", "kappa", "C_L", "gamma", "c_beta", "beta", "m", "B_rho"),
+    depends=("thm4.bound", "thm4.eps_schedule", "thm4.lam_schedule"),
+    equation="Theorem 4 (§4.3)",
+    rate_symbol="m",
+    claimed_exponent=_rate4,
+    checks=(_thm4_checks,),
+    doc="000_c13e7e0f812f87df.txt, Theorem 4: E(E(f_zA) − E(f_ρ)) ≤ (2B₀ + 2Ω(0) + 3κ²C_L/γ + c_β) "
+    "m^(−β/(2β+1)).",
+)
+
+# --------------------------------------------------------------------------- §5.1
+
+
+def _gamma_derive(dep):
+    # largest γ with ‖tf₁+(1−t)f₂‖² ≤ t‖f₁‖²+(1−t)‖f₂‖² − (γ/2)t(1−t)‖f₁−f₂‖² in an inner-product space
+    a11, a22, a12 = sp.symbols("a11 a22 a12", real=True)  # ⟨f1,f1⟩, ⟨f2,f2⟩, ⟨f1,f2⟩
+    tt = sp.Symbol("tt", positive=True)
+    lhs = tt**2 * a11 + 2 * tt * (1 - tt) * a12 + (1 - tt) ** 2 * a22
+    gap = sp.expand(tt * a11 + (1 - tt) * a22 - lhs)  # must be ≥ (γ/2) t(1−t)‖f₁−f₂‖²
+    dist2 = a11 - 2 * a12 + a22
+    return sp.simplify(2 * sp.factor(gap) / (tt * (1 - tt) * dist2))
+
+
+add(
+    "s5_1.gamma",
+    "Section 5.1",
+    "equation",
+    "strong-convexity modulus γ of Ω(f) = ‖f‖²_K",
+    sp.Integer(2),
+    derive=_gamma_derive,
+    relation="eq",
+    equation="§5.1",
+    doc="000_c13e7e0f812f87df.txt, §5.1: Ω(f) = ‖f‖²_K is 2-strongly convex (γ = 2).",
+)
+
+
+def _ls_CL_derive(dep):
+    # |f1 + f2 − 2y| ≤ 2‖f‖_∞ + 2M with ‖f_z‖_∞ ≤ κM/√λ
+    return 2 * kappa * M / sp.sqrt(lam) + 2 * M
+
+
+add(
+    "s5_1.C_L",
+    "Section 5.1",
+    "equation",
+    "Lipschitz constant of the square loss on the range of f_z^ls",
+    2 * M * (kappa + 1) / sp.sqrt(lam),
+    derive=_ls_CL_derive,
+    relation="upper",
+    params=("M", "kappa", "lam"),
+    equation="§5.1",
+    doc="000_c13e7e0f812f87df.txt, §5.1: ‖f_z^ls‖_∞ ≤ κM/√λ, so |(f₁−y)² − (f₂−y)²| ≤ "
+    "2M(κ+1)/√λ · |f₁ − f₂|, i.e. C_L = 2M(κ+1)/√λ.",
+    notes="|f₁+f₂−2y| ≤ 2κM/√λ + 2M = 2M(κ/√λ + 1); the printed 2M(κ+1)/√λ bounds this only when λ ≤ 1",
+)
+
+
+def _ls_sub(expr: sp.Expr, dep) -> sp.Expr:
+    return expr.subs({C_L: dep("jia.s5_1.C_L"), gamma: dep("jia.s5_1.gamma")})
+
+
+_alpha_ls = 2 * M * kappa**2 * (kappa + 1) / (lam ** sp.Rational(3, 2) * m * eps)
+_ls_density_stated = sp.exp(-2 * sp.Abs(b) / _alpha_ls) / _alpha_ls
+
+
+def _ls_density_checks(st, dep):
+    sens = _ls_sub(dep("jia.prop1.sensitivity"), dep)
+    return [
+        density_integrates_to_one(st.stated, label="stated density integrates to one"),
+        laplace_privacy(st, st.stated, sens, label="stated noise: privacy loss ≤ ε"),
+        function_release_witness(),
+    ]
+
+
+add(
+    "s5_1.density",
+    "Section 5.1",
+    "noise",
+    "density of b_ls (DP least squares)",
+    _ls_density_stated,
+    derive=lambda dep: _ls_sub(dep("jia.prop1.density"), dep),
+    relation="upper",
+    params=("M", "kappa", "lam", "m", "eps"),
+    depends=("prop1.density", "s5_1.C_L", "s5_1.gamma", "prop1.sensitivity"),
+    equation="§5.1",
+    checks=(_ls_density_checks,),
+    doc="000_c13e7e0f812f87df.txt, §5.1: b_ls has density (1/α)exp(−2|b|/α) with "
+    "α = 2Mκ²(κ+1)/(λ^{3/2}mε).",
+)
+add(
+    "s5_1.scale",
+    "Section 5.1",
+    "noise",
+    "Laplace scale of b_ls",
+    1 / laplace_rate(_ls_density_stated),
+    derive=lambda dep: _ls_sub(dep("jia.prop1.scale"), dep),
+    relation="upper",
+    params=("M", "kappa", "lam", "m", "eps"),
+    depends=("prop1.scale", "s5_1.C_L", "s5_1.gamma"),
+    equation="§5.1",
+    doc="000_c13e7e0f812f87df.txt, §5.1: the scale α/2 = Mκ²(κ+1)/(λ^{3/2}mε) implied by the stated density.",
+)
+
+fz, y = sp.symbols("f_z y", real=True)
+
+
+def _ls_identity(st, dep):
+    lhs = sp.expand((fz + b - y) ** 2 - (fz - y) ** 2)
+    ok = sp.simplify(lhs - (2 * b * (fz - y) + b**2)) == 0
+    return Check(
+        "identity (f+b−y)² − (f−y)² = 2b(f−y) + b²",
+        ok,
+        "symbolic",
+        "so E[E_z(f_zA) − E_z(f_z)] = E b² because E b = 0",
+        severity="" if ok else "mismatch",
+    )
+
+
+add(
+    "s5_1.Eb2",
+    "Section 5.1",
+    "equation",
+    "E b_ls² = E[E_z(f_zA^ls) − E_z(f_z^ls)]",
+    2 * M**2 * kappa**4 * (kappa + 1) ** 2 / (lam**3 * m**2 * eps**2),
+    derive=lambda dep: expectation(dep("jia.s5_1.density"), b**2),
+    relation="upper",
+    params=("M", "kappa", "lam", "m", "eps"),
+    depends=("s5_1.density",),
+    equation="§5.1",
+    checks=(_ls_identity,),
+    doc="000_c13e7e0f812f87df.txt, §5.1: E(E_z(f_zA^ls) − E_z(f_z^ls)) = E b² = "
+    "2M²κ⁴(κ+1)²/(λ³m²ε²).",
+)
+
+_ls_B0, _ls_Brho = M**2, 4 * M**2  # E_z(0) ≤ M², and B_ρ = 4M² (§5.1)
+
+
+def _ls_bound(er2: sp.Expr, thm3: sp.Expr) -> sp.Expr:
+    # (3) with R₁ ≤ Theorem 3 (G = B₀ + E R₂, Ω(0) = 0), R₂ = E b², S by Prop. 4 with B_ρ = 4M², D by (4)
+    return thm3.subs(G, _ls_B0 + er2) + er2 + 2 * sp.sqrt(2 * sp.pi) * _ls_Brho / sp.sqrt(m) + c_beta * lam**beta
+
+
+add(
+    "s5_1.bound",
+    "Section 5.1",
+    "equation",
+    "E[E(f_zA^ls) − E(f_ρ^ls)] before choosing ε and λ",
+    _ls_bound(2 * M**2 * kappa**4 * (kappa + 1) ** 2 / (lam**3 * m**2 * eps**2), 2 * G * eps),
+    derive=lambda dep: _ls_bound(dep("jia.s5_1.Eb2"), dep("jia.thm3.upper")),
+    relation="upper",
+    params=("M", "kappa", "lam", "m", "eps", "c_beta", "beta"),
+    depends=("s5_1.Eb2", "thm3.upper", "prop4", "eq4"),
+    equation="§5.1 ('from the total error bound in the last section')",
+    schedule={"eps": "s5_1.eps_schedule", "lam": "s5_1.lam_schedule"},
+    doc="000_c13e7e0f812f87df.txt, §5.1: the paper omits the analysis; this is the bound of the proof "
+    "of Theorem 4 with B₀ = M², Ω(0) = 0, B_ρ = 4M² and R₂ = E b² (the stated form uses the paper's "
+    "own Theorem 3 and E b²).",
+)
+add(
+    "s5_1.eps_schedule",
+    "Section 5.1",
+    "schedule",
+    "choice of ε for DP least squares",
+    1 / (lam * m ** sp.Rational(2, 3)),
+    derive=lambda dep: balance(eps, 1 / (lam**3 * m**2 * eps**2), eps, (lam, m)),
+    relation="none",
+    params=("lam", "m"),
+    equation="§5.1",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (lam, m)),),
+    doc="000_c13e7e0f812f87df.txt, §5.1: ε = 1/(λ m^{2/3}), balancing the privacy cost ε "
+    "against E b² ∝ 1/(λ³m²ε²).",
+)
+add(
+    "s5_1.lam_schedule",
+    "Section 5.1",
+    "schedule",
+    "choice of λ for DP least squares",
+    m ** (-2 / (3 * (beta + 1))),
+    derive=lambda dep: balance(dep("jia.s5_1.eps_schedule"), lam**beta, lam, (m,)),
+    relation="none",
+    params=("m", "beta"),
+    depends=("s5_1.eps_schedule",),
+    equation="§5.1",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (m,)),),
+    doc="000_c13e7e0f812f87df.txt, §5.1: λ = (1/m)^{2/(3(β+1))}.",
+)
+_rate51 = -2 * beta / (3 * (beta + 1))
+
+
+def _ls_rate_checks(st, dep):
+    sub = scheduled(dep("jia.s5_1.bound"), dep, "jia.s5_1.eps_schedule", "jia.s5_1.lam_schedule")
+    return [rate_check(st, sub, _rate51)]
+
+
+add(
+    "s5_1.rate",
+    "Section 5.1",
+    "rate",
+    "learning rate of DP least squares",
+    C_tilde * m**_rate51,
+    relation="none",
+    params=("C_tilde", "m", "beta"),
+    depends=("s5_1.bound", "s5_1.eps_schedule", "s5_1.lam_schedule"),
+    equation="§5.1",
+    rate_symbol="m",
+    claimed_exponent=_rate51,
+    checks=(_ls_rate_checks,),
+    doc="000_c13e7e0f812f87df.txt, §5.1: E(E(f_zA^ls) − E(f_ρ^ls)) ≤ C̃ (1/m)^{2β/(3(β+1))}, "
+    "β = min{1, 2r}; C̃ is not given.",
+)
+
+# --------------------------------------------------------------------------- §5.2
+
+
+def _hinge_lipschitz(st, dep):
+    rng = np.random.default_rng(np.random.SeedSequence(5002))
+    a, c = rng.normal(0, 3, 100_000), rng.normal(0, 3, 100_000)
+    yy = rng.choice([-1.0, 1.0], 100_000)
+    q = np.abs(np.maximum(0, 1 - yy * a) - np.maximum(0, 1 - yy * c)) / np.abs(a - c)
+    ok = bool(q.max() <= 1 + 1e-12)
+    return Check(
+        "|(1−ya)₊ − (1−yc)₊| ≤ |a − c|",
+        ok,
+        "numeric",
+        f"max ratio {q.max():.6f} over 100000 random pairs (sup is 1, attained when both margins are < 1)",
+        100_000,
+        severity="" if ok else "invalid",
+    )
+
+
+add(
+    "s5_2.C_L",
+    "Section 5.2",
+    "equation",
+    "Lipschitz constant of the hinge loss",
+    sp.Integer(1),
+    derive=lambda dep: sp.Max(*[sp.Abs(sp.diff(1 - S.x, S.x)), sp.Integer(0)]),
+    relation="eq",
+    equation="§5.2",
+    checks=(_hinge_lipschitz,),
+    doc="000_c13e7e0f812f87df.txt, §5.2: |a₊ − b₊| ≤ |a − b| gives C_L = 1 (and γ = 2).",
+)
+
+
+def _svm_sub(expr: sp.Expr, dep) -> sp.Expr:
+    return expr.subs({C_L: dep("jia.s5_2.C_L"), gamma: dep("jia.s5_1.gamma")})
+
+
+_alpha_h = kappa**2 / (lam * m * eps)
+_svm_density_stated = sp.exp(-2 * sp.Abs(b) / _alpha_h) / _alpha_h
+
+
+def _svm_density_checks(st, dep):
+    return [
+        density_integrates_to_one(st.stated, label="stated density integrates to one"),
+        laplace_privacy(st, st.stated, _svm_sub(dep("jia.prop1.sensitivity"), dep), label="stated noise: privacy loss ≤ ε"),
+        function_release_witness(),
+    ]
+
+
+add(
+    "s5_2.density",
+    "Section 5.2",
+    "noise",
+    "density of b_h (DP SVM)",
+    _svm_density_stated,
+    derive=lambda dep: _svm_sub(dep("jia.prop1.density"), dep),
+    relation="upper",
+    params=("kappa", "lam", "m", "eps"),
+    depends=("prop1.density", "s5_2.C_L", "s5_1.gamma", "prop1.sensitivity"),
+    equation="§5.2",
+    checks=(_svm_density_checks,),
+    doc="000_c13e7e0f812f87df.txt, §5.2: b_h has density (1/α)exp(−2|b|/α), α = κ²/(λmε); the "
+    "classifier sgn(f_z^h + b_h) is claimed ε-DP.",
+)
+add(
+    "s5_2.scale",
+    "Section 5.2",
+    "noise",
+    "Laplace scale of b_h",
+    1 / laplace_rate(_svm_density_stated),
+    derive=lambda dep: _svm_sub(dep("jia.prop1.scale"), dep),
+    relation="upper",
+    params=("kappa", "lam", "m", "eps"),
+    depends=("prop1.scale", "s5_2.C_L", "s5_1.gamma"),
+    equation="§5.2",
+    doc="000_c13e7e0f812f87df.txt, §5.2: the scale α/2 = κ²/(2λmε) implied by the stated density.",
+)
+add(
+    "s5_2.B_rho",
+    "Section 5.2",
+    "equation",
+    "bound B_ρ on the hinge loss of f_λ",
+    (M + 1) ** 2,
+    derive=lambda dep: 1 + M,  # (1 − y f_λ(x))₊ ≤ 1 + ‖f_λ‖_∞ ≤ 1 + M
+    relation="upper",
+    params=("M",),
+    equation="§5.2",
+    doc="000_c13e7e0f812f87df.txt, §5.2: ‖f_λ‖_∞ ≤ M and B_ρ = (M+1)²; (1 − yf)₊ ≤ 1 + M suffices.",
+)
+add(
+    "s5_2.comparison",
+    "Section 5.2",
+    "equation",
+    "R(f) − R(f_c) in terms of the hinge excess risk u = E(f) − E(f_ρ^h)",
+    sp.sqrt(2 * u),
+    derive=lambda dep: sp.Min(1, u),  # Zhang (2004): R − R_c ≤ hinge excess; and R − R_c ≤ 1
+    relation="upper",
+    params=("u",),
+    equation="§5.2 (Theorem 14 of [30])",
+    cited="Chen, Wu, Ying & Zhou (2004), Theorem 14; Zhang (2004) gives R(f) − R(f_c) ≤ E(f) − E(f_c)",
+    doc="000_c13e7e0f812f87df.txt, §5.2: R(f) − R(f_c) ≤ √(2(E(f) − E(f_ρ^h))).",
+)
+
+_svm_B0 = sp.Integer(1)  # E_z(0) = (1/m) Σ (1 − 0)₊ = 1
+_rate52 = -beta / (2 * (2 * beta + 1))
+
+
+def _svm_bound(dep) -> sp.Expr:
+    tb = dep("jia.thm4.bound").subs({B0: _svm_B0, Omega0: 0, B_rho: dep("jia.s5_2.B_rho")})
+    return _svm_sub(tb, dep)
+
+
+add(
+    "s5_2.bound",
+    "Section 5.2",
+    "equation",
+    "E[R(sgn f_zA^h) − R(f_c)] ≤ √(2 E[E(f_zA^h) − E(f_ρ^h)]) before choosing ε and λ",
+    sp.sqrt(2 * _thm4_bound_stated.subs({B0: 1, Omega0: 0, B_rho: (M + 1) ** 2, C_L: 1, gamma: 2})),
+    derive=lambda dep: sp.sqrt(2 * _svm_bound(dep)),
+    relation="upper",
+    params=("eps", "kappa", "lam", "m", "M", "c_beta", "beta"),
+    depends=("thm4.bound", "s5_2.B_rho", "s5_2.C_L", "s5_1.gamma", "s5_2.comparison"),
+    equation="§5.2",
+    schedule={"eps": "thm4.eps_schedule", "lam": "thm4.lam_schedule"},
+    doc="000_c13e7e0f812f87df.txt, §5.2: the comparison theorem and Jensen's inequality applied to "
+    "Theorem 4's bound with C_L = 1, γ = 2, B₀ = 1, Ω(0) = 0, B_ρ = (M+1)².",
+)
+
+
+def _svm_rate_checks(st, dep):
+    sub = scheduled(dep("jia.s5_2.bound"), dep, "jia.thm4.eps_schedule", "jia.thm4.lam_schedule")
+    return [rate_check(st, sub, _rate52)]
+
+
+add(
+    "s5_2.rate",
+    "Section 5.2",
+    "rate",
+    "learning rate of the DP SVM misclassification excess",
+    C_tilde * m**_rate52,
+    relation="none",
+    params=("C_tilde", "m", "beta"),
+    depends=("s5_2.bound", "thm4.eps_schedule", "thm4.lam_schedule"),
+    equation="§5.2",
+    rate_symbol="m",
+    claimed_exponent=_rate52,
+    checks=(_svm_rate_checks,),
+    doc="000_c13e7e0f812f87df.txt, §5.2: E(R(f_zA^h) − R(f_c)) ≤ C̃ (1/m)^{β/(2(2β+1))}, β = min{r, 1}.",
+)
+
+_ = leading_exponent  # re-exported for users of this module
