@@ -62,7 +62,10 @@ def sample_domain(
     Symbols with a :class:`~bounds.symbols.Param` are drawn from its domain;
     ``constraints`` (sympy relationals) are enforced by rejection.
     """
-    syms = sorted(set(symbols), key=str)
+    syms = set(symbols)
+    for c in constraints:
+        syms |= c.free_symbols & set(BY_SYMBOL)
+    syms = sorted(syms, key=str)
     fixed = dict(fixed or {})
     rng = rng_for(key or "domain")
     out: dict[sp.Symbol, list[np.ndarray]] = {s: [] for s in syms}
@@ -132,6 +135,17 @@ def numerically_equal(a: sp.Expr, b: sp.Expr, st: Statement | None = None, n: in
     return bool(np.all(np.abs(va[ok] - vb[ok]) <= RTOL * np.maximum(np.abs(vb[ok]), 1e-300)))
 
 
+#: sympy's simplify is only attempted below this operation count (it can take minutes on large bounds)
+SIMPLIFY_OPS = 80
+
+
+def small_simplify(e: sp.Expr) -> sp.Expr | None:
+    """sympy.simplify for small expressions; None when the expression is too large to try."""
+    if sp.count_ops(e) > SIMPLIFY_OPS:
+        return None
+    return sp.simplify(e)
+
+
 def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stated vs derived") -> Check:
     """Compare a stated expression with the derived one, by the statement's relation.
 
@@ -141,7 +155,7 @@ def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stat
     reported.  ``lower``: the reverse.
     """
     try:
-        diff = sp.simplify(stated - derived)
+        diff = small_simplify(stated - derived)
     except Exception:  # noqa: BLE001
         diff = None
     if diff == 0:
@@ -175,6 +189,15 @@ def _compare_densities(st: Statement, stated: sp.Expr, derived: sp.Expr, label: 
     same = scale_ratio == 1 and p0 == 1
     if same:
         return _check(label, True, "symbolic", "same decay rate and normalisation (sympy)", slack=1.0)
+    if cs.is_nonpositive:
+        return _check(
+            label,
+            False,
+            "symbolic",
+            f"the stated density grows like exp({sp.sstr(-cs)}·|b|) and has no scale; the derived one has scale "
+            f"{sp.sstr(1 / cd)}",
+            severity="typo",
+        )
     if st.relation == "upper" and not (cs.is_negative or cd.is_negative):
         # a density with a larger scale (more noise) than required is a valid, conservative choice
         return inequality(st, 1 / cd, 1 / cs, label, what="stated scale", other="required scale")
@@ -212,8 +235,8 @@ def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
 
 def _ratio_text(a: sp.Expr, b: sp.Expr, rng: dict[str, Any]) -> str:
     try:
-        q = sp.simplify(a / b)
-        if len(sp.count_ops(q, visual=False).__str__()) < 40 and q.free_symbols.isdisjoint({S.b}):
+        q = small_simplify(a / b)
+        if q is not None and len(sp.sstr(q)) < 60 and q.free_symbols.isdisjoint({S.b}):
             return f"{sp.sstr(q)}"
     except Exception:  # noqa: BLE001
         pass
@@ -241,8 +264,8 @@ def inequality(
     """
     cons = tuple(st.constraints) + tuple(extra_constraints)
     try:
-        d = sp.simplify(rhs - lhs)
-        if not cons and d.is_nonnegative:
+        d = small_simplify(rhs - lhs)
+        if d is not None and not cons and d.is_nonnegative:
             slack = _slack(lhs, rhs, st, cons)
             txt = "holds (sympy: difference is nonnegative under the assumptions)"
             if slack and slack > 1 + 1e-9:
@@ -258,6 +281,7 @@ def inequality(
     viol = (vl > vr + RTOL * np.maximum(np.abs(vr), np.abs(vl))) & fin
     with np.errstate(all="ignore"):
         q = np.where(fin & (vl > 0), vr / vl, np.nan)
+    q[~np.isfinite(q)] = np.nan
     if viol.any():
         i = int(np.nanargmin(np.where(viol, q, np.nan))) if np.isfinite(q[viol]).any() else int(np.argmax(viol))
         frac = viol.mean()
@@ -283,8 +307,10 @@ def inequality(
 def _short_ratio(a: sp.Expr, b: sp.Expr, limit: int = 60) -> str:
     """sympy's simplified a/b when it is short enough to read, else ''."""
     try:
-        q = sp.simplify(a / b)
+        q = small_simplify(a / b)
     except Exception:  # noqa: BLE001
+        return ""
+    if q is None:
         return ""
     text = sp.sstr(q)
     return text if len(text) <= limit else ""
@@ -309,6 +335,16 @@ def _slack(lhs: sp.Expr, rhs: sp.Expr, st: Statement, cons: Sequence[Any]) -> fl
 # ---------------------------------------------------------------------------
 def density_integrates_to_one(density: sp.Expr, var: sp.Symbol = S.b, label: str = "density integrates to one") -> Check:
     """Integrate a density over the real line with sympy; it must equal 1."""
+    c = laplace_rate(density, var)
+    if c.is_nonpositive:
+        return _check(
+            label,
+            False,
+            "symbolic",
+            f"p(b) grows like exp({sp.sstr(-c)}·|b|): ∫ p(b) db diverges, not a probability density "
+            "(a sign error in the exponent)",
+            severity="typo",
+        )
     try:
         total = sp.simplify(sp.integrate(density, (var, -sp.oo, sp.oo), conds="none"))
     except Exception as exc:  # noqa: BLE001
@@ -434,12 +470,12 @@ def _fold_expm1(e: sp.Expr) -> sp.Expr | None:
 def exponents_equal(st: Statement, a: sp.Expr, b: sp.Expr, label: str) -> Check:
     """Equality of two exponent expressions over the domain of their parameters."""
     try:
-        if sp.simplify(a - b) == 0:
+        if small_simplify(a - b) == 0:
             return _check(label, True, "symbolic", f"exponent {sp.sstr(a)} (sympy)")
     except Exception:  # noqa: BLE001
         pass
     syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
-    pts = sample_domain(syms, (), 2000, key=st.key + ":" + label)
+    pts = sample_domain(syms, st.constraints, 2000, key=st.key + ":" + label)
     va, vb = _eval(a, pts), _eval(b, pts)
     bad = np.abs(va - vb) > 1e-9
     n = len(va)
@@ -493,7 +529,8 @@ def rate_check(
             except Exception:  # noqa: BLE001 - limit may be undecidable; structural result stands
                 pass
         chk.detail += f"; sympy.limit agrees at {agree} of {spot} spot points"
-    chk.detail = f"lim log(bound)/log({var}) = {sp.sstr(sp.simplify(got))}; " + chk.detail
+    shown = small_simplify(got)
+    chk.detail = f"lim log(bound)/log({var}) = {sp.sstr(shown if shown is not None else got)}; " + chk.detail
     return chk
 
 

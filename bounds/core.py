@@ -386,6 +386,8 @@ class Registry:
                 )
         else:
             parts.extend(c.detail for c in checks if c.detail)
+            if dep_errata:
+                parts.append("uses " + ", ".join(dep_errata) + " (errata; their derived forms are used here)")
         if st.cited and not failed:
             parts.insert(0, f"rests on {st.cited}")
         if st.notes:

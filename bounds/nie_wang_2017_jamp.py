@@ -1,1 +1,584 @@
-"""placeholder"""
+"""Seed 001 — Nie & Wang, "Error Analysis and Variable Selection for Differential
+Private Learning Algorithm", J. Appl. Math. Phys. 5 (2017) 900–911
+(``001_5df6aa3916744408.txt``).  Paper id ``jamp``.
+
+The algorithm is kernel least squares whose output is clipped to [−M, M] by π
+before Laplace noise is added (equation (2)).  The extraction flattened
+fractions and dropped radicals; where the printed text is ambiguous the
+reading used is stated in the statement's docstring.
+
+=========================  ==============================================================
+``jamp.def1``              Definition 1: (ε, γ)-differential privacy
+``jamp.thm1.lower``        Theorem 1, first inequality (2Gε)
+``jamp.thm1.upper``        Theorem 1, second inequality (2Gε)
+``jamp.lemma1``            Lemma 1: noise ∝ exp(−ε|b|/Δπ(f_z,λ)) gives ε-DP
+``jamp.lemma2.K``          proof of Lemma 2: ‖f_z,λ − f_z̄,λ‖_K ≤ 2Rκ(κ+1)/(λm)
+``jamp.lemma2``            Lemma 2: Δf_z,λ ≤ 2Rκ²(κ+1)/(λm)
+``jamp.clip``              π is 1-Lipschitz in the sup norm
+``jamp.prop1.density``     Proposition 1: density (1/α)exp(−λmε|b|/(2Rκ²(κ+1))), α = 4Rκ²(κ+1)/(λmε)
+``jamp.prop1.scale``       Proposition 1: the Laplace scale 2Rκ²(κ+1)/(λmε)
+``jamp.prop2``             Proposition 2: E R₁ ≤ 8ε(2R²κ⁴(κ+1)²/(λ²m²ε²) + M²)
+``jamp.prop3``             Proposition 3: E R₂ ≤ 8R²κ⁴(κ+1)²/(λ²m²ε²)
+``jamp.lemma3``            Lemma 3 (Hoeffding)
+``jamp.prop4.sample``      proof of Proposition 4: E S ≤ 8√(2π)M²/√m
+``jamp.prop4.approx_L2``   proof of Proposition 4: ‖f_λ − f_ρ‖²_ρ ≤ λ^{min{2r,2}}(κ^{4(r−1)}+1)‖L_K^{−r}f_ρ‖²
+``jamp.prop4.approx_K``    proof of Proposition 4: λ‖f_λ‖²_K ≤ λ^{min{2r,1}}(κ^{4r−2}+1)‖L_K^{−r}f_ρ‖²
+``jamp.prop4``             Proposition 4: E(S + D(λ)) ≤ 8√(2π)M²/√m + λ^{min{2r,1}}(κ^{4r−2}+κ^{4r−4}+2)‖·‖²
+``jamp.thm2.bound``        §4.3: E(E(f_zA) − (1+2ε)E(f_ρ)) before choosing λ
+``jamp.thm2.lam_schedule`` Theorem 2: λ = (1/m)^{2/min{4, 3+2r}}
+``jamp.thm2``              Theorem 2: C_ε (1/m)^{min{1/2, 4r/(3+2r)}}
+``jamp.thm3.bound``        proof of Theorem 3: the bound before choosing ε and λ
+``jamp.thm3.lam_schedule`` Theorem 3: λ = (1/(mε))^{2/min{4, 3+2r}}
+``jamp.thm3.eps_schedule`` Theorem 3: ε = (1/m)^{min{1/3, 4r/(3+6r)}}
+``jamp.thm3``              Theorem 3: C̃ (1/m)^{min{1/3, 4r/(3+6r)}}
+=========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from . import registry
+from .checks import (
+    balance,
+    density_integrates_to_one,
+    expectation,
+    hoeffding_rademacher_check,
+    inequality,
+    laplace_density,
+    laplace_privacy,
+    laplace_rate,
+    rate_check,
+    schedule_check,
+)
+from .core import Check, register_paper, statement_factory
+from .nie_wang_2017_jia import rate_constant, scheduled
+from .privacy_logic import function_release_witness
+from .symbols import S, define
+
+SEED = "001_5df6aa3916744408.txt"
+register_paper(
+    "jamp",
+    SEED,
+    "Nie, W.L., Wang, C.: Error Analysis and Variable Selection for Differential Private Learning "
+    "Algorithm. J. Appl. Math. Phys. 5, 900–911 (2017)",
+    "Error analysis for DP least squares with clipping (JAMP 2017)",
+)
+add = statement_factory(registry, "jamp", SEED)
+
+m, eps, lam, kappa, M, R, r, G, b = S.m, S.eps, S.lam, S.kappa, S.M, S.R, S.r, S.G, S.b
+fn, mu, u, Xi = S.fnorm, S.mu, S.u, S.Xi
+C_tilde = sp.Symbol("C_tilde", positive=True)
+C_eps = sp.Symbol("C_epsilon", positive=True)
+define("C_epsilon", C_eps, description="the constant C_ε of 001 Theorem 2")
+
+_LAM_LE_1 = (sp.Le(lam, 1),)  # Lemma 2 assumes 0 < λ ≤ 1
+_R_GE_M = (sp.Ge(R, M),)  # Lemma 2 assumes R ≥ M
+_W = kappa**4 * (kappa + 1) ** 2  # recurring factor κ⁴(κ+1)²
+
+# --------------------------------------------------------------------------- §1–2
+add(
+    "def1",
+    "Definition 1",
+    "definition",
+    "bound e^ε on the probability ratio (with additive slack γ, taken 0)",
+    sp.exp(eps),
+    relation="none",
+    params=("eps",),
+    equation="Definition 1 (§1)",
+    doc="001_5df6aa3916744408.txt, Definition 1: Pr{A(z1) ∈ O} ≤ e^ε Pr{A(z2) ∈ O} + γ for every O ⊂ H; "
+    "the paper uses γ = 0 (ε-DP) with 0 < ε < 1.  Unlike seed 000 the events range over all of H.",
+)
+add(
+    "thm1.lower",
+    "Theorem 1",
+    "theorem",
+    "E[(1/m)Σ g(z_i) − ∫g dρ] for an ε-DP algorithm",
+    2 * G * eps,
+    derive=lambda dep: (sp.exp(eps) - 1) * G,
+    relation="upper",
+    params=("G", "eps"),
+    equation="Theorem 1, first inequality",
+    doc="001_5df6aa3916744408.txt, Theorem 1 (first display): ≤ 2Gε; the proof gives (e^ε − 1)E∫g dρ ≤ (e^ε − 1)G.",
+)
+add(
+    "thm1.upper",
+    "Theorem 1",
+    "theorem",
+    "E[∫g dρ − (1/m)Σ g(z_i)] for an ε-DP algorithm",
+    2 * G * eps,
+    derive=lambda dep: (sp.exp(eps) - 1) * G,
+    relation="upper",
+    params=("G", "eps"),
+    equation="Theorem 1, second inequality",
+    doc="001_5df6aa3916744408.txt, Theorem 1 (second display): ≤ 2Gε; the proof gives (e^ε − 1)G, "
+    "and e^ε − 1 ≤ 2ε needs ε ≤ 1.2564 (the paper assumes ε < 1).",
+)
+
+# --------------------------------------------------------------------------- §3
+_Delta = sp.Symbol("Delta_pi", positive=True)
+define("Delta_pi", _Delta, description="Δπ(f_z,λ), the sup-norm sensitivity of the clipped output")
+
+
+def _lemma1_checks(st, dep):
+    return [
+        laplace_privacy(st, st.stated, _Delta, label="noise ∝ exp(−ε|b|/Δ) on a query of sensitivity Δ"),
+        function_release_witness(),
+    ]
+
+
+add(
+    "lemma1",
+    "Lemma 1",
+    "lemma",
+    "Laplace density making algorithm (2) ε-DP",
+    sp.exp(-eps * sp.Abs(b) / _Delta) * eps / (2 * _Delta),
+    relation="none",
+    params=("eps", "Delta_pi"),
+    equation="Lemma 1 (§3), algorithm (2)",
+    checks=(_lemma1_checks,),
+    doc="001_5df6aa3916744408.txt, Lemma 1: b with density ∝ exp(−ε|b|/Δπ(f_z,λ)) makes "
+    "f_z,A(x) = π(f_z,λ(x)) + b ε-DP.  (With M ≥ 1 the clipping is inactive on the function-release witness.)",
+)
+
+
+def _lemma2K_derive(dep):
+    # λ‖Δ‖²_K ≤ (1/m)(‖f‖_∞ + ‖f̄‖_∞ + 2M) κ ‖Δ‖_K with ‖f‖_∞ ≤ κR
+    return (2 * kappa * R + 2 * M) * kappa / (lam * m)
+
+
+add(
+    "lemma2.K",
+    "Lemma 2",
+    "lemma",
+    "‖f_z,λ − f_z̄,λ‖_K",
+    2 * R * kappa * (kappa + 1) / (lam * m),
+    derive=_lemma2K_derive,
+    relation="upper",
+    params=("R", "kappa", "lam", "m", "M"),
+    constraints=_R_GE_M + _LAM_LE_1,
+    equation="proof of Lemma 2",
+    doc="001_5df6aa3916744408.txt, proof of Lemma 2: ‖f_z,λ − f_z̄,λ‖_K ≤ (2Rκ + 2M)κ/(λm) ≤ 2Rκ(κ+1)/(λm) (R ≥ M).",
+)
+add(
+    "lemma2",
+    "Lemma 2",
+    "lemma",
+    "sensitivity Δf_z,λ = sup ‖f_z,λ − f_z̄,λ‖_∞",
+    2 * R * kappa**2 * (kappa + 1) / (lam * m),
+    derive=lambda dep: kappa * dep("jamp.lemma2.K"),
+    relation="upper",
+    params=("R", "kappa", "lam", "m"),
+    depends=("lemma2.K",),
+    constraints=_R_GE_M + _LAM_LE_1,
+    equation="Lemma 2 (§3)",
+    doc="001_5df6aa3916744408.txt, Lemma 2: ‖f_z,λ‖_K ≤ R (R ≥ M), 0 < λ ≤ 1 ⇒ Δf_z,λ ≤ 2Rκ²(κ+1)/(λm).",
+)
+
+
+def _clip_check(st, dep):
+    rng = np.random.default_rng(np.random.SeedSequence(1001))
+    MM = 1.0
+    f, g = rng.normal(0, 2, (2000, 50)), rng.normal(0, 2, (2000, 50))
+    lhs = np.abs(np.clip(f, -MM, MM) - np.clip(g, -MM, MM)).max(axis=1)
+    rhs = np.abs(f - g).max(axis=1)
+    q = float((lhs / rhs).max())
+    ok = q <= 1 + 1e-12
+    return Check(
+        "‖π(f) − π(g)‖_∞ ≤ ‖f − g‖_∞",
+        ok,
+        "numeric",
+        f"max ratio {q:.4f} over 2000 random pairs of functions on 50 points",
+        2000,
+        severity="" if ok else "invalid",
+    )
+
+
+add(
+    "clip",
+    "Section 3",
+    "equation",
+    "Lipschitz constant of the clipping π in the sup norm",
+    sp.Integer(1),
+    derive=lambda dep: sp.Integer(1),
+    relation="eq",
+    equation="§3, before Proposition 1",
+    checks=(_clip_check,),
+    doc="001_5df6aa3916744408.txt, §3: ‖π(f_z,λ) − π(f_z̄,λ)‖_∞ ≤ ‖f_z,λ − f_z̄,λ‖_∞.",
+)
+
+_alpha = 4 * R * kappa**2 * (kappa + 1) / (lam * m * eps)
+_density_stated = sp.exp(-lam * m * eps * sp.Abs(b) / (2 * R * kappa**2 * (kappa + 1))) / _alpha
+
+
+def _sens(dep):
+    return dep("jamp.clip") * dep("jamp.lemma2")
+
+
+def _prop1_checks(st, dep):
+    return [
+        density_integrates_to_one(st.stated, label="stated density integrates to one"),
+        laplace_privacy(st, st.stated, _sens(dep), label="stated noise: privacy loss ≤ ε"),
+        function_release_witness(),
+    ]
+
+
+add(
+    "prop1.density",
+    "Proposition 1",
+    "noise",
+    "density of the output-perturbation noise b",
+    _density_stated,
+    derive=lambda dep: laplace_density(_sens(dep) / eps),
+    relation="upper",
+    params=("R", "kappa", "lam", "m", "eps"),
+    depends=("lemma2", "clip"),
+    constraints=_LAM_LE_1,
+    equation="Proposition 1 (§3)",
+    checks=(_prop1_checks,),
+    doc="001_5df6aa3916744408.txt, Proposition 1: b has density (1/α)exp(−λmε|b|/(2Rκ²(κ+1))), "
+    "α = 4Rκ²(κ+1)/(λmε).",
+)
+add(
+    "prop1.scale",
+    "Proposition 1",
+    "noise",
+    "Laplace scale of b",
+    1 / laplace_rate(_density_stated),
+    derive=lambda dep: _sens(dep) / eps,
+    relation="upper",
+    params=("R", "kappa", "lam", "m", "eps"),
+    depends=("lemma2", "clip"),
+    constraints=_LAM_LE_1,
+    equation="Proposition 1 (§3)",
+    doc="001_5df6aa3916744408.txt, Proposition 1: the scale 2Rκ²(κ+1)/(λmε) of the stated density.",
+)
+
+# --------------------------------------------------------------------------- §4.1
+add(
+    "prop3",
+    "Proposition 3",
+    "proposition",
+    "E R₂ = E b² (R₂ = b² + 2b·mean(π(f) − y))",
+    8 * R**2 * _W / (lam**2 * m**2 * eps**2),
+    derive=lambda dep: expectation(dep("jamp.prop1.density"), b**2),
+    relation="upper",
+    params=("R", "kappa", "lam", "m", "eps"),
+    depends=("prop1.density",),
+    constraints=_LAM_LE_1,
+    equation="Proposition 3 (§4.1)",
+    doc="001_5df6aa3916744408.txt, Proposition 3: E R₂ = E b² ≤ 8R²κ⁴(κ+1)²/(λ²m²ε²).",
+)
+
+
+def _prop2_derive(dep):
+    # Theorem 1 with g = (π(f) + b − y)²: E g ≤ E b² + E(π(f) − y)² ≤ E b² + 4M²
+    return dep("jamp.thm1.upper").subs(G, dep("jamp.prop3") + 4 * M**2)
+
+
+add(
+    "prop2",
+    "Proposition 2",
+    "proposition",
+    "upper bound on E R₁",
+    8 * eps * (2 * R**2 * _W / (lam**2 * m**2 * eps**2) + M**2),
+    derive=_prop2_derive,
+    relation="upper",
+    params=("R", "kappa", "lam", "m", "eps", "M"),
+    depends=("thm1.upper", "prop3"),
+    constraints=_LAM_LE_1,
+    equation="Proposition 2 (§4.1)",
+    doc="001_5df6aa3916744408.txt, Proposition 2: E R₁ ≤ 8ε(2R²κ⁴(κ+1)²/(λ²m²ε²) + M²).",
+    notes="the proof's expansion writes b(π(f) − y) for 2b(π(f) − y); harmless since E b = 0",
+)
+
+# --------------------------------------------------------------------------- §4.2
+add(
+    "lemma3",
+    "Lemma 3",
+    "lemma",
+    "Hoeffding tail bound P(|(1/m)Σξ(z_i) − Eξ| ≥ t)",
+    2 * sp.exp(-m * u**2 / (2 * Xi**2)),
+    derive=lambda dep: 2 * sp.exp(-2 * m * u**2 / (2 * Xi) ** 2),
+    relation="upper",
+    params=("m", "u", "Xi"),
+    equation="Lemma 3 (§4.2)",
+    cited="Hoeffding (1963), Theorem 2, with range 2B",
+    checks=(lambda st, dep: hoeffding_rademacher_check(),),
+    doc="001_5df6aa3916744408.txt, Lemma 3: |ξ − Eξ| ≤ B ⇒ P(|mean − Eξ| ≥ ε) ≤ 2exp(−mε²/(2B²)); "
+    "Ξ stands for the paper's B and u for its ε.",
+)
+
+
+def _sample_derive(dep):
+    tail = dep("jamp.lemma3").subs(Xi, 8 * M**2)  # the proof takes |ξ − Eξ| ≤ 8M²
+    return sp.simplify(sp.integrate(tail, (u, 0, sp.oo)))
+
+
+def _sample_range(st, dep):
+    # ξ = (f_λ(x) − y)² ∈ [0, 4M²] since |f_λ| ≤ M and |y| ≤ M, so |ξ − Eξ| ≤ 4M² already suffices
+    tight = sp.simplify(sp.integrate(dep("jamp.lemma3").subs(Xi, 4 * M**2), (u, 0, sp.oo)))
+    ratio = sp.simplify(st.stated / tight)
+    return Check(
+        "range of ξ used in Hoeffding",
+        True,
+        "symbolic",
+        f"|ξ − Eξ| ≤ 4M² suffices (ξ ∈ [0, 4M²]), giving {sp.sstr(tight)}; the stated bound is {sp.sstr(ratio)}× that",
+        slack=float(ratio),
+    )
+
+
+add(
+    "prop4.sample",
+    "Proposition 4",
+    "proposition",
+    "E S ≤ E|S| (sample error)",
+    8 * sp.sqrt(2 * sp.pi) * M**2 / sp.sqrt(m),
+    derive=_sample_derive,
+    relation="upper",
+    params=("M", "m"),
+    depends=("lemma3",),
+    equation="proof of Proposition 4",
+    checks=(_sample_range,),
+    doc="001_5df6aa3916744408.txt, proof of Proposition 4: |ξ − Eξ| ≤ 8M², Hoeffding, "
+    "E|S| = ∫₀^∞ 2exp(−mt²/(128M⁴)) dt = 8√(2π)M²/√m.",
+)
+_L2_stated = lam ** sp.Min(2 * r, 2) * (kappa ** (4 * (r - 1)) + 1) * fn**2
+add(
+    "prop4.approx_L2",
+    "Proposition 4",
+    "proposition",
+    "‖f_λ − f_ρ‖²_ρ = ‖λ(L_K + λ)^{-1} f_ρ‖²_ρ, eigenvalue by eigenvalue",
+    _L2_stated,
+    derive=lambda dep: lam**2 * mu ** (2 * r) / (mu + lam) ** 2 * fn**2,
+    relation="upper",
+    params=("lam", "r", "kappa", "fnorm", "mu"),
+    constraints=(sp.Le(mu, kappa**2),),
+    equation="proof of Proposition 4",
+    doc="001_5df6aa3916744408.txt, proof of Proposition 4: ‖f_λ − f_ρ‖²_ρ ≤ λ²‖(L_K+λI)^{-1}L_K^r‖²‖L_K^{-r}f_ρ‖² "
+    "≤ λ^{min{2r,2}}(κ^{4(r−1)} + 1)‖L_K^{-r}f_ρ‖²; checked for every eigenvalue 0 < μ ≤ κ² of L_K.",
+)
+_K_stated = lam ** sp.Min(2 * r, 1) * (kappa ** (4 * r - 2) + 1) * fn**2
+add(
+    "prop4.approx_K",
+    "Proposition 4",
+    "proposition",
+    "λ‖f_λ‖²_K = λ‖(L_K + λ)^{-1}L_K^{1/2} f_ρ‖²_ρ, eigenvalue by eigenvalue",
+    _K_stated,
+    derive=lambda dep: lam * mu ** (1 + 2 * r) / (mu + lam) ** 2 * fn**2,
+    relation="upper",
+    params=("lam", "r", "kappa", "fnorm", "mu"),
+    constraints=(sp.Le(mu, kappa**2),),
+    equation="proof of Proposition 4",
+    doc="001_5df6aa3916744408.txt, proof of Proposition 4: λ‖f_λ‖²_K ≤ λ^{min{2r,1}}(κ^{4r−2} + 1)‖L_K^{-r}f_ρ‖²; "
+    "checked for every eigenvalue 0 < μ ≤ κ² of L_K.",
+)
+_prop4_stated = 8 * sp.sqrt(2 * sp.pi) * M**2 / sp.sqrt(m) + lam ** sp.Min(2 * r, 1) * (
+    kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2
+) * fn**2
+
+
+def _prop4_derive(dep):
+    return dep("jamp.prop4.sample") + dep("jamp.prop4.approx_L2") + dep("jamp.prop4.approx_K")
+
+
+add(
+    "prop4",
+    "Proposition 4",
+    "proposition",
+    "E_z,A(S + D(λ))",
+    _prop4_stated,
+    derive=_prop4_derive,
+    relation="upper",
+    params=("M", "m", "lam", "r", "kappa", "fnorm"),
+    depends=("prop4.sample", "prop4.approx_L2", "prop4.approx_K"),
+    constraints=_LAM_LE_1,
+    equation="Proposition 4 (§4.2)",
+    doc="001_5df6aa3916744408.txt, Proposition 4: f_ρ ∈ L_K^r(L²_ρX) ⇒ E(S + D(λ)) ≤ 8√(2π)M²/√m + "
+    "λ^{min{2r,1}}(κ^{4r−2} + κ^{4r−4} + 2)‖L_K^{-r}f_ρ‖²_ρ (λ ≤ 1).",
+)
+
+# --------------------------------------------------------------------------- §4.3
+_R_sub = {R: M / sp.sqrt(lam)}  # ‖f_z,λ‖_K ≤ M/√λ (proof of Theorem 3), admissible since λ ≤ 1
+
+
+def _thm2_bound_derive(dep):
+    # E R₁ ≤ 2ε E b² + 2ε E E_z(π f_z); R₂ = b²; 2ε(E_z(πf) − E(f_ρ)) ≤ 2ε(S + D); plus S + D
+    eb2 = dep("jamp.prop3").subs(_R_sub)
+    return (1 + 2 * eps) * eb2 + (1 + 2 * eps) * dep("jamp.prop4")
+
+
+_thm2_bound_stated = (
+    24 * M**2 * _W / (lam**3 * m**2 * eps**2)
+    + 8 * sp.sqrt(2 * sp.pi) * M**2 * (1 + 2 * eps) / sp.sqrt(m)
+    + lam ** sp.Min(1, 2 * r) * (kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2) * fn**2
+)
+add(
+    "thm2.bound",
+    "Theorem 2",
+    "theorem",
+    "E(E(f_zA) − (1+2ε)E(f_ρ)) with fixed ε, before choosing λ",
+    _thm2_bound_stated,
+    derive=_thm2_bound_derive,
+    relation="upper",
+    params=("M", "kappa", "lam", "m", "eps", "r", "fnorm"),
+    depends=("prop3", "prop4"),
+    constraints=_LAM_LE_1,
+    equation="§4.3, last display before Theorem 2",
+    schedule={"lam": "thm2.lam_schedule"},
+    doc="001_5df6aa3916744408.txt, §4.3: E(E(f_zA) − (1+2ε)E(f_ρ)) ≤ 24M²κ⁴(κ+1)²/(λ³m²ε²) + "
+    "8√(2π)M²(1+2ε)/√m + λ^{min{1,2r}}(κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖².  The printed sample term is "
+    "garbled by extraction ('3 2 π M 2 (1+2ϵ) m'); it is read as in C_ε of Theorem 2.",
+    notes="the chain ends with (1+2ε)E(S + D(λ)), but the final display drops the factor (1+2ε) on the "
+    "approximation term",
+)
+add(
+    "thm2.lam_schedule",
+    "Theorem 2",
+    "schedule",
+    "choice of λ for fixed ε",
+    (1 / m) ** (2 / sp.Min(4, 3 + 2 * r)),
+    derive=lambda dep: balance(1 / (lam**3 * m**2), lam ** sp.Min(1, 2 * r), lam, (m,)),
+    relation="none",
+    params=("m", "r"),
+    equation="Theorem 2",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (m,)),),
+    doc="001_5df6aa3916744408.txt, Theorem 2: λ = (1/m)^{2/min{4, 3+2r}}, balancing 1/(λ³m²) against λ^{min{1,2r}}.",
+)
+_rate2 = -sp.Min(sp.Rational(1, 2), 4 * r / (3 + 2 * r))
+_C_eps = 24 * M**2 * _W / eps**2 + 8 * sp.sqrt(2 * sp.pi) * M**2 * (1 + 2 * eps) + (
+    kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2
+) * fn**2
+
+
+def _sched2(dep):
+    return dep("jamp.thm2.bound").subs(lam, dep("jamp.thm2.lam_schedule"))
+
+
+def _thm2_checks(st, dep):
+    sub = _sched2(dep)
+    return [
+        rate_check(st, sub, _rate2),
+        inequality(st, sub, dep(st.key), "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
+    ]
+
+
+add(
+    "thm2",
+    "Theorem 2",
+    "rate",
+    "E(E(f_zA) − (1+2ε)E(f_ρ)) with λ = (1/m)^{2/min{4,3+2r}}",
+    _C_eps * m**_rate2,
+    derive=lambda dep: rate_constant(_sched2(dep), _rate2) * m**_rate2,
+    relation="upper",
+    params=("M", "kappa", "eps", "r", "fnorm", "m"),
+    depends=("thm2.bound", "thm2.lam_schedule"),
+    equation="Theorem 2 (§4.3)",
+    rate_symbol="m",
+    claimed_exponent=_rate2,
+    checks=(_thm2_checks,),
+    doc="001_5df6aa3916744408.txt, Theorem 2: E(E(f_zA) − (1+2ε)E(f_ρ)) ≤ C_ε(1/m)^{min{1/2, 4r/(3+2r)}}, "
+    "C_ε = 24M²κ⁴(κ+1)²/ε² + 8√(2π)M²(1+2ε) + (κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖².",
+)
+
+# --------------------------------------------------------------------------- §4.4
+
+
+def _thm3_bound_derive(dep):
+    return (dep("jamp.prop2") + dep("jamp.prop3")).subs(_R_sub) + dep("jamp.prop4")
+
+
+_thm3_bound_stated = (
+    8 * M**2 * eps
+    + 24 * M**2 * _W / (lam**3 * m**2 * eps**2)
+    + 8 * sp.sqrt(2 * sp.pi) * M**2 / sp.sqrt(m)
+    + lam ** sp.Min(2 * r, 1) * (kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2) * fn**2
+)
+add(
+    "thm3.bound",
+    "Theorem 3",
+    "theorem",
+    "E(E(f_zA) − E(f_ρ)) before choosing ε and λ",
+    _thm3_bound_stated,
+    derive=_thm3_bound_derive,
+    relation="upper",
+    params=("M", "kappa", "lam", "m", "eps", "r", "fnorm"),
+    depends=("prop2", "prop3", "prop4"),
+    constraints=_LAM_LE_1,
+    equation="proof of Theorem 3 (with R = M/√λ)",
+    schedule={"eps": "thm3.eps_schedule", "lam": "thm3.lam_schedule"},
+    doc="001_5df6aa3916744408.txt, proof of Theorem 3: E ≤ 8M²ε + 24R²κ⁴(κ+1)²/(λ²m²ε²) + 8√(2π)M²/√m + "
+    "λ^{min{2r,1}}(κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖², with R = M/√λ.",
+)
+add(
+    "thm3.lam_schedule",
+    "Theorem 3",
+    "schedule",
+    "choice of λ given ε",
+    (1 / (m * eps)) ** (2 / sp.Min(4, 3 + 2 * r)),
+    derive=lambda dep: balance(1 / (lam**3 * m**2 * eps**2), lam ** sp.Min(1, 2 * r), lam, (m, eps)),
+    relation="none",
+    params=("m", "eps", "r"),
+    equation="Theorem 3",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (m, eps)),),
+    doc="001_5df6aa3916744408.txt, Theorem 3: λ = (1/(mε))^{2/min{4, 3+2r}}.",
+)
+add(
+    "thm3.eps_schedule",
+    "Theorem 3",
+    "schedule",
+    "choice of ε",
+    (1 / m) ** sp.Min(sp.Rational(1, 3), 4 * r / (3 + 6 * r)),
+    derive=lambda dep: balance(eps, dep("jamp.thm3.lam_schedule") ** sp.Min(1, 2 * r), eps, (m,)),
+    relation="none",
+    params=("m", "r"),
+    depends=("thm3.lam_schedule",),
+    equation="Theorem 3",
+    checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (m,)),),
+    doc="001_5df6aa3916744408.txt, Theorem 3: ε = (1/m)^{min{1/3, 4r/(3+6r)}}, balancing 8M²ε against λ^{min{1,2r}}.",
+)
+_rate3 = -sp.Min(sp.Rational(1, 3), 4 * r / (3 + 6 * r))
+_C_tilde3 = 8 * (1 + sp.sqrt(2 * sp.pi)) * M**2 + 24 * M**2 * _W + (
+    kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2
+) * fn**2
+
+
+def _sched3(dep):
+    return scheduled(dep("jamp.thm3.bound"), dep, "jamp.thm3.eps_schedule", "jamp.thm3.lam_schedule")
+
+
+def _sched3_fixed(dep):
+    # ε enters λ's schedule, so substitute λ(m, ε) first and then ε(m)
+    bound = dep("jamp.thm3.bound").subs(lam, dep("jamp.thm3.lam_schedule"))
+    return bound.subs(eps, dep("jamp.thm3.eps_schedule"))
+
+
+def _thm3_checks(st, dep):
+    sub = _sched3_fixed(dep)
+    return [
+        rate_check(st, sub, _rate3),
+        inequality(st, sub, dep(st.key), "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
+    ]
+
+
+add(
+    "thm3",
+    "Theorem 3",
+    "rate",
+    "E(E(f_zA) − E(f_ρ)) with the schedules of Theorem 3",
+    _C_tilde3 * m**_rate3,
+    derive=lambda dep: rate_constant(_sched3_fixed(dep), _rate3) * m**_rate3,
+    relation="upper",
+    params=("M", "kappa", "r", "fnorm", "m"),
+    depends=("thm3.bound", "thm3.eps_schedule", "thm3.lam_schedule"),
+    equation="Theorem 3 (§4.4)",
+    rate_symbol="m",
+    claimed_exponent=_rate3,
+    checks=(_thm3_checks,),
+    doc="001_5df6aa3916744408.txt, Theorem 3: E(E(f_zA) − E(f_ρ)) ≤ C̃(1/m)^{min{1/3, 4r/(3+6r)}}, "
+    "C̃ = 8(1+√(2π))M² + 24M²κ⁴(κ+1)² + (κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖² (the flattened '8 ( 1 + 2 π )' "
+    "is read as 8(1 + √(2π)), matching the sample term 8√(2π)M²/√m).",
+)
+
+_ = (C_tilde, scheduled)
