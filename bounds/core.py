@@ -104,7 +104,7 @@ class Check:
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "ok": self.ok,
+            "ok": bool(self.ok),
             "method": self.method,
             "detail": self.detail,
             "n_points": self.n_points,

@@ -1,0 +1,260 @@
+"""Command line of the symbolic layer: ``python -m bounds``.
+
+Subcommands
+-----------
+``list [--json] [--paper ID] [--status S]``
+    every statement with its computed status.
+``show KEY``
+    one statement: source, assumptions, stated and derived expressions, checks.
+``eval KEY name=value ... [--stated]``
+    evaluate a statement (the derived expression for an erratum, unless ``--stated``).
+``pick KEY --m M [name=value ...] [--unit] [--json]``
+    the paper's ε/λ schedule and the optimised choice at sample size M;
+    with ``--target T --eps E``: the smallest m reaching T; with ``--target T``
+    (and ``--m``): the smallest ε reaching T.
+
+Bad input prints one line to stderr and exits with status 2.
+
+Examples
+--------
+>>> from bounds.cli import main
+>>> main(["eval", "jia.thm2", "kappa=1", "C_L=1", "lam=0.1", "gamma=2", "m=100"])
+0.1
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import sympy as sp
+
+from . import PAPERS, registry
+from .core import Evaluation, PrivacyWarning, keys_matching
+from .symbols import BY_SYMBOL, P
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _parse_assign(items: Sequence[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for it in items:
+        if "=" not in it:
+            raise CLIError(f"expected name=value, got {it!r}")
+        name, _, raw = it.partition("=")
+        name = name.strip()
+        if name not in P:
+            raise CLIError(f"unknown parameter {name!r}; known: {', '.join(sorted(P))}")
+        try:
+            out[name] = float(raw)
+        except ValueError:
+            raise CLIError(f"parameter {name!r}: {raw!r} is not a number") from None
+    return out
+
+
+def entry(ev: Evaluation) -> dict[str, Any]:
+    """The JSON record of one evaluated statement (used by ``list --json`` and the report)."""
+    st = ev.statement
+    stated = st.stated
+    derived = ev.derived
+    return {
+        "key": st.key,
+        "paper": st.paper,
+        "seed": st.seed,
+        "label": st.label,
+        "kind": st.kind,
+        "quantity": st.quantity,
+        "equation": st.equation,
+        "stated": None if stated is None else sp.sstr(stated),
+        "derived": None if derived is None else sp.sstr(derived),
+        "latex": {
+            "stated": None if stated is None else sp.latex(stated),
+            "derived": None if derived is None else sp.latex(derived),
+        },
+        "relation": st.relation,
+        "assumptions": st.assumptions_text(),
+        "depends": list(st.depends),
+        "cited": st.cited or None,
+        "status": ev.status,
+        "detail": ev.detail,
+        "inherits": list(ev.inherits),
+        "checks": [c.as_dict() for c in ev.checks],
+        "rate": None
+        if st.claimed_exponent is None
+        else {"symbol": st.rate_symbol, "claimed_exponent": sp.sstr(st.claimed_exponent)},
+        "schedule": st.schedule or None,
+        "doc": st.doc,
+    }
+
+
+def _cmd_list(a: argparse.Namespace) -> int:
+    keys = registry.keys()
+    if a.paper:
+        if a.paper not in PAPERS:
+            raise CLIError(f"unknown paper {a.paper!r}; known: {', '.join(PAPERS)}")
+        keys = [k for k in keys if k.startswith(a.paper + ".")]
+    evs = [registry.evaluate(k) for k in keys]
+    if a.status:
+        evs = [e for e in evs if e.status == a.status]
+    if a.json:
+        print(json.dumps([entry(e) for e in evs], indent=1, ensure_ascii=False))
+        return 0
+    w = max(len(e.key) for e in evs) if evs else 10
+    for e in evs:
+        print(f"{e.key:<{w}}  {e.status:<10}  {e.statement.label:<14}  {e.statement.quantity}")
+    return 0
+
+
+def _cmd_show(a: argparse.Namespace) -> int:
+    ev = registry.evaluate(a.key)
+    st = ev.statement
+    paper = PAPERS[st.paper]
+    lines = [
+        f"{st.key}: {st.label} — {st.quantity}",
+        f"  source     {st.seed}, {st.label}, {st.equation}  [{paper['citation']}]",
+        f"  kind       {st.kind}    relation: {st.relation}",
+        f"  status     {ev.status}",
+        f"  stated     {sp.sstr(st.stated) if st.stated is not None else '—'}",
+        f"  derived    {sp.sstr(ev.derived) if ev.derived is not None else '—'}",
+        "  assumes    " + ("; ".join(st.assumptions_text()) or "—"),
+        "  depends    " + (", ".join(st.depends) or "—"),
+    ]
+    if st.cited:
+        lines.append(f"  cites      {st.cited}")
+    lines.append("  checks")
+    for c in ev.checks:
+        mark = "ok  " if c.ok else "FAIL"
+        lines.append(f"    [{mark}] {c.name} ({c.method}{', ' + str(c.n_points) + ' points' if c.n_points else ''})")
+        if c.detail:
+            lines.append(f"           {c.detail}")
+    if ev.inherits:
+        lines.append("  inherits   " + ", ".join(ev.inherits))
+    if st.notes:
+        lines.append(f"  notes      {st.notes}")
+    lines.append(f"  doc        {st.doc}")
+    print("\n".join(lines))
+    return 0
+
+
+def _cmd_eval(a: argparse.Namespace) -> int:
+    vals = _parse_assign(a.values)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyWarning)
+        v = registry.value(a.key, vals, which="stated" if a.stated else "derived")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(repr(v) if a.repr else f"{v:.10g}")
+    return 0
+
+
+def _cmd_pick(a: argparse.Namespace) -> int:
+    from . import pick
+
+    consts = _parse_assign(a.values)
+    st = pick.pickable(a.key)
+    if a.unit:
+        expr = registry.evaluate(st.key).expression
+        for s in expr.free_symbols:
+            name = BY_SYMBOL[s].name if s in BY_SYMBOL else None
+            if name and name not in consts and name not in ("m", "eps", "lam"):
+                consts[name] = 1.0
+    if a.target is not None:
+        if a.eps is not None:
+            n = pick.min_m(a.key, a.target, eps=a.eps, lam=a.lam, **consts)
+            out: dict[str, Any] = {"key": st.key, "query": "min_m", "target": a.target, "eps": a.eps, "lam": a.lam, "m": n}
+        else:
+            if a.m is None:
+                raise CLIError("--target needs --eps (smallest m) or --m (smallest eps)")
+            e = pick.min_eps(a.key, a.target, m=a.m, lam=a.lam, **consts)
+            out = {"key": st.key, "query": "min_eps", "target": a.target, "m": a.m, "lam": a.lam, "eps": e}
+        out["constants"] = consts
+        if a.json:
+            print(json.dumps(out, indent=1))
+        else:
+            print(" ".join(f"{k}={v}" for k, v in out.items() if k != "constants"))
+        return 0
+    if a.m is None:
+        raise CLIError("pick needs --m")
+    if a.eps is not None:
+        consts["eps"] = a.eps
+    paper = pick.paper_schedule(a.key, a.m, **dict(consts))
+    opt = pick.optimise(a.key, a.m, **dict(consts))
+    if a.json:
+        print(json.dumps({"key": st.key, "paper": paper.as_dict(), "optimised": opt.as_dict()}, indent=1))
+        return 0
+    print(f"{st.key} ({st.label}) at m = {a.m:g}")
+    for name, p in (("paper", paper), ("optimised", opt)):
+        lam = "—" if p.lam is None else f"{p.lam:.6g}"
+        print(f"  {name:<10} eps = {p.eps:.6g}  lambda = {lam}  bound = {p.bound:.6g}")
+    if opt.improvement is not None:
+        print(f"  improvement factor (paper / optimised) = {opt.improvement:.4g}")
+    if paper.bound_stated is not None and abs(paper.bound_stated - paper.bound) > 1e-12 * abs(paper.bound):
+        print(f"  note: the paper's stated bound gives {paper.bound_stated:.6g} at its schedule (statement is an erratum)")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m bounds", description="Bounds of the seed papers, checked.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("list", help="list statements")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--paper")
+    p.add_argument("--status", choices=("consistent", "erratum", "premise", "cited"))
+    p = sub.add_parser("show", help="show one statement")
+    p.add_argument("key")
+    p = sub.add_parser("eval", help="evaluate a statement")
+    p.add_argument("key")
+    p.add_argument("values", nargs="*", help="name=value")
+    p.add_argument("--stated", action="store_true", help="use the paper's stated expression")
+    p.add_argument("--repr", action="store_true", help="print the full float")
+    p = sub.add_parser("pick", help="pick ε and λ")
+    p.add_argument("key")
+    p.add_argument("values", nargs="*", help="problem constants name=value")
+    p.add_argument("--m", type=float)
+    p.add_argument("--eps", type=float)
+    p.add_argument("--target", type=float)
+    p.add_argument("--lam", default="optimise", help="optimise (default), paper, or a number")
+    p.add_argument("--unit", action="store_true", help="set every unspecified problem constant to 1")
+    p.add_argument("--json", action="store_true")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (2 on bad input)."""
+    ap = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # name=value tokens may appear anywhere: move them after the options
+    assigns = [t for t in argv[1:] if "=" in t and not t.startswith("-")]
+    argv = argv[:1] + [t for t in argv[1:] if t not in assigns]
+    try:
+        a = ap.parse_args(argv)
+        if hasattr(a, "values"):
+            a.values = list(a.values) + assigns
+        elif assigns:
+            ap.error(f"unexpected name=value arguments: {' '.join(assigns)}")
+    except SystemExit as exc:  # argparse already printed its one-line usage error
+        return int(exc.code or 0)
+    if getattr(a, "lam", None) not in (None, "optimise", "paper"):
+        try:
+            a.lam = float(a.lam)
+        except ValueError:
+            print(f"error: --lam must be 'optimise', 'paper' or a number, not {a.lam!r}", file=sys.stderr)
+            return 2
+    handlers = {"list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick}
+    try:
+        return handlers[a.cmd](a)
+    except (CLIError, ValueError, KeyError) as exc:
+        msg = exc.args[0] if exc.args else str(exc)
+        print(f"error: {msg}", file=sys.stderr)
+        return 2
+
+
+def _matching(pattern: str) -> list[str]:
+    return keys_matching(registry, pattern)
