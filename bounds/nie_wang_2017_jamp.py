@@ -117,6 +117,17 @@ add(
 )
 
 # --------------------------------------------------------------------------- §3
+add(
+    "def2",
+    "Definition 2",
+    "definition",
+    "sensitivity Δf_z := sup over neighbours of ‖f_z − f_z'‖_∞",
+    None,
+    relation="none",
+    equation="Definition 2 (§3)",
+    doc="001_5df6aa3916744408.txt, Definition 2: Δf_z = sup_{z, z'} ‖f_z − f_z'‖_∞ for d(z, z') = 1; bounded by "
+    "Lemma 2 (``jamp.lemma2``).",
+)
 _Delta = sp.Symbol("Delta_pi", positive=True)
 define("Delta_pi", _Delta, description="Δπ(f_z,λ), the sup-norm sensitivity of the clipped output")
 

@@ -105,6 +105,18 @@ add(
     "intersection of the ranges is not in Dwork et al. (2006); the check shows it is strictly weaker.",
 )
 
+add(
+    "def2",
+    "Definition 2",
+    "definition",
+    "sensitivity Δf := sup over neighbours of ‖f_z − f_z̄‖_∞",
+    None,
+    relation="none",
+    equation="Definition 2 (§3)",
+    doc="000_c13e7e0f812f87df.txt, Definition 2: Δf := sup_{z, z̄} ‖f_z − f_z̄‖_∞ over data sets differing in "
+    "one (the last) element; bounded in the proof of Proposition 1 (``jia.prop1.sensitivity``).",
+)
+
 # --------------------------------------------------------------------------- §2
 # Theorem 1.  The proof establishes (λγt/2)‖f_z − f_z̄‖² ≤ 4B/m for every t ∈ (0, 1)
 # (steps (1)+(2) give 2B/m + 2B/m) and then takes t = 1/2.

@@ -91,6 +91,19 @@ add(
 )
 
 
+add(
+    "def2",
+    "Definition 2",
+    "definition",
+    "sensitivity Δf_t := sup over neighbours of ‖f_t − f_t̄‖_∞",
+    None,
+    relation="none",
+    equation="Definition 2, (7)",
+    doc="003_8ef3daf3084cc981.txt, Definition 2 (7): Δf_t := sup_{z, z̄} ‖f_t − f_t̄‖_∞ when the last sample point "
+    "changes; bounded by (17) (``jcc.eq17``).",
+)
+
+
 def _eta_checks(st, dep):
     prod = sp.simplify(eta(t) * lam_t(t) - 1 / (t + t0))
     c1 = Check(

@@ -213,6 +213,7 @@ P: dict[str, Param] = {
         Param("n", S.n, lo=1, lo_open=False, integer=True, description="sample size (004)"),
         Param("h", S.h, description="Huber smoothing width h"),
         Param("c", S.c, description="a generic positive constant"),
+        Param("b", S.b, lo=-_INF, description="value of the output-perturbation noise (density argument)"),
     ]
 }
 

@@ -1,0 +1,8 @@
+"""``python -m verify``: see :mod:`verify.cli`."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
