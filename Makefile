@@ -19,10 +19,10 @@ lint: $(STAMP)
 	$(PY) -m ruff check bounds simulations verify tests bench
 
 test: lint
-	$(PY) -m pytest bounds tests
+	$(PY) -m pytest bounds verify tests docs README.md
 
 test-all: lint
-	$(PY) -m pytest bounds tests -m ''
+	$(PY) -m pytest bounds verify tests docs README.md -m "slow or not slow"
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f; done

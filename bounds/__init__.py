@@ -20,15 +20,13 @@ from .core import PAPERS, Check, Evaluation, Registry, Statement
 
 registry = Registry()
 
-# one module per seed paper; each registers its statements into ``registry``
+# one module per seed paper, in seed order; each registers its statements into ``registry``
+# isort: off
 from . import nie_wang_2017_jia  # noqa: E402,F401  seed 000
 from . import nie_wang_2017_jamp  # noqa: E402,F401  seed 001
 from . import online_kernel_2017_jcc  # noqa: E402,F401  seed 003
-
-from importlib.util import find_spec as _find_spec  # noqa: E402
-
-if _find_spec(f"{__name__}.pathak_raj_2010") is not None:  # seed 004
-    from . import pathak_raj_2010  # noqa: E402,F401
+from . import pathak_raj_2010  # noqa: E402,F401  seed 004
+# isort: on
 
 def get(key: str) -> Statement:
     """Return the statement registered under ``key``."""

@@ -521,7 +521,7 @@ def _holds(st: Statement, dstated: sp.Expr) -> bool:
     from .checks import compare
 
     if st.relation == "none":
-        return True
+        return False  # nothing to compare: inheritance cannot be established
     try:
         return compare(st, st.stated, dstated, label="vs paper's premises").ok
     except Exception:  # noqa: BLE001

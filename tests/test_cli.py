@@ -1,0 +1,84 @@
+"""Command lines: ``python -m bounds`` and ``python -m verify`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def listing() -> list[dict]:
+    p = run("bounds", "list", "--json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_list_json_fields(listing) -> None:
+    need = {"key", "seed", "label", "kind", "stated", "derived", "latex", "assumptions", "status", "detail"}
+    assert len(listing) >= 90
+    for e in listing:
+        assert need <= set(e)
+        assert e["status"] in ("consistent", "erratum", "premise", "cited")
+        if e["status"] == "erratum" and e["derived"] is not None:
+            assert e["stated"] != e["derived"] or e["inherits"] or any(not c["ok"] for c in e["checks"])
+    seeds = {e["seed"] for e in listing}
+    assert {"000_c13e7e0f812f87df.txt", "001_5df6aa3916744408.txt", "003_8ef3daf3084cc981.txt"} <= seeds
+
+
+def test_show_and_eval() -> None:
+    p = run("bounds", "show", "jia.prop1.scale")
+    assert p.returncode == 0 and "erratum" in p.stdout and "derived" in p.stdout
+    p = run("bounds", "eval", "jia.thm2", "kappa=1", "C_L=1", "lam=0.1", "gamma=2", "m=100")
+    assert p.returncode == 0 and float(p.stdout) == pytest.approx(0.1)
+    p = run("bounds", "eval", "jia.prop1.scale", "kappa=1", "C_L=1", "lam=0.1", "gamma=2", "m=100", "eps=0.5", "--stated")
+    assert float(p.stdout) == pytest.approx(0.1)  # the paper's scale; the derived one is 0.2
+
+
+def test_pick_json() -> None:
+    p = run("bounds", "pick", "jia.thm4", "--m", "10000", "--unit", "beta=0.5", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["paper"]["lam"] == pytest.approx(0.01) and d["optimised"]["bound"] <= d["paper"]["bound"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("bounds", "eval", "jia.thm2", "kappa=1", "C_L=1", "lam=-1", "gamma=2", "m=100"),
+        ("bounds", "eval", "jia.thm2", "kappa=1", "C_L=1", "lam=nan", "gamma=2", "m=100"),
+        ("bounds", "eval", "jia.thm2", "kappa=1"),
+        ("bounds", "eval", "jia.thm2", "foo=1"),
+        ("bounds", "eval", "no.such.key", "m=3"),
+        ("bounds", "show", "no.such.key"),
+        ("bounds", "pick", "jia.thm2", "--m", "100"),
+        ("bounds", "pick", "jia.thm4", "--m", "100"),
+        ("bounds", "list", "--paper", "xyz"),
+        ("verify", "--only", "no-such-statement", "--out", "/tmp/dp-erm-verify-never"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args) -> None:
+    p = run(*args)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert len([ln for ln in p.stderr.splitlines() if ln.strip()]) <= 2  # argparse adds a usage line
+
+
+def test_verify_writes_report(tmp_path) -> None:
+    p = run("verify", "--out", str(tmp_path), "--only", "jia.*", "--no-picks")
+    assert p.returncode == 0, p.stderr
+    md = (tmp_path / "REPORT.md").read_text()
+    js = json.loads((tmp_path / "summary.json").read_text())
+    keys = {e["key"] for e in js["statements"]}
+    assert "jia.thm4" in keys and all(k.startswith("jia.") for k in keys)
+    assert "## Errata" in md and "jia.prop1.scale" in md and "\\frac" in md
+    assert "tally:" in p.stdout
