@@ -643,3 +643,41 @@ def hoeffding_rademacher_check(label: str = "exact Rademacher tails") -> Check:
         n,
         severity="" if ok else "invalid",
     )
+
+
+def rate_constant(bound: sp.Expr, exponent: sp.Expr, var: sp.Symbol = S.m) -> sp.Expr:
+    """C with bound ≤ C·var^exponent for all var ≥ 1: the value of bound·var^(−exponent) at var = 1.
+
+    This is the supremum when bound·var^(−exponent) is non-increasing in var
+    (true for sums of power laws whose exponents do not exceed the rate, and
+    for (e^ε − 1)/ε factors with ε decreasing); :func:`rate_statement_checks`
+    re-checks it numerically over the domain.
+    """
+    c = (bound * var ** (-exponent)).subs(var, 1)
+    return sp.simplify(c) if sp.count_ops(c) < 200 else c
+
+
+def rate_statement_checks(st: Statement, scheduled: sp.Expr, exponent: sp.Expr, derived: sp.Expr) -> list[Check]:
+    """The checks of a rate statement C·m^exponent built from a scheduled bound.
+
+    1. lim log(bound)/log(m) equals the claimed exponent (:func:`rate_check`);
+    2. the derived C·m^exponent dominates the scheduled bound at every domain point.
+    """
+    return [
+        rate_check(st, scheduled, exponent),
+        inequality(st, scheduled, derived, "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
+    ]
+
+
+def substitute_schedule(expr: sp.Expr, eps_schedule: sp.Expr | None, lam_schedule: sp.Expr | None) -> sp.Expr:
+    """Substitute ε- and λ-schedules into ``expr``; either schedule may depend on the other variable."""
+    out = expr
+    if eps_schedule is not None and lam_schedule is not None:
+        if S.eps in lam_schedule.free_symbols:  # λ(m, ε) and ε(m)
+            return out.subs(S.lam, lam_schedule).subs(S.eps, eps_schedule)
+        return out.subs(S.eps, eps_schedule.subs(S.lam, lam_schedule)).subs(S.lam, lam_schedule)
+    if lam_schedule is not None:
+        out = out.subs(S.lam, lam_schedule)
+    if eps_schedule is not None:
+        out = out.subs(S.eps, eps_schedule)
+    return out

@@ -45,15 +45,15 @@ from .checks import (
     density_integrates_to_one,
     expectation,
     hoeffding_rademacher_check,
-    inequality,
     laplace_density,
     laplace_privacy,
     laplace_rate,
-    rate_check,
+    rate_constant,
+    rate_statement_checks,
     schedule_check,
+    substitute_schedule,
 )
 from .core import Check, register_paper, statement_factory
-from .nie_wang_2017_jia import rate_constant, scheduled
 from .privacy_logic import function_release_witness
 from .symbols import S, define
 
@@ -468,11 +468,7 @@ def _sched2(dep):
 
 
 def _thm2_checks(st, dep):
-    sub = _sched2(dep)
-    return [
-        rate_check(st, sub, _rate2),
-        inequality(st, sub, dep(st.key), "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
-    ]
+    return rate_statement_checks(st, _sched2(dep), _rate2, dep(st.key))
 
 
 add(
@@ -556,21 +552,12 @@ _C_tilde3 = 8 * (1 + sp.sqrt(2 * sp.pi)) * M**2 + 24 * M**2 * _W + (
 
 
 def _sched3(dep):
-    return scheduled(dep("jamp.thm3.bound"), dep, "jamp.thm3.eps_schedule", "jamp.thm3.lam_schedule")
-
-
-def _sched3_fixed(dep):
-    # ε enters λ's schedule, so substitute λ(m, ε) first and then ε(m)
-    bound = dep("jamp.thm3.bound").subs(lam, dep("jamp.thm3.lam_schedule"))
-    return bound.subs(eps, dep("jamp.thm3.eps_schedule"))
+    # ε enters λ's schedule: substitute λ(m, ε) first and then ε(m)
+    return substitute_schedule(dep("jamp.thm3.bound"), dep("jamp.thm3.eps_schedule"), dep("jamp.thm3.lam_schedule"))
 
 
 def _thm3_checks(st, dep):
-    sub = _sched3_fixed(dep)
-    return [
-        rate_check(st, sub, _rate3),
-        inequality(st, sub, dep(st.key), "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
-    ]
+    return rate_statement_checks(st, _sched3(dep), _rate3, dep(st.key))
 
 
 add(
@@ -579,7 +566,7 @@ add(
     "rate",
     "E(E(f_zA) − E(f_ρ)) with the schedules of Theorem 3",
     _C_tilde3 * m**_rate3,
-    derive=lambda dep: rate_constant(_sched3_fixed(dep), _rate3) * m**_rate3,
+    derive=lambda dep: rate_constant(_sched3(dep), _rate3) * m**_rate3,
     relation="upper",
     params=("M", "kappa", "r", "fnorm", "m"),
     depends=("thm3.bound", "thm3.eps_schedule", "thm3.lam_schedule"),
@@ -592,4 +579,4 @@ add(
     "is read as 8(1 + √(2π)), matching the sample term 8√(2π)M²/√m).",
 )
 
-_ = (C_tilde, scheduled)
+_ = C_tilde

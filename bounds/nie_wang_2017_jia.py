@@ -54,13 +54,15 @@ from .checks import (
     density_integrates_to_one,
     expectation,
     hoeffding_rademacher_check,
-    inequality,
     laplace_density,
     laplace_privacy,
     laplace_rate,
     leading_exponent,
     rate_check,
+    rate_constant,
+    rate_statement_checks,
     schedule_check,
+    substitute_schedule,
 )
 from .core import Check, register_paper, statement_factory
 from .privacy_logic import function_release_witness, restricted_events_witness
@@ -523,22 +525,8 @@ add(
 
 
 def scheduled(expr: sp.Expr, dep, eps_key: str, lam_key: str) -> sp.Expr:
-    """Substitute a paper's ε and λ schedules (ε may depend on λ) into ``expr``."""
-    lam_s = dep(lam_key)
-    eps_s = dep(eps_key).subs(lam, lam_s)
-    return expr.subs(eps, eps_s).subs(lam, lam_s)
-
-
-def rate_constant(bound: sp.Expr, exponent: sp.Expr, var: sp.Symbol = m) -> sp.Expr:
-    """C with bound ≤ C·var^exponent for all var ≥ 1: the value of bound·var^(−exponent) at var = 1.
-
-    This is the supremum when bound·var^(−exponent) is non-increasing in var
-    (true for sums of power laws whose exponents do not exceed the rate, and
-    for (e^ε − 1)/ε factors with ε decreasing); callers re-check the result
-    numerically over the domain.
-    """
-    c = (bound * var ** (-exponent)).subs(var, 1)
-    return sp.simplify(c) if sp.count_ops(c) < 200 else c
+    """Substitute a paper's ε and λ schedules (named by statement keys) into ``expr``."""
+    return substitute_schedule(expr, dep(eps_key), dep(lam_key))
 
 
 _rate4 = -beta / (2 * beta + 1)
@@ -551,10 +539,7 @@ def _thm4_derive(dep):
 
 def _thm4_checks(st, dep):
     sub = scheduled(dep("jia.thm4.bound"), dep, "jia.thm4.eps_schedule", "jia.thm4.lam_schedule")
-    return [
-        rate_check(st, sub, _rate4),
-        inequality(st, sub, dep(st.key), "derived constant bounds the scheduled bound for all m", "C·m^rate", "bound"),
-    ]
+    return rate_statement_checks(st, sub, _rate4, dep(st.key))
 
 
 add(
