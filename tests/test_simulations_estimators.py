@@ -1,0 +1,91 @@
+"""scikit-learn estimators of the private algorithms: calibration by hand, limits, conventions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from simulations.estimators import DPKernelLeastSquares, DPKernelSVM, DPOnlineKernelRegression
+from simulations.kernels import GaussianKernel
+
+# ε ≥ 1 is used on purpose below (the non-private limit); the toolkit warns about it
+pytestmark = pytest.mark.filterwarnings("ignore::bounds.core.PrivacyWarning")
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(np.random.SeedSequence(11))
+    X = rng.uniform(-0.5, 0.5, (150, 2))
+    y = np.clip(np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=150), -1, 1)
+    return X, y
+
+
+def test_kls_noise_scale_by_hand(data) -> None:
+    X, y = data
+    lam, eps, m = 0.1, 0.5, len(y)
+    est = DPKernelLeastSquares(lam=lam, eps=eps, random_state=0).fit(X, y)
+    # 000 §5.1 derived: Δf/ε with C_L = 2M(κ/√λ + 1), γ = 2, κ = M = 1
+    assert est.noise_scale_ == pytest.approx(2 * (1 / math.sqrt(lam) + 1) / (lam * m * eps))
+    stated = DPKernelLeastSquares(lam=lam, eps=eps, calibration="stated", random_state=0).fit(X, y)
+    # the paper's α/2 = Mκ²(κ+1)/(λ^{3/2} m ε)
+    assert stated.noise_scale_ == pytest.approx(2 / (lam**1.5 * m * eps))
+    jamp = DPKernelLeastSquares(lam=lam, eps=eps, paper="jamp", random_state=0).fit(X, y)
+    # 001 Proposition 1 with R = M/√λ: 2Rκ²(κ+1)/(λmε)
+    assert jamp.noise_scale_ == pytest.approx(2 * (1 / math.sqrt(lam)) * 2 / (lam * m * eps))
+
+
+def test_large_eps_recovers_kernel_ridge(data) -> None:
+    X, y = data
+    lam = 0.05
+    est = DPKernelLeastSquares(lam=lam, eps=1e9, random_state=0).fit(X, y)
+    k = GaussianKernel(1.0)
+    ref = KernelRidge(alpha=lam * len(y), kernel="precomputed").fit(k(X, X), y)
+    np.testing.assert_allclose(est.predict(X), ref.predict(k(X, X)), atol=1e-7)
+    assert est.certificate_.ok
+
+
+def test_reproducible_and_clone(data) -> None:
+    X, y = data
+    a = DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=7).fit(X, y).predict(X[:5])
+    b = clone(DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=7)).fit(X, y).predict(X[:5])
+    np.testing.assert_array_equal(a, b)
+    c = DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=8).fit(X, y).predict(X[:5])
+    assert not np.allclose(a, c)
+    est = DPKernelLeastSquares().set_params(lam=0.2)
+    assert est.get_params()["lam"] == 0.2
+
+
+def test_pipeline_and_bad_targets(data) -> None:
+    X, y = data
+    unit = FunctionTransformer(lambda Z: Z / max(1.0, np.linalg.norm(Z, axis=1).max()))
+    pipe = make_pipeline(unit, DPKernelLeastSquares(lam=0.1, eps=1.0, random_state=0)).fit(X, y)
+    assert pipe.predict(X).shape == (len(y),)
+    with pytest.raises(ValueError, match="exceeds M"):
+        DPKernelLeastSquares(M=0.5).fit(X, y * 2)
+    with pytest.raises(ValueError, match="paper"):
+        DPKernelLeastSquares(paper="nope").fit(X, y)
+
+
+def test_svm_classifier(data) -> None:
+    X, _ = data
+    y = np.where(X[:, 0] > 0, "pos", "neg")
+    clf = DPKernelSVM(lam=0.01, eps=1e9, random_state=0).fit(X, y)
+    assert set(clf.predict(X)) <= {"pos", "neg"}
+    assert clf.score(X, y) > 0.9 and clf.certificate_.ok
+    assert clf.noise_scale_ == pytest.approx(1.0 / (0.01 * len(y) * 1e9))  # κ²/(λmε), κ = 1
+
+
+def test_online_estimator(data) -> None:
+    X, y = data
+    est = DPOnlineKernelRegression(theta=0.75, eps=1e9, random_state=0).fit(X, y)
+    assert est.t0_ ** 0.75 >= 2 - 1e-9  # t₀^θ ≥ κ² + 1
+    assert np.isfinite(est.predict(X)).all()
+    stated = DPOnlineKernelRegression(theta=0.75, eps=0.5, calibration="stated", random_state=0).fit(X, y)
+    derived = DPOnlineKernelRegression(theta=0.75, eps=0.5, random_state=0).fit(X, y)
+    assert derived.noise_scale_ == pytest.approx(stated.noise_scale_)  # κ = 1: (12) and (17) agree
