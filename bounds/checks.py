@@ -17,7 +17,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -608,13 +607,6 @@ def schedule_check(
         checks[0].method if checks else "symbolic",
         f"balance point {sp.sstr(derived)} has the schedule's exponents in " + ", ".join(str(b) for b in bases),
     )
-
-
-def safe_float(x: Any) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def hoeffding_rademacher_check(label: str = "exact Rademacher tails") -> Check:

@@ -35,7 +35,7 @@ from typing import Any
 import sympy as sp
 
 from . import PAPERS, registry
-from .core import Evaluation, PrivacyWarning, keys_matching
+from .core import Evaluation, PrivacyWarning
 from .symbols import BY_SYMBOL, P
 
 
@@ -255,6 +255,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {msg}", file=sys.stderr)
         return 2
 
-
-def _matching(pattern: str) -> list[str]:
-    return keys_matching(registry, pattern)

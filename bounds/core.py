@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -528,17 +528,6 @@ def _holds(st: Statement, dstated: sp.Expr) -> bool:
         return False
 
 
-def _same(a: sp.Expr, b: sp.Expr, st: Statement) -> bool:
-    from .checks import numerically_equal
-
-    try:
-        if sp.simplify(a - b) == 0:
-            return True
-    except Exception:  # noqa: BLE001 - sympy may fail on exotic expressions
-        pass
-    return numerically_equal(a, b, st)
-
-
 def keys_matching(reg: Registry, pattern: str) -> list[str]:
     """Keys matching a glob pattern (``jia.*``) or containing ``pattern``."""
     import fnmatch
@@ -547,14 +536,6 @@ def keys_matching(reg: Registry, pattern: str) -> list[str]:
     if any(ch in pattern for ch in "*?["):
         return [k for k in ks if fnmatch.fnmatch(k, pattern)]
     return [k for k in ks if pattern in k]
-
-
-def iter_symbols(exprs: Iterable[sp.Expr]) -> set[sp.Symbol]:
-    out: set[sp.Symbol] = set()
-    for e in exprs:
-        if e is not None:
-            out |= e.free_symbols
-    return out
 
 
 def statement_factory(reg: Registry, pid: str, seed: str) -> Callable[..., Statement]:

@@ -46,7 +46,6 @@ from .checks import (
     expectation,
     hoeffding_rademacher_check,
     laplace_density,
-    laplace_privacy,
     laplace_rate,
     rate_constant,
     rate_statement_checks,
@@ -54,7 +53,7 @@ from .checks import (
     substitute_schedule,
 )
 from .core import Check, register_paper, statement_factory
-from .privacy_logic import function_release_witness
+from .privacy_logic import scalar_release_checks
 from .symbols import S, define
 
 SEED = "001_5df6aa3916744408.txt"
@@ -134,8 +133,7 @@ define("Delta_pi", _Delta, description="Δπ(f_z,λ), the sup-norm sensitivity o
 
 def _lemma1_checks(st, dep):
     return [
-        laplace_privacy(st, st.stated, _Delta, label="noise ∝ exp(−ε|b|/Δ) on a query of sensitivity Δ"),
-        function_release_witness(),
+        *scalar_release_checks(st, st.stated, _Delta, label="noise ∝ exp(−ε|b|/Δ) on a query of sensitivity Δ"),
     ]
 
 
@@ -230,8 +228,7 @@ def _sens(dep):
 def _prop1_checks(st, dep):
     return [
         density_integrates_to_one(st.stated, label="stated density integrates to one"),
-        laplace_privacy(st, st.stated, _sens(dep), label="stated noise: privacy loss ≤ ε"),
-        function_release_witness(),
+        *scalar_release_checks(st, st.stated, _sens(dep), label="stated noise: privacy loss ≤ ε"),
     ]
 
 
@@ -331,12 +328,14 @@ def _sample_range(st, dep):
     # ξ = (f_λ(x) − y)² ∈ [0, 4M²] since |f_λ| ≤ M and |y| ≤ M, so |ξ − Eξ| ≤ 4M² already suffices
     tight = sp.simplify(sp.integrate(dep("jamp.lemma3").subs(Xi, 4 * M**2), (u, 0, sp.oo)))
     ratio = sp.simplify(st.stated / tight)
+    ok = bool(ratio >= 1)  # the stated bound must not undercut the tighter derivation
     return Check(
         "range of ξ used in Hoeffding",
-        True,
+        ok,
         "symbolic",
         f"|ξ − Eξ| ≤ 4M² suffices (ξ ∈ [0, 4M²]), giving {sp.sstr(tight)}; the stated bound is {sp.sstr(ratio)}× that",
         slack=float(ratio),
+        severity="" if ok else "invalid",
     )
 
 

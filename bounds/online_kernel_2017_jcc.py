@@ -36,11 +36,10 @@ from .checks import (
     density_integrates_to_one,
     inequality,
     laplace_density,
-    laplace_privacy,
     rate_check,
 )
 from .core import Check, register_paper, statement_factory
-from .privacy_logic import function_release_witness, restricted_events_witness
+from .privacy_logic import restricted_events_witness, scalar_release_checks
 from .symbols import S, define
 
 SEED = "003_8ef3daf3084cc981.txt"
@@ -157,8 +156,7 @@ add(
     equation="Lemma 1, (8)–(10)",
     checks=(
         lambda st, dep: [
-            laplace_privacy(st, st.stated, C_t, label="noise ∝ exp(−ε|b|/C_t) on a query of sensitivity C_t"),
-            function_release_witness(),
+            *scalar_release_checks(st, st.stated, C_t, label="noise ∝ exp(−ε|b|/C_t) on a query of sensitivity C_t"),
         ],
     ),
     doc="003_8ef3daf3084cc981.txt, Lemma 1: Δf_t ≤ C_t and b_t with density ∝ exp(−ε|b|/C_t) ⇒ "
@@ -270,8 +268,7 @@ def _thm1_density_checks(st, dep):
     fixed = sp.exp(-eps * sp.Abs(b) / _Ct_stated) * eps / (2 * _Ct_stated)
     return [
         density_integrates_to_one(st.stated, label="stated density integrates to one"),
-        laplace_privacy(st, fixed, dep("jcc.eq17"), label="sign-corrected density with C_t of (12): privacy loss ≤ ε"),
-        function_release_witness(),
+        *scalar_release_checks(st, fixed, dep("jcc.eq17"), label="sign-corrected density with C_t of (12): privacy loss ≤ ε"),
     ]
 
 

@@ -33,7 +33,7 @@ from scipy import optimize
 
 from . import registry
 from .core import Statement, validate
-from .symbols import P, S
+from .symbols import BY_SYMBOL, P, S
 
 #: variables a picker may choose
 CHOICE = ("eps", "lam")
@@ -119,10 +119,8 @@ class _Bound:
 
 
 def P_name(s: sp.Symbol) -> str:  # noqa: N802 - mirrors P
-    for k, p in P.items():
-        if p.symbol == s:
-            return k
-    return str(s)
+    """The parameter name of a sympy symbol."""
+    return BY_SYMBOL[s].name if s in BY_SYMBOL else str(s)
 
 
 def _is_lam_le_1(c: Any) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .core import Check
+from .core import Check, Statement
 
 
 def restricted_events_witness(label: str = "definition agrees with standard ε-DP") -> Check:
@@ -40,11 +40,22 @@ def restricted_events_witness(label: str = "definition agrees with standard ε-D
     z1, z2 = (sp.Integer(0), sp.Integer(0)), (sp.Integer(0), sp.Integer(1))
     a1, a2 = sum(z1) / 2, sum(z2) / 2
     range1, range2 = {a1}, {a2}
-    restricted_events = range1 & range2  # events allowed by the restricted definition
     eps = sp.Symbol("epsilon", positive=True)
-    restricted_ok = all(True for _ in restricted_events)  # no event to test: vacuous
-    p1, p2 = sp.Integer(1), sp.Integer(0)  # Pr[A(z1) in {a1}], Pr[A(z2) in {a1}]
-    standard_ok = bool(sp.simplify(p1 - sp.exp(eps) * p2) <= 0)
+
+    def pr(output, event) -> sp.Integer:  # the mechanism is deterministic
+        return sp.Integer(1) if output in event else sp.Integer(0)
+
+    def dp_holds(events) -> bool:
+        return all(
+            bool(sp.simplify(pr(u, o) - sp.exp(eps) * pr(v, o)) <= 0)
+            for o in events
+            for u, v in ((a1, a2), (a2, a1))
+        )
+
+    restricted_events = [o for o in (range1, range2, range1 | range2) if o <= (range1 & range2) and o]
+    restricted_ok = dp_holds(restricted_events)
+    standard_ok = dp_holds([range1, range2, range1 | range2])
+    p1, p2 = pr(a1, range1), pr(a2, range1)
     ok = restricted_ok == standard_ok
     detail = (
         f"the noiseless mean has ranges {sorted(range1)} and {sorted(range2)} on neighbours; "
@@ -86,3 +97,15 @@ def function_release_witness(label: str = "function release with scalar noise is
         "(ε-DP holds only for releasing one value f_z(x₀) + b)"
     )
     return Check(label, ok, "exact", "" if ok else detail, severity="" if ok else "invalid")
+
+
+def scalar_release_checks(st: Statement, density: sp.Expr, sensitivity: sp.Expr, label: str) -> list[Check]:
+    """The two privacy checks of a Laplace output perturbation f_z + b with one scalar b.
+
+    (1) the Laplace logic for a released value of sensitivity Δ
+    (:func:`bounds.checks.laplace_privacy`); (2) whether the released *function*
+    can be private at all (:func:`function_release_witness`).
+    """
+    from .checks import laplace_privacy
+
+    return [laplace_privacy(st, density, sensitivity, label=label), function_release_witness()]

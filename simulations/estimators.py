@@ -48,11 +48,6 @@ def _rng(random_state: int | np.random.Generator | None) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(random_state))
 
 
-def _check_unit(X: np.ndarray, kernel: Kernel) -> None:
-    if not np.all(np.isfinite(X)):
-        raise ValueError("parameter 'X' must be finite")
-
-
 class _DPBase(BaseEstimator):
     """Shared fit-then-perturb logic."""
 
@@ -111,7 +106,6 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
         if np.max(np.abs(y)) > self.M:
             raise ValueError(f"parameter 'y' exceeds M = {self.M} (|y| ≤ M is assumed by 000 and 001)")
         k = self._kernel()
-        _check_unit(X, k)
         m = len(y)
         res = kls_fit(k(X, X), y, self.lam)
         vals = dict(kappa=k.kappa, lam=self.lam, m=m, eps=self.eps)

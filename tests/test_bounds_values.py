@@ -12,6 +12,7 @@ import math
 import pytest
 
 from bounds import registry
+from bounds.symbols import BY_SYMBOL
 
 # one admissible point for every parameter (λ ≤ 1, R ≥ M, θ > 1/2, t₀^θ ≥ κ²+1 all hold)
 V = dict(
@@ -172,9 +173,6 @@ CASES = {**JIA, **JAMP, **JCC}
 def _vals(key: str, which: str) -> dict[str, float]:
     ev = registry.evaluate(key)
     expr = ev.statement.stated if which == "stated" else ev.expression
-    names = {s.name for s in expr.free_symbols}
-    from bounds.symbols import BY_SYMBOL
-
     names = {BY_SYMBOL[s].name for s in expr.free_symbols if s in BY_SYMBOL}
     return {n: V[n] for n in names}
 
@@ -204,7 +202,7 @@ def test_every_numeric_statement_has_a_case() -> None:
         for k in registry.keys()
         if k.split(".")[0] in ("jia", "jamp", "jcc")
         and registry.get(k).stated is not None
-        and registry.get(k).stated.free_symbols <= set(__import__("bounds.symbols", fromlist=["BY_SYMBOL"]).BY_SYMBOL)
+        and registry.get(k).stated.free_symbols <= set(BY_SYMBOL)
         and k not in CASES
     ]
     assert missing == []
