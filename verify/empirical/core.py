@@ -1,0 +1,202 @@
+"""Core of the empirical checks: results, profiles, the run context and the check registry.
+
+A check is a function registered with :func:`empirical_check` under the key
+of the :mod:`bounds` statement it tests; it takes a :class:`Context` and
+returns a list of :class:`EmpiricalResult` (one per variant: calibration,
+data set, m, ...).  The per-paper modules (``verify/empirical/jia.py`` for
+seed 000, ``jamp.py`` for 001, ``jcc.py`` for 003) hold the checks; the trial
+functions they run live in ``simulations/trials/`` under the same names.
+
+Examples
+--------
+>>> from verify.empirical.core import Context, PROFILES
+>>> ctx = Context(PROFILES["quick"], executor="serial")
+>>> ctx.profile.confidence
+0.95
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+
+from simulations.executors import Executor, get_executor
+from simulations.runner import TrialFn, run_grid
+
+KINDS = ("sensitivity", "risk", "violation", "rate")
+
+
+@dataclass(frozen=True)
+class EmpiricalResult:
+    """One empirical check of one statement in one variant.
+
+    Attributes
+    ----------
+    key : str
+        The :mod:`bounds` statement key (``jia.thm2``).
+    kind : str
+        ``sensitivity`` (worst case found by adversarial search vs the bound),
+        ``risk`` (mean over trials vs an expectation bound), ``violation``
+        (frequency of exceeding a high-probability bound vs δ) or ``rate``
+        (fitted log-log slope vs the claimed exponent).
+    variant : str
+        Short label of what was run (``calibration=stated, m=200``).
+    statistic, lo, hi : float
+        The empirical value and its confidence interval (lo = hi = statistic
+        for a deterministic search).
+    bound : float
+        The bound's value at the same parameters (for ``rate``: the claimed exponent).
+    verdict : str
+        ``holds`` / ``violated`` / ``inconclusive`` (:func:`verify.stats.verdict`).
+    confidence : float
+        Two-sided level of [lo, hi] (1.0 for a deterministic search).
+    method : str
+        One line: what was measured and how.
+    n : int
+        Number of trials (or neighbouring pairs searched).
+    details : dict
+        Anything else worth keeping (parameters, per-m means for figures).
+    """
+
+    key: str
+    kind: str
+    variant: str
+    statistic: float
+    lo: float
+    hi: float
+    bound: float
+    verdict: str
+    confidence: float
+    method: str
+    n: int
+    details: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        """statistic / bound (for ``rate``: fitted slope / claimed exponent)."""
+        if self.bound == 0:
+            return math.inf if self.statistic > 0 else 0.0
+        return self.statistic / self.bound
+
+    def as_row(self) -> dict[str, Any]:
+        """A flat dict (one row of the results table)."""
+        d = asdict(self)
+        d["ratio"] = self.ratio
+        return d
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Sizes of an empirical run.
+
+    Attributes
+    ----------
+    name : str
+    n_trials : int
+        Trials (independent samples) per configuration of a risk check.
+    n_noise : int
+        Noise draws per fitted model (vectorised; the fit is reused).
+    m : int
+        Sample size of single-m checks.
+    m_grid : tuple of int
+        Sample sizes of the rate sweeps (log-spaced).
+    n_rate_trials : int
+        Trials per m in a rate sweep.
+    n_search : int
+        Candidate replacement points per index in a sensitivity search.
+    m_sens : tuple of int
+        Sample sizes of the sensitivity searches.
+    confidence : float
+        Two-sided level of every interval.
+    """
+
+    name: str
+    n_trials: int
+    n_noise: int
+    m: int
+    m_grid: tuple[int, ...]
+    n_rate_trials: int
+    n_search: int
+    m_sens: tuple[int, ...]
+    confidence: float = 0.95
+
+
+PROFILES: dict[str, Profile] = {
+    "quick": Profile("quick", n_trials=40, n_noise=200, m=100, m_grid=(50, 100, 200, 400, 800, 1600),
+                     n_rate_trials=16, n_search=32, m_sens=(50, 200)),
+    "default": Profile("default", n_trials=200, n_noise=1000, m=200,
+                       m_grid=(100, 200, 400, 800, 1600, 3200, 6400), n_rate_trials=48,
+                       n_search=128, m_sens=(50, 200, 800)),
+    "full": Profile("full", n_trials=1000, n_noise=4000, m=400,
+                    m_grid=(100, 200, 400, 800, 1600, 3200, 6400, 12800), n_rate_trials=200,
+                    n_search=512, m_sens=(50, 200, 800, 2000)),
+}
+
+
+@dataclass
+class Context:
+    """What a check needs to run: the profile, the seed and an executor.
+
+    ``run(trial, configs, n_trials)`` runs trials through :func:`simulations.runner.run_grid`
+    with the context's executor, seed and progress setting.
+    """
+
+    profile: Profile
+    seed: int = 0
+    executor: str | Executor = "serial"
+    progress: bool | None = None
+    _ex: Executor | None = field(default=None, repr=False)
+
+    def run(self, trial: TrialFn, configs: Sequence[Mapping[str, Any]], n_trials: int,
+            desc: str | None = None) -> pd.DataFrame:
+        if self._ex is None:
+            self._ex = get_executor(self.executor)
+        return run_grid(trial, configs, n_trials, seed=self.seed, executor=self._ex,
+                        progress=self.progress, desc=desc)
+
+    def close(self) -> None:
+        if self._ex is not None and not isinstance(self.executor, Executor):
+            self._ex.close()
+        self._ex = None
+
+    def with_profile(self, **changes: Any) -> Context:
+        """A copy with some profile sizes changed (used by tests)."""
+        return Context(replace(self.profile, **changes), self.seed, self.executor, self.progress)
+
+
+CheckFn = Callable[[Context], list[EmpiricalResult]]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    key: str
+    kind: str
+    fn: CheckFn
+    slow: bool = False
+
+
+CHECKS: dict[str, CheckSpec] = {}
+
+
+def empirical_check(key: str, kind: str, *, slow: bool = False) -> Callable[[CheckFn], CheckFn]:
+    """Register ``fn`` as the ``kind`` check of statement ``key`` (``key:kind`` must be new)."""
+    if kind not in KINDS:
+        raise ValueError(f"parameter 'kind' = {kind!r} is not one of {KINDS}")
+
+    def deco(fn: CheckFn) -> CheckFn:
+        name = f"{key}:{kind}"
+        if name in CHECKS:
+            raise ValueError(f"empirical check {name} registered twice")
+        CHECKS[name] = CheckSpec(key, kind, fn, slow)
+        return fn
+
+    return deco
+
+
+def results_frame(results: Sequence[EmpiricalResult]) -> pd.DataFrame:
+    """The tidy table of results (one row per result)."""
+    return pd.DataFrame([r.as_row() for r in results])
