@@ -5,7 +5,11 @@ A *trial function* is a module-level (picklable) callable::
     def trial(config: Mapping[str, Any], rng: numpy.random.Generator) -> Mapping[str, float]
 
 It draws a data set, fits, releases, measures, and returns named numbers.  A
-trial may vectorise internally (for example many noise draws on one fitted
+trial whose solver certificate exceeds its tolerance raises
+:class:`~simulations.solvers.CertificateError`; the runner then *rejects* it:
+its row has ``rejected = 1`` (and ``reject_reason``) and no measurements, so
+a check can drop it and report how many it dropped.  A trial
+may vectorise internally (for example many noise draws on one fitted
 model, reusing its factorisation) and report their averages.
 
 :func:`run_trials` runs ``n_trials`` trials of one configuration and
@@ -21,7 +25,7 @@ Examples
 >>> from simulations.runner import run_trials, uniform_trial
 >>> df = run_trials(uniform_trial, {"n": 3}, n_trials=4, seed=1, executor="serial")
 >>> list(df.columns)
-['trial', 'mean', 'max']
+['trial', 'mean', 'max', 'rejected']
 >>> df.equals(run_trials(uniform_trial, {"n": 3}, n_trials=4, seed=1, batch_size=3))
 True
 """
@@ -65,10 +69,16 @@ def trial_seeds(config: Mapping[str, Any], n_trials: int, seed: int = 0) -> list
 
 
 def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random.SeedSequence]]]) -> list[dict]:
+    from .solvers import CertificateError
+
     fn, config, seeds = task
     rows = []
     for i, ss in seeds:
-        out = dict(fn(config, np.random.default_rng(ss)))
+        try:
+            out = dict(fn(config, np.random.default_rng(ss)))
+            out["rejected"] = 0
+        except CertificateError as exc:
+            out = {"rejected": 1, "reject_reason": str(exc)[:200]}
         out["trial"] = i
         rows.append(out)
     return rows
