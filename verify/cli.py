@@ -2,16 +2,22 @@
 
 Usage::
 
-    python -m verify [--out DIR] [--only PATTERN] [--no-picks]
+    python -m verify [--profile quick|default|full] [--only PATTERN]
+                     [--executor serial|local|dask] [--scheduler ADDRESS]
+                     [--seed N] [--out DIR] [--no-picks] [--no-empirical]
 
-Bad input (a pattern that matches nothing, an unwritable directory) prints one
-line to stderr and exits with status 2; nothing is half-written.
+The symbolic checks of :mod:`bounds` always run; the empirical checks of
+:mod:`verify.empirical` run in the chosen profile (``make verify`` uses
+``default``).  Bad input (an unknown profile, a pattern that matches nothing,
+an unreachable scheduler, an unwritable directory) prints one line to stderr
+and exits with status 2; nothing is half-written.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 
@@ -20,25 +26,60 @@ from bounds import registry
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the report job; returns the exit status."""
+    from .empirical import PROFILES
+
     ap = argparse.ArgumentParser(prog="python -m verify", description="Regenerate reports/.")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
     ap.add_argument("--only", help="glob pattern or substring of statement keys, e.g. 'jia.*'")
+    ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(PROFILES)} (default: default)")
+    ap.add_argument("--executor", default="local", help="serial, local (all cores; default) or dask")
+    ap.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
+    ap.add_argument("--seed", type=int, default=0, help="root seed of every Monte Carlo run (default 0)")
     ap.add_argument("--no-picks", action="store_true", help="skip the ε/λ table")
+    ap.add_argument("--no-empirical", action="store_true", help="symbolic checks only")
     try:
         a = ap.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     from .report import write_report
 
+    t0 = time.perf_counter()
     try:
-        paths = write_report(a.out, only=a.only, picks=not a.no_picks)
+        if a.profile not in PROFILES:
+            raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+        if a.only and not _only(a.only):
+            raise ValueError(f"pattern {a.only!r} matches no statement")
+        results = []
+        run_info = {"profile": a.profile, "seed": a.seed}
+        if not a.no_empirical:
+            from simulations.executors import get_executor
+
+            from .empirical import Context, run_checks, select
+
+            specs = select(a.only)
+            ex = get_executor(a.executor, scheduler=a.scheduler)
+            run_info["executor"] = ex.describe()
+            ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex)
+            try:
+                for spec in specs:
+                    t1 = time.perf_counter()
+                    results.extend(run_checks(ctx, specs=[spec]))
+                    print(f"  {spec.key}:{spec.kind} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+            finally:
+                ex.close()
+        run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
+        paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     keys = registry.keys()
-    tally = Counter(registry.evaluate(k).status for k in keys if not a.only or k in _only(a.only))
+    sel = _only(a.only) if a.only else set(keys)
+    tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
+    et = Counter(r.verdict for r in results)
     print(f"report: {paths['markdown']}  summary: {paths['summary']}")
-    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited")))
+    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited"))
+          + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in ("holds", "violated", "inconclusive"))
+          + f"  ({time.perf_counter() - t0:.0f} s)")
     return 0
 
 

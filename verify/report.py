@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import shutil
@@ -27,7 +28,7 @@ import subprocess
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -148,8 +149,52 @@ def _severity(ev: Evaluation) -> str:
     return ", ".join(sev)
 
 
-def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: dict[str, Any]) -> str:
+def empirical_summary(results: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """Per statement: overall empirical verdict, counts and the largest empirical/bound ratio.
+
+    The overall verdict is ``violated`` if any variant is violated, ``holds`` if
+    every variant holds, else ``inconclusive``.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        d = out.setdefault(r.key, {"verdicts": Counter(), "max_ratio": None, "kinds": set()})
+        d["verdicts"][r.verdict] += 1
+        d["kinds"].add(r.kind)
+        if r.kind != "rate" and math.isfinite(r.ratio):
+            d["max_ratio"] = r.ratio if d["max_ratio"] is None else max(d["max_ratio"], r.ratio)
+    for d in out.values():
+        v = d["verdicts"]
+        d["status"] = "violated" if v.get("violated") else ("holds" if set(v) == {"holds"} else "inconclusive")
+        d["verdicts"] = dict(v)
+        d["kinds"] = sorted(d["kinds"])
+    return out
+
+
+def _empirical_cell(d: dict[str, Any] | None) -> str:
+    if d is None:
+        return "—"
+    counts = ", ".join(f"{n} {v}" for v, n in sorted(d["verdicts"].items()))
+    ratio = "" if d["max_ratio"] is None else f"; max ratio {d['max_ratio']:.3g}"
+    return f"**{d['status']}** ({counts}{ratio})"
+
+
+def _result_line(r: Any) -> str:
+    ci = "" if r.lo == r.hi else f" [{r.lo:.4g}, {r.hi:.4g}]"
+    conf = "exact search" if r.confidence >= 1 else f"{r.confidence:.0%} CI"
+    what = "slope" if r.kind == "rate" else "empirical"
+    return (f"{r.kind} · {_md_escape(r.variant)}: {what} {r.statistic:.4g}{ci} vs "
+            f"{'claimed exponent' if r.kind == 'rate' else 'bound'} {r.bound:.4g} "
+            f"(ratio {r.ratio:.3g}, {conf}, n = {r.n}) → **{r.verdict}**. {_md_escape(r.method)}")
+
+
+def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: dict[str, Any],
+                    empirical: Sequence[Any] = (), figures: dict[str, str] | None = None) -> str:
     tally = Counter(e.status for e in evs)
+    emp = empirical_summary(empirical)
+    by_key: dict[str, list[Any]] = {}
+    for r in empirical:
+        by_key.setdefault(r.key, []).append(r)
+    figures = figures or {}
     L: list[str] = []
     L.append("# dp-erm-verify report")
     L.append("")
@@ -165,6 +210,16 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         + f" — {len(evs)} statements from {len({e.statement.paper for e in evs})} papers."
     )
     L.append("")
+    if empirical:
+        et = Counter(r.verdict for r in empirical)
+        L.append(
+            f"**Empirical:** {len(empirical)} checks of {len(emp)} statements — "
+            + ", ".join(f"{et.get(v, 0)} {v}" for v in ("holds", "violated", "inconclusive"))
+            + f" (profile `{prov.get('profile', '?')}`, seed {prov.get('seed', '?')}).  "
+            "A check *holds* when its confidence interval lies at or below the bound, is *violated* when it "
+            "lies above, and is *inconclusive* otherwise; sensitivity searches are exact (certified solves)."
+        )
+        L.append("")
     L.append("Statuses: `consistent` = follows from its premises (exactly, or as a valid looser bound, slack "
              "reported); `erratum` = does not follow (stated and derived kept; the derived one is used for numbers); "
              "`premise` = definition or assumption; `cited` = rests on an outside result, checked numerically.  "
@@ -179,7 +234,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         st = e.statement
         L.append(
             f"| [`{st.key}`](#{_anchor(st.key)}) | {st.seed[:3]} | {st.label} | {st.kind} | **{e.status}** | "
-            f"{_severity(e)} | not yet simulated |"
+            f"{_severity(e)} | {_empirical_cell(emp.get(st.key))} |"
         )
     L.append("")
     by_paper: dict[str, list[Evaluation]] = {}
@@ -215,6 +270,11 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 L.append(f"- used downstream by: {', '.join(f'`{k}`' for k in deps[st.key])}")
             if st.notes:
                 L.append(f"- note: {_md_escape(st.notes)}")
+            for r in by_key.get(st.key, []):
+                L.append(f"- empirical {_result_line(r)}")
+                fig = figures.get(f"{r.key}:{r.kind}:{r.variant}")
+                if fig:
+                    L.append(f"  ![{r.key} {r.variant}]({fig})")
             L.append("")
     errata = [e for e in evs if e.status == "erratum"]
     L.append("## Errata")
@@ -267,7 +327,9 @@ def _anchor(key: str) -> str:
     return "s-" + key.replace(".", "-").replace("_", "-").lower()
 
 
-def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True) -> dict[str, Path]:
+def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True,
+                 empirical: Sequence[Any] = (), run_info: dict[str, Any] | None = None,
+                 figures: bool = True) -> dict[str, Path]:
     """Evaluate the statements (all, or those matching ``only``) and write the report files.
 
     Parameters
@@ -278,6 +340,13 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
         Glob pattern or substring of statement keys.
     picks : bool
         Include the ε/λ table.
+    empirical : sequence of EmpiricalResult
+        Results of :func:`verify.empirical.run_checks` (shown per statement, in
+        the summary, in ``results/empirical.csv`` and, for rates, as figures).
+    run_info : dict, optional
+        Profile, seed, executor: added to the provenance.
+    figures : bool
+        Draw the rate figures (PNG and SVG under ``figures/``).
 
     Returns
     -------
@@ -296,25 +365,75 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     evs = [registry.evaluate(k) for k in keys]
     pk = picks_table() if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
+    prov.update(run_info or {})
     prov["bounds_version"] = getattr(bounds, "__version__", None) or _dist_version()
-    md = render_markdown(evs, pk, prov)
-    summary = {
-        "provenance": prov,
-        "tally": dict(Counter(e.status for e in evs)),
-        "statements": [dict(entry(e), severity=_severity(e), empirical=None) for e in evs],
-        "picks": pk,
-    }
+    emp = empirical_summary(empirical)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".verify-", dir=out))
     try:
+        figs: dict[str, str] = {}
+        if empirical and figures:
+            from .figures import rate_figures
+
+            figs = rate_figures(empirical, tmp / "figures")
+        md = render_markdown(evs, pk, prov, empirical, figs)
+        summary = {
+            "provenance": prov,
+            "tally": dict(Counter(e.status for e in evs)),
+            "empirical_tally": dict(Counter(r.verdict for r in empirical)),
+            "statements": [dict(entry(e), severity=_severity(e), empirical=_json_emp(emp.get(e.key)))
+                           for e in evs],
+            "empirical": [_jsonable(r.as_row()) for r in empirical],
+            "picks": pk,
+        }
         (tmp / "REPORT.md").write_text(md, encoding="utf-8")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
-        for name in ("REPORT.md", "summary.json"):
-            os.replace(tmp / name, out / name)
+        names = ["REPORT.md", "summary.json"]
+        if empirical:
+            (tmp / "results").mkdir()
+            from .empirical.core import results_frame
+
+            df = results_frame(empirical).drop(columns=["details"])
+            df.to_csv(tmp / "results" / "empirical.csv", index=False)
+            names.append("results")
+        if figs:
+            names.append("figures")
+        for name in names:
+            target = out / name
+            if (tmp / name).is_dir():
+                old = out / f".old-{name}-{os.getpid()}"
+                if target.exists():
+                    os.replace(target, old)
+                os.replace(tmp / name, target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp / name, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"markdown": out / "REPORT.md", "summary": out / "summary.json"}
+
+
+def _json_emp(d: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if d is None else {"status": d["status"], "verdicts": d["verdicts"],
+                                   "max_ratio": d["max_ratio"], "kinds": d["kinds"]}
+
+
+def _jsonable(x: Any) -> Any:
+    """Numbers, strings, lists and dicts only (NumPy scalars and arrays converted; NaN/inf as strings)."""
+    import numpy as np
+
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _jsonable(x.tolist())
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
 
 
 def _dist_version() -> str | None:
