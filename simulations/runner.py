@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -41,7 +42,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .executors import Executor, SerialExecutor, get_executor
+from .cache import TrialCache
+from .executors import Executor, get_executor
 
 TrialFn = Callable[[Mapping[str, Any], np.random.Generator], Mapping[str, float]]
 
@@ -107,6 +109,7 @@ def run_grid(
     batch_size: int | None = None,
     progress: bool | None = None,
     desc: str | None = None,
+    cache: TrialCache | str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """Run ``n_trials`` trials of every configuration; one row per trial.
 
@@ -123,12 +126,14 @@ def run_grid(
     executor : str or Executor
         ``serial`` (default here), ``local``, ``dask`` or an open executor (reused, not closed).
     batch_size : int, optional
-        Trials per task; default splits each configuration into about
-        4 tasks per worker.  Does not change the results.
+        Trials per task; default ``ceil(n_trials / 8)``, the same on every
+        executor so that cached batches are found again.  Does not change the results.
     progress : bool, optional
         Show a progress bar; default only when stderr is a terminal.
     desc : str, optional
         Label of the progress bar.
+    cache : TrialCache or path, optional
+        Reuse finished batches and store new ones (:mod:`simulations.cache`).
 
     Returns
     -------
@@ -138,30 +143,41 @@ def run_grid(
     """
     if n_trials < 1:
         raise ValueError(f"parameter 'n_trials' = {n_trials!r} must be at least 1")
-    own = not isinstance(executor, Executor)
-    ex = get_executor(executor) if own else executor
-    try:
-        if batch_size is None:
-            batch_size = max(1, -(-n_trials // (4 * ex.workers))) if not isinstance(ex, SerialExecutor) else n_trials
-        tasks, where = [], []
-        for c, config in enumerate(configs):
-            seeds = list(enumerate(trial_seeds(config, n_trials, seed)))
-            for s in range(0, n_trials, batch_size):
-                tasks.append((trial, dict(config), seeds[s : s + batch_size]))
-                where.append(c)
-        bar = _progress(len(configs) * n_trials, desc, progress)
-        results: list[list[dict] | None] = [None] * len(tasks)
+    if cache is not None and not isinstance(cache, TrialCache):
+        cache = TrialCache(cache)
+    if batch_size is None:
+        batch_size = max(1, -(-n_trials // 8))
+    fn_name = f"{trial.__module__}.{trial.__qualname__}"
+    tasks, where, keys = [], [], []
+    for c, config in enumerate(configs):
+        seeds = list(enumerate(trial_seeds(config, n_trials, seed)))
+        for s in range(0, n_trials, batch_size):
+            chunk = seeds[s : s + batch_size]
+            tasks.append((trial, dict(config), chunk))
+            where.append(c)
+            keys.append(None if cache is None else cache.key(fn_name, config, seed, s, s + len(chunk)))
+    results: list[list[dict] | None] = [None] * len(tasks)
+    if cache is not None:
+        for i, k in enumerate(keys):
+            results[i] = cache.get(k)
+    todo = [i for i, r in enumerate(results) if r is None]
+    if todo:
+        own = not isinstance(executor, Executor)
+        ex = get_executor(executor) if own else executor
+        bar = _progress(sum(len(tasks[i][2]) for i in todo), desc, progress)
         try:
-            for i, rows in ex.map_unordered(_run_batch, tasks):
+            for j, rows in ex.map_unordered(_run_batch, [tasks[i] for i in todo]):
+                i = todo[j]
                 results[i] = rows
+                if cache is not None:
+                    cache.put(keys[i], rows)
                 if bar is not None:
                     bar.update(len(rows))
         finally:
             if bar is not None:
                 bar.close()
-    finally:
-        if own:
-            ex.close()
+            if own:
+                ex.close()
     frames = []
     for c, config in enumerate(configs):
         rows = [r for i, rr in enumerate(results) if where[i] == c for r in (rr or [])]
@@ -186,10 +202,11 @@ def run_trials(
     batch_size: int | None = None,
     progress: bool | None = None,
     desc: str | None = None,
+    cache: TrialCache | str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """Run ``n_trials`` trials of one configuration (see :func:`run_grid`); config entries are not added as columns."""
     df = run_grid(trial, [config], n_trials, seed=seed, executor=executor,
-                  batch_size=batch_size, progress=progress, desc=desc)
+                  batch_size=batch_size, progress=progress, desc=desc, cache=cache)
     return df.drop(columns=[k for k in config if k in df.columns and k != "trial"])
 
 

@@ -84,3 +84,36 @@ def test_unreachable_dask_scheduler_is_a_value_error():
 def test_serial_executor_yields_in_order():
     with SerialExecutor() as ex:
         assert list(ex.map_unordered(lambda v: v * 2, [1, 2, 3])) == [(0, 2), (1, 4), (2, 6)]
+
+
+CALLS: list[int] = []
+
+
+def _counting_trial(config, rng):
+    CALLS.append(config["n"])
+    return {"x": float(rng.random())}
+
+
+def test_cache_reuses_finished_batches_and_recomputes_only_changed_configs(tmp_path):
+    CALLS.clear()
+    first = run_grid(_counting_trial, [{"n": 1}, {"n": 2}], 6, seed=4, cache=tmp_path, batch_size=2)
+    assert len(CALLS) == 12
+    CALLS.clear()
+    again = run_grid(_counting_trial, [{"n": 1}, {"n": 2}], 6, seed=4, cache=tmp_path, batch_size=2)
+    assert CALLS == [] and first.equals(again)
+    # one parameter changed: only that configuration runs
+    changed = run_grid(_counting_trial, [{"n": 1}, {"n": 3}], 6, seed=4, cache=tmp_path, batch_size=2)
+    assert CALLS == [3] * 6
+    assert changed[changed.n == 1].reset_index(drop=True).equals(first[first.n == 1].reset_index(drop=True))
+
+
+def test_interrupted_run_resumes_from_the_batches_it_finished(tmp_path):
+    from simulations.cache import TrialCache
+
+    full = run_trials(_counting_trial, {"n": 5}, 8, seed=1, batch_size=2)
+    cache = TrialCache(tmp_path)
+    # simulate an interruption after the first two batches: store only them
+    run_trials(_counting_trial, {"n": 5}, 4, seed=1, batch_size=2, cache=cache)
+    CALLS.clear()
+    resumed = run_trials(_counting_trial, {"n": 5}, 8, seed=1, batch_size=2, cache=cache)
+    assert len(CALLS) == 4 and resumed.equals(full)

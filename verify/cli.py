@@ -4,13 +4,15 @@ Usage::
 
     python -m verify [--profile quick|default|full] [--only PATTERN]
                      [--executor serial|local|dask] [--scheduler ADDRESS]
-                     [--seed N] [--out DIR] [--no-picks] [--no-empirical]
+                     [--seed N] [--out DIR] [--cache DIR | --no-cache]
+                     [--no-picks] [--no-empirical]
 
 The symbolic checks of :mod:`bounds` always run; the empirical checks of
 :mod:`verify.empirical` run in the chosen profile (``make verify`` uses
 ``default``).  Bad input (an unknown profile, a pattern that matches nothing,
 an unreachable scheduler, an unwritable directory) prints one line to stderr
-and exits with status 2; nothing is half-written.
+and exits with status 2; nothing is half-written.  Finished trials are cached
+by content (:mod:`simulations.cache`), so a rerun only computes what changed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--executor", default="local", help="serial, local (all cores; default) or dask")
     ap.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
     ap.add_argument("--seed", type=int, default=0, help="root seed of every Monte Carlo run (default 0)")
+    ap.add_argument("--cache", default=".cache/trials",
+                    help="directory of finished trials, reused by later runs (default: .cache/trials)")
+    ap.add_argument("--no-cache", action="store_true", help="recompute every trial")
     ap.add_argument("--no-picks", action="store_true", help="skip the ε/λ table")
     ap.add_argument("--no-empirical", action="store_true", help="symbolic checks only")
     try:
@@ -59,7 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             specs = select(a.only)
             ex = get_executor(a.executor, scheduler=a.scheduler)
             run_info["executor"] = ex.describe()
-            ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex)
+            ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex,
+                          cache=None if a.no_cache else a.cache)
             try:
                 for spec in specs:
                     t1 = time.perf_counter()

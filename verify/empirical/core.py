@@ -139,7 +139,7 @@ PROFILES: dict[str, Profile] = {
 
 @dataclass
 class Context:
-    """What a check needs to run: the profile, the seed and an executor.
+    """What a check needs to run: the profile, the seed, an executor and an optional trial cache.
 
     ``run(trial, configs, n_trials)`` runs trials through :func:`simulations.runner.run_grid`
     with the context's executor, seed and progress setting.
@@ -149,6 +149,7 @@ class Context:
     seed: int = 0
     executor: str | Executor = "serial"
     progress: bool | None = None
+    cache: str | None = None
     _ex: Executor | None = field(default=None, repr=False)
 
     def run(self, trial: TrialFn, configs: Sequence[Mapping[str, Any]], n_trials: int,
@@ -156,7 +157,7 @@ class Context:
         if self._ex is None:
             self._ex = get_executor(self.executor)
         return run_grid(trial, configs, n_trials, seed=self.seed, executor=self._ex,
-                        progress=self.progress, desc=desc)
+                        progress=self.progress, desc=desc, cache=self.cache)
 
     def close(self) -> None:
         if self._ex is not None and not isinstance(self.executor, Executor):
@@ -165,7 +166,7 @@ class Context:
 
     def with_profile(self, **changes: Any) -> Context:
         """A copy with some profile sizes changed (used by tests)."""
-        return Context(replace(self.profile, **changes), self.seed, self.executor, self.progress)
+        return Context(replace(self.profile, **changes), self.seed, self.executor, self.progress, self.cache)
 
 
 CheckFn = Callable[[Context], list[EmpiricalResult]]
