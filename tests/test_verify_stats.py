@@ -62,3 +62,15 @@ def test_mean_ci_rejects_bad_input(bad):
 def test_slope_fit_rejects_nonpositive_values():
     with pytest.raises(ValueError, match="'y'"):
         slope_fit([1, 2, 3], [1.0, 0.0, 1.0])
+
+
+def test_profiles_file_defines_the_three_profiles_and_rejects_bad_tables(tmp_path):
+    from verify.empirical.core import PROFILES, load_profiles
+
+    assert {"quick", "default", "full"} <= set(PROFILES)
+    for p in PROFILES.values():
+        assert len(p.m_grid) >= 6 and p.m_grid[-1] / p.m_grid[0] >= 10**1.5   # issue 3: ≥ 6 m over ≥ 1.5 decades
+    bad = tmp_path / "p.toml"
+    bad.write_text("[mine]\nn_trials = 3\n")
+    with pytest.raises(ValueError, match="'mine'"):
+        load_profiles(bad)

@@ -18,8 +18,10 @@ Examples
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -125,16 +127,31 @@ class Profile:
     confidence: float = 0.95
 
 
-PROFILES: dict[str, Profile] = {
-    "quick": Profile("quick", n_trials=40, n_noise=200, m=100, m_grid=(50, 100, 200, 400, 800, 1600),
-                     n_rate_trials=16, n_search=32, m_sens=(50, 200)),
-    "default": Profile("default", n_trials=200, n_noise=1000, m=200,
-                       m_grid=(100, 200, 400, 800, 1600, 3200, 6400), n_rate_trials=48,
-                       n_search=128, m_sens=(50, 200, 800)),
-    "full": Profile("full", n_trials=1000, n_noise=4000, m=400,
-                    m_grid=(100, 200, 400, 800, 1600, 3200, 6400, 12800), n_rate_trials=200,
-                    n_search=512, m_sens=(50, 200, 800, 2000)),
-}
+PROFILES_FILE = Path(__file__).resolve().parents[1] / "profiles.toml"
+
+
+def load_profiles(path: str | Path = PROFILES_FILE) -> dict[str, Profile]:
+    """Read the profiles of a TOML file (``verify/profiles.toml`` by default).
+
+    Raises
+    ------
+    ValueError
+        For a table with missing or unknown fields, naming the profile.
+    """
+    with open(path, "rb") as fh:
+        raw = tomllib.load(fh)
+    names = {f.name for f in fields(Profile)} - {"name"}
+    out = {}
+    for name, table in raw.items():
+        if set(table) != names:
+            missing, extra = names - set(table), set(table) - names
+            raise ValueError(f"profile {name!r} in {path}: missing {sorted(missing)}, unknown {sorted(extra)}")
+        vals = {k: tuple(int(x) for x in v) if isinstance(v, list) else v for k, v in table.items()}
+        out[name] = Profile(name=name, **vals)
+    return out
+
+
+PROFILES: dict[str, Profile] = load_profiles()
 
 
 @dataclass
