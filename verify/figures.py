@@ -83,7 +83,66 @@ def rate_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
         if r.kind != "rate" or "m" not in r.details or "mean" not in r.details:
             continue
         directory.mkdir(parents=True, exist_ok=True)
-        stem = directory / _slug(f"rate_{r.key}_{r.variant}")
+        stem = directory / _slug(f"rate_{r.key}_{r.variant}".replace(".", "_"))
         files = rate_figure(r, stem)
         out[f"{r.key}:{r.kind}:{r.variant}"] = f"{directory.name}/{files[0].name}"
+    return out
+
+
+def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path) -> list[Path]:
+    """Heat map of log10 of a bound over (ε, λ) at fixed m, the paper's and the optimised choice marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bounds.pick import bound_grid, optimise, paper_schedule
+
+    eps = np.geomspace(1e-3, 1.0, 121)
+    lam = np.geomspace(1e-5, 1.0, 121)
+    z = bound_grid(key, m, eps, lam, **consts)
+    finite = np.isfinite(z) & (z > 0)
+    lz = np.where(finite, np.log10(np.where(finite, z, 1.0)), np.nan)
+    if np.any(finite):
+        lo = np.nanmin(lz)
+        lz = np.minimum(lz, lo + 4)          # four decades above the minimum: the interesting region
+    fig, ax = plt.subplots(figsize=(5.2, 4.0), constrained_layout=True)
+    pc = ax.pcolormesh(eps, lam, lz, shading="auto", cmap="viridis")
+    fig.colorbar(pc, ax=ax, label="log10 bound (capped at min + 4)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    p = paper_schedule(key, m, **consts)
+    o = optimise(key, m, **consts)
+    if p.lam is not None:
+        ax.plot([p.eps], [p.lam], "o", ms=9, mfc="none", mec="w", mew=2,
+                label=f"paper: ε={p.eps:.3g}, λ={p.lam:.3g}, bound {p.bound:.3g}")
+    if o.lam is not None:
+        ax.plot([o.eps], [o.lam], "*", ms=12, color="C3",
+                label=f"optimised: ε={o.eps:.3g}, λ={o.lam:.3g}, bound {o.bound:.3g}")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("λ")
+    ax.set_title(f"{key} at m = {m:.0e} (derived bound)", fontsize=9)
+    ax.legend(fontsize=7, loc="lower left")
+    out = []
+    for ext in ("png", "svg"):
+        q = path_stem.with_suffix(f".{ext}")
+        fig.savefig(q, dpi=150 if ext == "png" else None)
+        out.append(q)
+    plt.close(fig)
+    return out
+
+
+def heatmaps(pick_constants: dict[str, dict[str, float]], directory: Path, m: float = 1e4) -> dict[str, str]:
+    """One heat map per pickable bound whose constants leave both ε and λ free.
+
+    Returns ``key`` → PNG path relative to the report directory.
+    """
+    directory = Path(directory)
+    out: dict[str, str] = {}
+    for key, consts in pick_constants.items():
+        if "eps" in consts or "lam" in consts:
+            continue
+        directory.mkdir(parents=True, exist_ok=True)
+        files = bound_heatmap(key, consts, m, directory / _slug(f"heatmap_{key.replace('.', '_')}"))
+        out[key] = f"{directory.name}/{files[0].name}"
     return out

@@ -188,7 +188,8 @@ def _result_line(r: Any) -> str:
 
 
 def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: dict[str, Any],
-                    empirical: Sequence[Any] = (), figures: dict[str, str] | None = None) -> str:
+                    empirical: Sequence[Any] = (), figures: dict[str, str] | None = None,
+                    heatmaps: dict[str, str] | None = None) -> str:
     tally = Counter(e.status for e in evs)
     emp = empirical_summary(empirical)
     by_key: dict[str, list[Any]] = {}
@@ -311,6 +312,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 f"{r['improvement']:.3g}× |"
             )
         L.append("")
+        for key, fig in (heatmaps or {}).items():
+            L.append(f"![{key}: bound over (ε, λ) at m = 10⁴]({fig})")
+            L.append("")
     L.append("## Provenance")
     L.append("")
     for k, v in prov.items():
@@ -373,11 +377,15 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     tmp = Path(tempfile.mkdtemp(prefix=".verify-", dir=out))
     try:
         figs: dict[str, str] = {}
-        if empirical and figures:
-            from .figures import rate_figures
+        hms: dict[str, str] = {}
+        if figures:
+            from .figures import heatmaps, rate_figures
 
-            figs = rate_figures(empirical, tmp / "figures")
-        md = render_markdown(evs, pk, prov, empirical, figs)
+            if empirical:
+                figs = rate_figures(empirical, tmp / "figures")
+            if pk:
+                hms = heatmaps(PICK_CONSTANTS, tmp / "figures")
+        md = render_markdown(evs, pk, prov, empirical, figs, hms)
         summary = {
             "provenance": prov,
             "tally": dict(Counter(e.status for e in evs)),
@@ -397,7 +405,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             df = results_frame(empirical).drop(columns=["details"])
             df.to_csv(tmp / "results" / "empirical.csv", index=False)
             names.append("results")
-        if figs:
+        if figs or hms:
             names.append("figures")
         for name in names:
             target = out / name
