@@ -55,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.only and not _only(a.only):
             raise ValueError(f"pattern {a.only!r} matches no statement")
         results = []
+        utility = None
         run_info = {"profile": a.profile, "seed": a.seed}
         if not a.no_empirical:
             from simulations.executors import get_executor
@@ -71,10 +72,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                     t1 = time.perf_counter()
                     results.extend(run_checks(ctx, specs=[spec]))
                     print(f"  {spec.key}:{spec.kind} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+                if not a.only:
+                    from .utility import run_utility
+
+                    t1 = time.perf_counter()
+                    utility = run_utility(ctx)
+                    print(f"  privacy-utility ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
             finally:
+                ctx.close()
                 ex.close()
         run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
-        paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info)
+        paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
+                             utility=utility)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
