@@ -1,4 +1,4 @@
-"""Writing ``reports/REPORT.md`` and ``reports/summary.json`` (symbolic part).
+"""Writing the report: ``REPORT.md``, ``index.html``, ``summary.json``, ``results/``, ``figures/``.
 
 Everything in the report is computed from :mod:`bounds` at run time: the
 status of every statement, the evidence of every erratum and which later
@@ -421,9 +421,12 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "empirical": [_jsonable(r.as_row()) for r in empirical],
             "picks": pk,
         }
+        from .html import render_html
+
         (tmp / "REPORT.md").write_text(md, encoding="utf-8")
+        (tmp / "index.html").write_text(render_html(md, tmp), encoding="utf-8")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
-        names = ["REPORT.md", "summary.json"]
+        names = ["REPORT.md", "index.html", "summary.json"]
         if empirical or utility is not None:
             (tmp / "results").mkdir()
             if empirical:
@@ -448,7 +451,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                 os.replace(tmp / name, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return {"markdown": out / "REPORT.md", "summary": out / "summary.json"}
+    return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
 
 
 def _json_emp(d: dict[str, Any] | None) -> dict[str, Any] | None:
