@@ -76,7 +76,8 @@ class LocalExecutor(Executor):
         Number of processes; default ``os.cpu_count()``.
 
     The pool is created lazily and reused by every ``map_unordered`` call until
-    :meth:`close`.  At most ``2 × workers`` tasks are in flight, so a long
+    :meth:`close`.  Each worker limits BLAS to one thread (threadpoolctl), so
+    the processes do not oversubscribe the cores.  At most ``2 × workers`` tasks are in flight, so a long
     task list does not pickle everything up front.
     """
 
@@ -91,7 +92,7 @@ class LocalExecutor(Executor):
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_one_blas_thread)
         return self._pool
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
@@ -119,6 +120,15 @@ class LocalExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _one_blas_thread() -> None:
+    """Worker initialiser: one BLAS thread per process (the processes already use every core)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return
+    threadpool_limits(1)
 
 
 class DaskExecutor(Executor):
