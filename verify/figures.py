@@ -146,3 +146,119 @@ def heatmaps(pick_constants: dict[str, dict[str, float]], directory: Path, m: fl
         files = bound_heatmap(key, consts, m, directory / _slug(f"heatmap_{key.replace('.', '_')}"))
         out[key] = f"{directory.name}/{files[0].name}"
     return out
+
+
+def _x_of(r: Any) -> float | None:
+    for k in ("m", "t", "T"):
+        if k in r.details:
+            try:
+                return float(r.details[k])
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def sensitivity_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
+    """Per statement with sensitivity results: empirical worst case / bound against m, one line per variant.
+
+    The variant label without its ``m=…``/``t=…`` part names the line (λ, κ, problem,
+    norm); a ratio above the dashed line at 1 is a violated bound.
+    Returns ``key`` → PNG path relative to the report directory.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_key: dict[str, list[Any]] = {}
+    for r in results:
+        if r.kind == "sensitivity" and math.isfinite(r.statistic) and r.bound > 0 and _x_of(r) is not None:
+            by_key.setdefault(r.key, []).append(r)
+    out: dict[str, str] = {}
+    directory = Path(directory)
+    for key, rs in by_key.items():
+        lines: dict[str, list[tuple[float, float]]] = {}
+        for r in rs:
+            label = re.sub(r"(^|,\s*)(m|t|T)=[^,]*", "", r.variant).strip(", ") or "all"
+            lines.setdefault(label, []).append((_x_of(r), r.statistic / r.bound))
+        fig, ax = plt.subplots(figsize=(5.2, 3.6), constrained_layout=True)
+        for i, (label, pts) in enumerate(sorted(lines.items())):
+            pts.sort()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=f"C{i % 10}", label=label)
+        ax.axhline(1.0, color="k", ls="--", lw=1, label="bound")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("m (or t)")
+        ax.set_ylabel("worst case found / bound")
+        ax.set_title(f"{key}: adversarial sensitivity search", fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+        directory.mkdir(parents=True, exist_ok=True)
+        stem = directory / _slug(f"sensitivity_{key}".replace(".", "_"))
+        for ext in ("png", "svg"):
+            fig.savefig(stem.with_suffix(f".{ext}"), dpi=150 if ext == "png" else None)
+        plt.close(fig)
+        out[key] = f"{directory.name}/{stem.name}.png"
+    return out
+
+
+def overview_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
+    """One small-multiples figure per paper: a panel per statement, a point per variant.
+
+    Sensitivity, risk and violation panels show statistic/bound with the
+    interval (log scale, dashed line at 1); rate panels show the fitted slope
+    with its interval and the claimed exponent as a dashed line.
+    Returns paper prefix → PNG path relative to the report directory.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    papers: dict[str, dict[str, list[Any]]] = {}
+    for r in results:
+        if math.isfinite(r.statistic):
+            papers.setdefault(r.key.split(".")[0], {}).setdefault(r.key + (" (rate)" if r.kind == "rate" else ""), []).append(r)
+    out: dict[str, str] = {}
+    directory = Path(directory)
+    for paper, panels in papers.items():
+        n = len(panels)
+        cols = min(4, n)
+        rows = -(-n // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), constrained_layout=True,
+                                 squeeze=False)
+        for ax, (name, rs) in zip(axes.ravel(), panels.items(), strict=False):
+            xs = np.arange(len(rs))
+            colors = ["C2" if r.verdict == "holds" else "C3" if r.verdict == "violated" else "C1" for r in rs]
+            if rs[0].kind == "rate":
+                y = np.array([r.statistic for r in rs])
+                err = np.array([[r.statistic - r.lo for r in rs], [r.hi - r.statistic for r in rs]])
+                ax.axhline(rs[0].bound, color="k", ls="--", lw=1)
+                ax.set_ylabel("slope (dashed: claimed)", fontsize=7)
+            else:
+                b = np.array([r.bound for r in rs])
+                y = np.array([r.statistic for r in rs]) / b
+                lo = np.array([r.lo for r in rs]) / b
+                hi = np.array([r.hi for r in rs]) / b
+                err = np.array([np.maximum(y - lo, 0), np.maximum(hi - y, 0)])
+                ax.axhline(1.0, color="k", ls="--", lw=1)
+                if np.all(y > 0):
+                    ax.set_yscale("log")
+                ax.set_ylabel("empirical / bound", fontsize=7)
+            ax.errorbar(xs, y, yerr=err, fmt="none", ecolor="0.4", lw=1)
+            ax.scatter(xs, y, c=colors, s=18, zorder=3)
+            ax.set_xticks(xs)
+            ax.set_xticklabels([str(i + 1) for i in xs], fontsize=6)
+            ax.set_title(name, fontsize=8)
+            ax.tick_params(labelsize=6)
+        for ax in axes.ravel()[n:]:
+            ax.axis("off")
+        fig.suptitle(f"{paper}: every empirical check (green holds, red violated, orange inconclusive; "
+                     "x = variant number in the report)", fontsize=8)
+        directory.mkdir(parents=True, exist_ok=True)
+        stem = directory / f"overview_{paper}"
+        for ext in ("png", "svg"):
+            fig.savefig(stem.with_suffix(f".{ext}"), dpi=150 if ext == "png" else None)
+        plt.close(fig)
+        out[paper] = f"{directory.name}/{stem.name}.png"
+    return out

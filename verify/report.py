@@ -190,13 +190,24 @@ def _result_line(r: Any) -> str:
 def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: dict[str, Any],
                     empirical: Sequence[Any] = (), figures: dict[str, str] | None = None,
                     heatmaps: dict[str, str] | None = None, utility: Any = None,
-                    utility_fig: str | None = None) -> str:
+                    utility_fig: str | None = None, sens_figs: dict[str, str] | None = None,
+                    overview: dict[str, str] | None = None) -> str:
     tally = Counter(e.status for e in evs)
     emp = empirical_summary(empirical)
     by_key: dict[str, list[Any]] = {}
     for r in empirical:
         by_key.setdefault(r.key, []).append(r)
     figures = figures or {}
+    sens_figs = sens_figs or {}
+    overview = overview or {}
+
+    def first_figure(key: str) -> str:
+        for r in by_key.get(key, []):
+            f = figures.get(f"{r.key}:{r.kind}:{r.variant}")
+            if f:
+                return f"[rate]({f})"
+        return f"[sensitivity]({sens_figs[key]})" if key in sens_figs else "—"
+
     L: list[str] = []
     L.append("# dp-erm-verify report")
     L.append("")
@@ -230,13 +241,13 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("")
     L.append("## Summary")
     L.append("")
-    L.append("| key | seed | label | kind | status | severity | empirical |")
-    L.append("|---|---|---|---|---|---|---|")
+    L.append("| key | seed | label | kind | status | severity | empirical | figure |")
+    L.append("|---|---|---|---|---|---|---|---|")
     for e in evs:
         st = e.statement
         L.append(
             f"| [`{st.key}`](#{_anchor(st.key)}) | {st.seed[:3]} | {st.label} | {st.kind} | **{e.status}** | "
-            f"{_severity(e)} | {_empirical_cell(emp.get(st.key))} |"
+            f"{_severity(e)} | {_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
         )
     L.append("")
     by_paper: dict[str, list[Evaluation]] = {}
@@ -250,6 +261,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         L.append("")
         L.append(f"{paper['citation']}.  Paper id `{pid}`.  " + ", ".join(f"{v} {k}" for k, v in sorted(t.items())) + ".")
         L.append("")
+        if pid in overview:
+            L.append(f"![{pid}: overview of the empirical checks]({overview[pid]})")
+            L.append("")
         for e in items:
             st = e.statement
             L.append(f"### <a id=\"{_anchor(st.key)}\"></a>`{st.key}` — {st.label}: {st.quantity}")
@@ -272,11 +286,16 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 L.append(f"- used downstream by: {', '.join(f'`{k}`' for k in deps[st.key])}")
             if st.notes:
                 L.append(f"- note: {_md_escape(st.notes)}")
+            counter: Counter[str] = Counter()
             for r in by_key.get(st.key, []):
-                L.append(f"- empirical {_result_line(r)}")
+                panel = "rate" if r.kind == "rate" else "bound"
+                counter[panel] += 1
+                L.append(f"- empirical #{counter[panel]} {_result_line(r)}")
                 fig = figures.get(f"{r.key}:{r.kind}:{r.variant}")
                 if fig:
                     L.append(f"  ![{r.key} {r.variant}]({fig})")
+            if st.key in sens_figs:
+                L.append(f"- ![{st.key}: sensitivity against m]({sens_figs[st.key]})")
             L.append("")
     if utility is not None and len(utility):
         from .utility import utility_markdown
@@ -399,11 +418,17 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     try:
         figs: dict[str, str] = {}
         hms: dict[str, str] = {}
+        sfigs: dict[str, str] = {}
+        ovs: dict[str, str] = {}
         if figures:
             from .figures import heatmaps, rate_figures
 
             if empirical:
+                from .figures import overview_figures, sensitivity_figures
+
                 figs = rate_figures(empirical, tmp / "figures")
+                sfigs = sensitivity_figures(empirical, tmp / "figures")
+                ovs = overview_figures(empirical, tmp / "figures")
             if pk:
                 hms = heatmaps(PICK_CONSTANTS, tmp / "figures")
         ufig = None
@@ -411,7 +436,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             from .utility import utility_figures
 
             ufig = utility_figures(utility, tmp / "figures")["privacy_utility"]
-        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig)
+        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs)
         summary = {
             "provenance": prov,
             "tally": dict(Counter(e.status for e in evs)),
@@ -437,7 +462,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             if utility is not None:
                 utility.to_csv(tmp / "results" / "utility.csv", index=False)
             names.append("results")
-        if figs or hms or ufig:
+        if figs or hms or ufig or sfigs or ovs:
             names.append("figures")
         for name in names:
             target = out / name
