@@ -2,6 +2,7 @@
 
 Usage::
 
+    python -m verify audit [--json] [--profile P] [--seed N]   # privacy audits only
     python -m verify [--profile quick|default|full] [--only PATTERN]
                      [--executor serial|local|dask] [--scheduler ADDRESS]
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
@@ -25,10 +26,50 @@ from collections.abc import Sequence
 
 from bounds import registry
 
+AUDIT_RELEASES = {"quick": 20_000, "default": 100_000, "full": 1_000_000}
+
+
+def audit_main(argv: Sequence[str]) -> int:
+    """``python -m verify audit [--json] [--profile P] [--seed N]``: audit every mechanism."""
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m verify audit",
+                                 description="Lower bounds on ε for every implemented mechanism.")
+    ap.add_argument("--json", action="store_true", help="print the audits as JSON")
+    ap.add_argument("--profile", default="default", help=f"releases per data set: {AUDIT_RELEASES}")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--confidence", type=float, default=0.95)
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        if a.profile not in AUDIT_RELEASES:
+            raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(AUDIT_RELEASES)}")
+        if not 0 < a.confidence < 1:
+            raise ValueError(f"parameter 'confidence' = {a.confidence!r} must lie in (0, 1)")
+        from .audit_mechanisms import run_audits
+
+        rows = run_audits(AUDIT_RELEASES[a.profile], a.seed, a.confidence, sweep=False)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if a.json:
+        print(json.dumps([r.as_row() for r in rows], indent=1, ensure_ascii=False, default=str))
+    else:
+        for r in rows:
+            print(f"{r.mechanism:<11} {r.release:<12} {r.calibration:<8} claimed ε={r.claimed_eps:<4g} "
+                  f"ε_lower={r.eps_lower:8.3f} ({r.confidence:.0%})  {r.verdict}")
+    return 0
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the report job; returns the exit status."""
+    """Run the report job (or ``audit``); returns the exit status."""
     from .empirical import PROFILES
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["audit"]:
+        return audit_main(argv[1:])
 
     ap = argparse.ArgumentParser(prog="python -m verify", description="Regenerate reports/.")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
@@ -56,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"pattern {a.only!r} matches no statement")
         results = []
         utility = None
+        audits = None
         run_info = {"profile": a.profile, "seed": a.seed}
         if not a.no_empirical:
             from simulations.executors import get_executor
@@ -73,17 +115,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                     results.extend(run_checks(ctx, specs=[spec]))
                     print(f"  {spec.key}:{spec.kind} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
                 if not a.only:
+                    from .audit_mechanisms import run_audits
                     from .utility import run_utility
 
                     t1 = time.perf_counter()
                     utility = run_utility(ctx)
                     print(f"  privacy-utility ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+                    t1 = time.perf_counter()
+                    audits = run_audits(AUDIT_RELEASES.get(a.profile, 100_000), a.seed)
+                    print(f"  privacy audits ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
             finally:
                 ctx.close()
                 ex.close()
         run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
         paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
-                             utility=utility)
+                             utility=utility, audits=audits)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

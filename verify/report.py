@@ -191,7 +191,8 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                     empirical: Sequence[Any] = (), figures: dict[str, str] | None = None,
                     heatmaps: dict[str, str] | None = None, utility: Any = None,
                     utility_fig: str | None = None, sens_figs: dict[str, str] | None = None,
-                    overview: dict[str, str] | None = None) -> str:
+                    overview: dict[str, str] | None = None, audits: Any = None,
+                    audit_fig: str | None = None) -> str:
     tally = Counter(e.status for e in evs)
     emp = empirical_summary(empirical)
     by_key: dict[str, list[Any]] = {}
@@ -315,6 +316,26 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         if utility_fig:
             L.append(f"![privacy–utility]({utility_fig})")
             L.append("")
+    if audits:
+        from .audit_mechanisms import audit_markdown
+
+        av = Counter(r.verdict for r in audits if not r.details.get("sweep"))
+        L.append("## Privacy audits")
+        L.append("")
+        L.append(
+            f"Lower bounds on ε from distinguishing attacks on the hardest neighbouring pair found "
+            f"(`verify/audit_mechanisms.py`): {audits[0].n} releases per data set, threshold chosen on a "
+            f"separate 20% split, one-sided Clopper–Pearson limits on both error rates at "
+            f"{audits[0].confidence:.0%} confidence.  `violated` means ε_lower > claimed ε: at that confidence "
+            "the mechanism as implemented is not ε-DP for that release.  "
+            + ", ".join(f"{n} {v}" for v, n in sorted(av.items())) + "."
+        )
+        L.append("")
+        L.extend(audit_markdown(list(audits)))
+        L.append("")
+        if audit_fig:
+            L.append(f"![ε_lower against the claimed ε]({audit_fig})")
+            L.append("")
     errata = [e for e in evs if e.status == "erratum"]
     L.append("## Errata")
     L.append("")
@@ -371,7 +392,7 @@ def _anchor(key: str) -> str:
 
 def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True,
                  empirical: Sequence[Any] = (), run_info: dict[str, Any] | None = None,
-                 figures: bool = True, utility: Any = None) -> dict[str, Path]:
+                 figures: bool = True, utility: Any = None, audits: Any = None) -> dict[str, Path]:
     """Evaluate the statements (all, or those matching ``only``) and write the report files.
 
     Parameters
@@ -436,7 +457,12 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             from .utility import utility_figures
 
             ufig = utility_figures(utility, tmp / "figures")["privacy_utility"]
-        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs)
+        afig = None
+        if figures and audits:
+            from .audit_mechanisms import audit_figure
+
+            afig = audit_figure(list(audits), tmp / "figures")
+        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig)
         summary = {
             "provenance": prov,
             "tally": dict(Counter(e.status for e in evs)),
@@ -444,6 +470,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "statements": [dict(entry(e), severity=_severity(e), empirical=_json_emp(emp.get(e.key)))
                            for e in evs],
             "empirical": [_jsonable(r.as_row()) for r in empirical],
+            "audits": [_jsonable(r.as_row()) for r in (audits or [])],
             "picks": pk,
         }
         from .html import render_html
@@ -452,7 +479,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
         (tmp / "index.html").write_text(render_html(md, tmp), encoding="utf-8")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
         names = ["REPORT.md", "index.html", "summary.json"]
-        if empirical or utility is not None:
+        if empirical or utility is not None or audits:
             (tmp / "results").mkdir()
             if empirical:
                 from .empirical.core import results_frame
@@ -461,8 +488,13 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                 df.to_csv(tmp / "results" / "empirical.csv", index=False)
             if utility is not None:
                 utility.to_csv(tmp / "results" / "utility.csv", index=False)
+            if audits:
+                import pandas as pd
+
+                pd.DataFrame([r.as_row() for r in audits]).drop(columns=["details"]).to_csv(
+                    tmp / "results" / "audits.csv", index=False)
             names.append("results")
-        if figs or hms or ufig or sfigs or ovs:
+        if figs or hms or ufig or sfigs or ovs or afig:
             names.append("figures")
         for name in names:
             target = out / name
