@@ -370,13 +370,38 @@ def audit_eps_sweep(eps_values: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0), n
     return out
 
 
+def audit_calibration(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
+                      eps: float = 1.0, delta: float = GP_DELTA) -> list[MechanismAudit]:
+    """The auditor on textbook mechanisms of known ε: Laplace (ε-DP) and Gaussian ((ε, δ)-DP).
+
+    ``details["ratio"]`` = ε_lower / ε_true: how much of the true ε the auditor recovers
+    with this many releases (the Gaussian's ε_true is its exact ε at δ, Balle & Wang 2018).
+    """
+    from .audit import gaussian_releases, gaussian_true_eps, laplace_releases
+
+    out = []
+    lap = _run("laplace", "textbook Laplace mechanism, Δ = 1", "value", "exact", *laplace_releases(eps), n,
+               seed, confidence, "threshold on the value", LEAK_VALUE, {"eps_true": eps}, claimed=eps)
+    lap.details["ratio"] = lap.eps_lower / eps
+    out.append(lap)
+    sigma = math.sqrt(2 * math.log(1.25 / delta)) / eps
+    true = gaussian_true_eps(sigma, delta)
+    ga = _run("gaussian", "textbook Gaussian mechanism, Δ = 1, σ = √(2 ln(1.25/δ))/ε", "value", "exact",
+              *gaussian_releases(eps, delta), n, seed, confidence, "threshold on the value", LEAK_VALUE,
+              {"eps_true": true}, delta=delta, claimed=eps)
+    ga.details["ratio"] = ga.eps_lower / true
+    out.append(ga)
+    return out
+
+
 def run_audits(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
                sweep: bool = True) -> list[MechanismAudit]:
-    """Every audit: the papers' mechanisms, the Gaussian-process alternative and (optionally) the ε sweep.
+    """Every audit: calibration, the papers' mechanisms, the Gaussian-process alternative, the ε sweep.
 
     Rows of the sweep have ``details["sweep"] = True``.
     """
-    rows = audit_output_perturbation(n, seed, confidence) + audit_gp_alternative(n, seed, confidence)
+    rows = (audit_calibration(n, seed, confidence) + audit_output_perturbation(n, seed, confidence)
+            + audit_gp_alternative(n, seed, confidence))
     if sweep:
         for r in audit_eps_sweep(n=n, seed=seed, confidence=confidence):
             r.details["sweep"] = True
@@ -392,6 +417,8 @@ def audit_markdown(rows: list[MechanismAudit]) -> list[str]:
         if r.details.get("sweep"):
             continue
         d = f"{r.claimed_eps:g}" + (f" ({r.delta:g})" if r.delta else "")
+        if "ratio" in r.details:
+            d += f"; true ε {r.details['eps_true']:.3g}, recovered {r.details['ratio']:.0%}"
         pt = "∞" if math.isinf(r.eps_point) else f"{r.eps_point:.3g}"
         L.append(f"| `{r.mechanism}` | {r.source} | {r.release} | {r.calibration} | {d} | {r.eps_lower:.3f} | "
                  f"{pt} | **{r.verdict}** | {r.leak} |")
