@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list statements")
     p.add_argument("--json", action="store_true")
     p.add_argument("--paper")
-    p.add_argument("--status", choices=("consistent", "erratum", "premise", "cited"))
+    p.add_argument("--status", choices=("consistent", "erratum", "premise", "cited", "order"))
     p = sub.add_parser("show", help="show one statement")
     p.add_argument("key")
     p = sub.add_parser("eval", help="evaluate a statement")

@@ -46,7 +46,7 @@ from .symbols import BY_SYMBOL, P, Param
 #: the seed papers known to the registry: short id -> (seed file, citation)
 PAPERS: dict[str, dict[str, str]] = {}
 
-STATUSES = ("consistent", "erratum", "premise", "cited")
+STATUSES = ("consistent", "erratum", "premise", "cited", "order")
 KINDS = (
     "definition",
     "assumption",
@@ -58,6 +58,7 @@ KINDS = (
     "noise",
     "schedule",
     "rate",
+    "order",
 )
 RELATIONS = ("eq", "upper", "lower", "none")
 
@@ -365,6 +366,8 @@ class Registry:
             status = "erratum"
         elif st.kind in ("definition", "assumption"):
             status = "premise"
+        elif st.kind == "order":
+            status = "order"
         elif st.cited:
             status = "cited"
         else:

@@ -189,3 +189,24 @@ def test_laplace_privacy_ratio_by_sampling() -> None:
             for x in bs
         ]
         assert max(r) == pytest.approx(limit, rel=1e-9)
+
+
+def test_order_statements_get_the_order_status_and_can_still_fail():
+    import sympy as sp
+
+    from bounds.checks import rate_check
+    from bounds.core import Registry, register_paper, statement_factory
+    from bounds.symbols import S
+
+    reg = Registry()
+    register_paper("demo_o", "999_demo.txt", "Doe (2026)", "Demo")
+    add = statement_factory(reg, "demo_o", "999_demo.txt")
+    C = sp.Symbol("C_order", positive=True)
+    add("rate", "Theorem 1", "order", "excess risk, up to a constant", C * S.m ** sp.Rational(-2, 3),
+        params=("m",), relation="none", doc="999_demo.txt, Thm 1.",
+        checks=(lambda st, dep: rate_check(st, dep(st.key), sp.Rational(-2, 3)),))
+    add("bad", "Theorem 2", "order", "excess risk, up to a constant", C * S.m ** sp.Rational(-1, 2),
+        params=("m",), relation="none", doc="999_demo.txt, Thm 2.",
+        checks=(lambda st, dep: rate_check(st, dep(st.key), sp.Rational(-2, 3)),))
+    assert reg.evaluate("demo_o.rate").status == "order"
+    assert reg.evaluate("demo_o.bad").status == "erratum"

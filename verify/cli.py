@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
     et = Counter(r.verdict for r in results)
     print(f"report: {paths['markdown']}  summary: {paths['summary']}")
-    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited"))
+    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited", "order"))
           + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in ("holds", "violated", "inconclusive"))
           + f"  ({time.perf_counter() - t0:.0f} s)")
     return 0

@@ -220,7 +220,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("")
     L.append(
         "**Tally:** "
-        + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited"))
+        + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited", "order"))
         + f" — {len(evs)} statements from {len({e.statement.paper for e in evs})} papers."
     )
     L.append("")
@@ -236,7 +236,8 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         L.append("")
     L.append("Statuses: `consistent` = follows from its premises (exactly, or as a valid looser bound, slack "
              "reported); `erratum` = does not follow (stated and derived kept; the derived one is used for numbers); "
-             "`premise` = definition or assumption; `cited` = rests on an outside result, checked numerically.  "
+             "`premise` = definition or assumption; `cited` = rests on an outside result, checked numerically; "
+             "`order` = only the order is known (an explicit unknown constant; its rate is checked).  "
              "Erratum severities: `invalid` (the stated claim fails somewhere in its domain), `mismatch` (an exact "
              "quantity differs), `gap` (a premise of a step fails), `typo` (the printed formula cannot be meant).")
     L.append("")
