@@ -395,11 +395,29 @@ def audit_calibration(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
 
 
 def run_audits(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
-               sweep: bool = True) -> list[MechanismAudit]:
+               sweep: bool = True, cache: str | None = None) -> list[MechanismAudit]:
     """Every audit: calibration, the papers' mechanisms, the Gaussian-process alternative, the ε sweep.
 
-    Rows of the sweep have ``details["sweep"] = True``.
+    Rows of the sweep have ``details["sweep"] = True``.  With ``cache`` (a directory), the rows
+    are stored under a key of the arguments and the source of the audit modules, and reused.
     """
+    if cache is not None:
+        import hashlib
+        from pathlib import Path
+
+        from simulations.cache import TrialCache
+
+        here = Path(__file__).resolve().parent
+        src = hashlib.sha256(b"".join((here / f).read_bytes() for f in ("audit.py", "audit_mechanisms.py")))
+        tc = TrialCache(cache)
+        key = tc.key("verify.audit_mechanisms.run_audits",
+                     {"n": n, "confidence": confidence, "sweep": sweep, "src": src.hexdigest()}, seed, 0, 0)
+        hit = tc.get(key)
+        if hit is not None:
+            return hit
+        rows = run_audits(n, seed, confidence, sweep)
+        tc.put(key, rows)
+        return rows
     rows = (audit_calibration(n, seed, confidence) + audit_output_perturbation(n, seed, confidence)
             + audit_gp_alternative(n, seed, confidence))
     if sweep:

@@ -122,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     utility = run_utility(ctx)
                     print(f"  privacy-utility ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
                     t1 = time.perf_counter()
-                    audits = run_audits(AUDIT_RELEASES.get(a.profile, 100_000), a.seed)
+                    audits = run_audits(AUDIT_RELEASES.get(a.profile, 100_000), a.seed,
+                                        cache=None if a.no_cache else a.cache)
                     print(f"  privacy audits ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
             finally:
                 ctx.close()

@@ -19,6 +19,7 @@ Examples
 from __future__ import annotations
 
 import datetime as _dt
+import importlib.util
 import json
 import math
 import os
@@ -33,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import sympy as sp
 
 import bounds
@@ -54,7 +56,7 @@ PICK_M = (1e3, 1e4, 1e5, 1e6)
 def provenance(seconds: float | None = None) -> dict[str, Any]:
     """Package versions, git commit and platform."""
     vers = {}
-    for pkg in ("numpy", "scipy", "sympy", "pandas", "matplotlib"):
+    for pkg in ("numpy", "scipy", "sympy", "pandas", "matplotlib", "scikit-learn", "dask", "distributed"):
         try:
             vers[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -490,10 +492,11 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             if utility is not None:
                 utility.to_csv(tmp / "results" / "utility.csv", index=False)
             if audits:
-                import pandas as pd
-
                 pd.DataFrame([r.as_row() for r in audits]).drop(columns=["details"]).to_csv(
                     tmp / "results" / "audits.csv", index=False)
+            if importlib.util.find_spec("pyarrow") is not None:
+                for csv in (tmp / "results").glob("*.csv"):
+                    pd.read_csv(csv).to_parquet(csv.with_suffix(".parquet"), index=False)
             names.append("results")
         if figs or hms or ufig or sfigs or ovs or afig:
             names.append("figures")
