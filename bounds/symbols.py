@@ -229,7 +229,8 @@ def param_of(symbol: sp.Symbol) -> Param:
 def define(name: str, symbol: sp.Symbol, **kw) -> Param:
     """Register a new parameter (for paper modules that need symbols of their own).
 
-    Re-defining an existing name with the same symbol returns the existing entry.
+    Re-defining an existing name with the same symbol returns the existing entry; a new
+    name whose symbol *prints* like an existing one (same sympy name) is refused.
 
     Examples
     --------
@@ -242,6 +243,11 @@ def define(name: str, symbol: sp.Symbol, **kw) -> Param:
         if P[name].symbol != symbol:
             raise ValueError(f"parameter {name!r} is already defined with symbol {P[name].symbol}")
         return P[name]
+    clash = [q.name for q in P.values() if q.symbol.name == symbol.name]
+    if clash:
+        # two parameters printing as the same symbol would be confused by name-based lookups
+        raise ValueError(f"parameter {name!r}: symbol name {symbol.name!r} is already used by parameter "
+                         f"{clash[0]!r}; choose another symbol name")
     p = Param(name, symbol, **kw)
     P[name] = p
     BY_SYMBOL[symbol] = p

@@ -1,0 +1,709 @@
+"""Trial functions and adversarial neighbour searches for seed 000 (Nie & Wang, JIA 2017).
+
+Seed file ``000_c13e7e0f812f87df.txt``.  The algorithm is output perturbation of
+regularised kernel ERM, equation (2): f_zA = f_z + b with f_z the minimiser of
+(1/m)Σ L(f(x_i), y_i) + λ‖f‖²_K (equation (1), Ω = ‖·‖²_K, γ = 2) and b one real
+Laplace variable.  Two instances are simulated, both with exact population risks:
+
+least squares (§5.1)
+    :class:`~simulations.data.CircleRegression` (x uniform on the circle, periodic
+    Sobolev kernel, f_ρ ∈ L_K^r known exactly).  The excess risk of f_z + b is
+    ‖f_z − f_ρ‖²_ρ + 2b(∫f_z − ∫f_ρ) + b², a quadratic in b, so the n_noise noise
+    draws of one fitted model are averaged in closed form from their first two
+    moments; f_λ = (L_K + λI)⁻¹L_K f_ρ and D(λ) are exact.
+SVM (§5.2)
+    :class:`~simulations.data.BinaryClassification` on [0, 1) with the periodic
+    Sobolev kernel of smoothness 1 scaled to κ = 1 (so the circle is the input
+    space; the Bayes rule then has a second jump at the wrap point 0 ≡ 1).  Hinge
+    and misclassification risks of f_z + b are integrals over x; they are computed
+    on a midpoint grid of ``N_QUAD`` nodes where f_z is evaluated once, and for all
+    noise draws at once by sorting the node values of f_z (prefix sums), so each
+    draw costs O(log N).  The stepping stone f_λ of (3) is not computable for the
+    hinge loss, so the trial uses an explicit g_λ ∈ H_K (a periodic trapezoid equal
+    to the Bayes rule f_c outside two linear ramps, widths optimised for each λ):
+    (3) holds for any f_λ ∈ H_K, and D_g(λ) = E(g_λ) − E(f_c) + λ‖g_λ‖²_K ≥ D(λ) is
+    exact (closed form), so it is a valid (slightly pessimistic) approximation error.
+
+Every trial draws one sample z, fits f_z exactly (the solver's certificate is
+checked; :class:`~simulations.solvers.CertificateError` propagates and the
+runner rejects the trial), draws ``n_noise`` noise values and returns averages
+over the draws of R₁, R₂, the excess risk, etc. (the terms of (3)).
+
+The sensitivity searches (:func:`ls_worst_neighbour`, :func:`svm_worst_neighbour`)
+maximise ‖f_z − f_z̄‖_K and ‖f_z − f_z̄‖_∞ over the replaced index j and the
+replacement (x̄, ȳ): a screening of every j against a grid of candidates
+x̄ and the extreme labels, then a local refinement of the best candidates, then a
+verification by an independent certified refit on the reported worst pair.
+
+Examples
+--------
+>>> import numpy as np
+>>> cfg = dict(m=40, lam=0.1, eps=0.5, calibration="derived", n_noise=50)
+>>> out = ls_risk_trial(cfg, np.random.default_rng(0))
+>>> bool(abs(out["R1"] + out["R2"] + out["S"] + out["D"] - out["excess"]
+...          - cfg["lam"] * out["omega_z"] - out["gap"]) < 1e-9)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import minimize_scalar
+
+from simulations.data import BinaryClassification, CircleRegression
+from simulations.kernels import KernelExpansion, PeriodicSobolevKernel
+from simulations.mechanisms import laplace_scale
+from simulations.solvers import (
+    KLSFactor,
+    kls_fit,
+    replace_point,
+    svm_fit,
+    union_rkhs_distance,
+)
+
+__all__ = [
+    "LS_DEFAULTS",
+    "SVM_DEFAULTS",
+    "N_QUAD",
+    "circle_problem",
+    "binary_problem",
+    "ls_constants",
+    "svm_constants",
+    "ramp_stepping_stone",
+    "ls_risk_trial",
+    "svm_risk_trial",
+    "WorstNeighbour",
+    "ls_worst_neighbour",
+    "svm_worst_neighbour",
+    "ls_sensitivity_trial",
+    "svm_sensitivity_trial",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: default least-squares problem: f_ρ ∈ L_K^r, r = 1/4 (β = d_exponent = 0.6), κ = 1
+LS_DEFAULTS: dict[str, Any] = {"r": 0.25, "s": 1, "sigma": 0.1, "kappa": 1.0}
+#: default classification problem: Bayes boundary t₀ = ½, |2η − 1| ≤ a, margin exponent 1
+SVM_DEFAULTS: dict[str, Any] = {"t0": 0.5, "a": 0.8, "margin": 1.0, "kappa": 1.0}
+#: midpoint nodes of the x-integrals of the SVM trials
+N_QUAD = 2**13
+
+
+def _get(config: Mapping[str, Any], defaults: Mapping[str, Any], key: str) -> Any:
+    return config[key] if key in config else defaults[key]
+
+
+# ---------------------------------------------------------------------------
+# problems and their constants
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def circle_problem(r: float = 0.25, s: int = 1, sigma: float = 0.1, kappa: float = 1.0) -> CircleRegression:
+    """The circle regression problem with its Sobolev kernel scaled to sup sqrt(K) = κ.
+
+    Examples
+    --------
+    >>> P = circle_problem()
+    >>> round(P.kappa, 12), round(P.M, 12), P.d_exponent
+    (1.0, 1.1, 0.6)
+    """
+    k = PeriodicSobolevKernel.with_kappa(s=int(s), kappa=float(kappa))
+    return CircleRegression(r=float(r), s=int(s), sigma=float(sigma), mu0=k.mu0, scale=k.scale)
+
+
+@lru_cache(maxsize=16)
+def binary_problem(t0: float = 0.5, a: float = 0.8, margin: float = 1.0,
+                   kappa: float = 1.0) -> tuple[BinaryClassification, PeriodicSobolevKernel]:
+    """The classification problem and its kernel (periodic Sobolev, s = 1, sup sqrt(K) = κ)."""
+    return (BinaryClassification(t0=float(t0), a=float(a), gamma=float(margin)),
+            PeriodicSobolevKernel.with_kappa(s=1, kappa=float(kappa)))
+
+
+def _ls_problem(config: Mapping[str, Any]) -> CircleRegression:
+    return circle_problem(*(_get(config, LS_DEFAULTS, k) for k in ("r", "s", "sigma", "kappa")))
+
+
+def _svm_problem(config: Mapping[str, Any]) -> tuple[BinaryClassification, PeriodicSobolevKernel]:
+    return binary_problem(*(_get(config, SVM_DEFAULTS, k) for k in ("t0", "a", "margin", "kappa")))
+
+
+_LAM_GRID = np.logspace(-10, 0, 401)
+
+
+def ls_constants(config: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """Constants of the bounds for the least-squares problem, computed from the distribution.
+
+    * κ = sup sqrt(K) of the kernel; M = bound on |y| (``CircleRegression.M``);
+    * γ = 2 (Ω = ‖·‖²_K, ``jia.s5_1.gamma``), Ω(0) = 0, B₀ = M² (E_z(0) = mean y² ≤ M²);
+    * B_ρ = 4M² (§5.1; valid because ‖f_λ‖_∞ ≤ Σ√2|coef(f_λ)| ≤ Σ√2|coef(f_ρ)| ≤ M, so
+      (f_λ(x) − y)² ≤ 4M²);
+    * β = ``d_exponent`` = min{2(r + η), 1} and c_β = max over λ ∈ [1e-10, 1] (401
+      log-spaced points) of D(λ)/λ^β with the exact D(λ).
+
+    Examples
+    --------
+    >>> c = ls_constants()
+    >>> c["beta"], round(c["M"], 6), c["B_rho"] == 4 * c["M"] ** 2
+    (0.6, 1.1, True)
+    """
+    P = _ls_problem(config or {})
+    beta = float(P.d_exponent)
+    D = np.asarray(P.approximation_error(_LAM_GRID))
+    M = float(P.M)
+    return {"kappa": float(P.kappa), "M": M, "gamma": 2.0, "B0": M * M, "Omega0": 0.0,
+            "B_rho": 4 * M * M, "beta": beta, "c_beta": float(np.max(D / _LAM_GRID**beta)),
+            "sigma": float(P.sigma)}
+
+
+def _ramp_loss_integral(P: BinaryClassification, lo: float, hi: float, w: float, center: float,
+                        sign: float) -> float:
+    """∫ |2η − 1|(1 − |x − center|·2/w) over [lo, hi] (Gauss–Legendre, smooth integrand)."""
+    if hi <= lo:
+        return 0.0
+    nodes, weights = np.polynomial.legendre.leggauss(40)
+    x = (hi + lo) / 2 + (hi - lo) / 2 * nodes
+    wts = (hi - lo) / 2 * weights
+    t = np.mod(x, 1.0)
+    return float(np.sum(wts * np.abs(P.margin(t)) * (1 - 2 * np.abs(x - center) / w)))
+
+
+@lru_cache(maxsize=256)
+def ramp_stepping_stone(t0: float, a: float, margin: float, kappa: float, lam: float) -> dict[str, float]:
+    """The explicit stepping stone g_λ of the SVM trials and its exact D_g(λ).
+
+    g is 1-periodic, equals the Bayes rule f_c (−1 on [0, t₀), +1 on [t₀, 1)) except on
+    two linear ramps: width w₁ centred at t₀ and width w₂ centred at the wrap point 0 ≡ 1,
+    where it goes linearly through 0.  Because |g| ≤ 1 and sign g = f_c,
+    E_h(g) − E_h(f_c) = ∫ |2η − 1|(1 − |g|) (ramps only), and with the s = 1 Sobolev norm
+    ‖g‖²_K = (∫g)²/μ₀ + ∫g'²/(2π²c) = (1 − 2t₀)²/μ₀ + (4/w₁ + 4/w₂)/(2π²c).  The widths
+    minimise D_g(λ) = E_h(g) − E_h(f_c) + λ‖g‖²_K (separable in w₁, w₂).
+
+    Returns
+    -------
+    dict
+        w1, w2, excess (E_h(g) − E_h(f_c)), norm2 (‖g‖²_K), D (= D_g(λ) ≥ D(λ)), sup (‖g‖_∞ = 1).
+    """
+    P, K = binary_problem(t0, a, margin, kappa)
+    wmax = min(t0, 1 - t0)
+    cn = 4.0 / (2 * math.pi**2 * K.scale)
+
+    def part1(w: float) -> float:
+        return (_ramp_loss_integral(P, t0 - w / 2, t0, w, t0, 1) + _ramp_loss_integral(P, t0, t0 + w / 2, w, t0, 1)
+                + lam * cn / w)
+
+    def part2(w: float) -> float:
+        return (_ramp_loss_integral(P, -w / 2, 0.0, w, 0.0, 1) + _ramp_loss_integral(P, 0.0, w / 2, w, 0.0, 1)
+                + lam * cn / w)
+
+    out = {}
+    for name, fn in (("w1", part1), ("w2", part2)):
+        res = minimize_scalar(lambda u, fn=fn: fn(math.exp(u)), bounds=(math.log(1e-9), math.log(wmax)),
+                              method="bounded", options={"xatol": 1e-10})
+        out[name] = math.exp(float(res.x))
+    w1, w2 = out["w1"], out["w2"]
+    excess = part1(w1) + part2(w2) - lam * cn * (1 / w1 + 1 / w2)
+    norm2 = (1 - 2 * t0) ** 2 / K.mu0 + cn * (1 / w1 + 1 / w2)
+    return {"w1": w1, "w2": w2, "excess": excess, "norm2": norm2, "D": excess + lam * norm2, "sup": 1.0}
+
+
+def _ramp_values(x: FloatArray, t0: float, w1: float, w2: float) -> FloatArray:
+    """g(x) of :func:`ramp_stepping_stone` (x reduced modulo 1)."""
+    t = np.mod(x, 1.0)
+    up = np.clip(2 * (t - t0) / w1, -1.0, 1.0)
+    d0 = np.where(t < 0.5, t, t - 1.0)              # signed distance to the wrap point
+    down = np.clip(2 * d0 / w2, -1.0, 1.0)            # +1 just before 1, −1 just after 0
+    return np.where(np.abs(t - t0) <= w1 / 2, up, np.where(np.abs(d0) <= w2 / 2, -down,
+                                                            np.where(t >= t0, 1.0, -1.0)))
+
+
+def svm_constants(config: Mapping[str, Any] | None = None, beta: float = 0.5) -> dict[str, float]:
+    """Constants of the bounds for the SVM problem.
+
+    κ of the kernel (1 by default), M = 1 (y = ±1), C_L = 1 (``jia.s5_2.C_L``), γ = 2,
+    B₀ = 1 (E_z(0) = 1), Ω(0) = 0, B_ρ = (M + 1)² = 4 (``jia.s5_2.B_rho``; g_λ has
+    |g| ≤ 1, so its hinge loss is ≤ 2 ≤ 4); β = 1/2 (the wrap-point ramp gives
+    D_g(λ) ~ λ^{1/2}) and c_β = max over λ ∈ [1e-6, 1] (61 log-spaced points) of
+    D_g(λ)/λ^β.
+    """
+    cfg = dict(config or {})
+    vals = [_get(cfg, SVM_DEFAULTS, k) for k in ("t0", "a", "margin", "kappa")]
+    lams = np.logspace(-6, 0, 61)
+    D = np.array([ramp_stepping_stone(*vals, float(lv))["D"] for lv in lams])
+    return {"kappa": float(vals[3]), "M": 1.0, "C_L": 1.0, "gamma": 2.0, "B0": 1.0, "Omega0": 0.0,
+            "B_rho": 4.0, "beta": float(beta), "c_beta": float(np.max(D / lams**beta))}
+
+
+# ---------------------------------------------------------------------------
+# risk trials
+# ---------------------------------------------------------------------------
+
+
+def _scale(config: Mapping[str, Any], mechanism: str, **values: float) -> float:
+    if "scale" in config and config["scale"] is not None:
+        return float(config["scale"])
+    return laplace_scale(mechanism, config.get("calibration", "derived"), **values)
+
+
+def ls_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """One trial of DP least squares (§5.1) on the circle: the terms of (3), averaged over noise.
+
+    Parameters
+    ----------
+    config : dict
+        ``m``, ``lam``, ``eps``, ``n_noise``; ``calibration`` ("derived"/"stated", used when
+        ``scale`` is absent) or ``scale`` (the Laplace scale, computed by the caller);
+        problem parameters ``r``, ``s``, ``sigma``, ``kappa`` (defaults :data:`LS_DEFAULTS`).
+    rng : numpy Generator
+        Draws the sample (x, then label noise) and then the ``n_noise`` Laplace variables.
+
+    Returns
+    -------
+    dict
+        Averages over the noise draws b of: ``excess`` = E(f_z + b) − E(f_ρ), ``R1`` =
+        E(f_z + b) − E_z(f_z + b), ``R2`` = E_z(f_z + b) − E_z(f_z); per sample: ``S`` =
+        E_z(f_λ) − E(f_λ), ``D`` = D(λ), ``omega_z`` = ‖f_z‖²_K, ``gap`` =
+        [E_z(f_λ) + λ‖f_λ‖²_K] − [E_z(f_z) + λ‖f_z‖²_K] ≥ 0, ``excess_fz`` (no noise),
+        ``Eb2``, ``Eabsb`` (noise moments), ``scale``, ``cert``.  Identity (3):
+        R1 + R2 + S + D = excess + λ·omega_z + gap.
+    """
+    P = _ls_problem(config)
+    m, lam, eps = int(config["m"]), float(config["lam"]), float(config["eps"])
+    X, y = P.sample(m, rng)
+    G = P.kernel(X)
+    res = KLSFactor(G, lam).fit(y)                      # raises CertificateError
+    alpha = res.alpha
+    fx = G @ alpha
+    scale = _scale(config, "jia.s5_1", M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps)
+    b = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
+    mb, mb2 = float(b.mean()), float(np.mean(b * b))
+    ex0 = P.excess_risk(KernelExpansion(P.kernel, X, alpha))
+    fr = P.f_rho_series
+    a0 = float(fr.cos[fr.freqs == 0].sum())            # ∫ f_ρ
+    mean_f = P.kernel.mu0 * float(alpha.sum())           # ∫ f_z = μ₀ Σα
+    excess = ex0 + 2 * mb * (mean_f - a0) + mb2
+    emp0 = float(np.mean((fx - y) ** 2))
+    emp = emp0 + 2 * mb * float(np.mean(fx - y)) + mb2
+    risk = excess + P.bayes_risk
+    fl = P.f_lambda(lam)
+    emp_l = float(np.mean((fl(X) - y) ** 2))
+    risk_l = P.excess_risk(fl) + P.bayes_risk
+    omega_z = float(alpha @ fx)
+    omega_l = P.norm_K(fl) ** 2
+    return {
+        "excess": excess, "R1": risk - emp, "R2": emp - emp0, "S": emp_l - risk_l,
+        "D": float(P.approximation_error(lam)), "omega_z": omega_z,
+        "gap": (emp_l + lam * omega_l) - (emp0 + lam * omega_z),
+        "excess_fz": ex0, "emp_fz": emp0, "Eb2": mb2, "Eabsb": float(np.mean(np.abs(b))),
+        "scale": scale, "cert": res.certificate.value,
+    }
+
+
+def _quad_nodes() -> FloatArray:
+    return (np.arange(N_QUAD) + 0.5) / N_QUAD
+
+
+def _eval_chunked(kernel: PeriodicSobolevKernel, T: FloatArray, X: FloatArray, alpha: FloatArray,
+                  chunk: int = 2048) -> FloatArray:
+    """f(t) = Σ α_i K(x_i, t) at many points t (exact O((m + n) log m) form for s = 1)."""
+    if isinstance(kernel, PeriodicSobolevKernel) and kernel.s == 1:
+        return _eval_s1(kernel, np.asarray(T, float).reshape(-1), np.asarray(X, float).reshape(-1), alpha)
+    out = np.empty(T.shape[0])
+    for i in range(0, T.shape[0], chunk):
+        out[i:i + chunk] = kernel(T[i:i + chunk], X) @ alpha
+    return out
+
+
+def _eval_s1(kernel: PeriodicSobolevKernel, t: FloatArray, x: FloatArray, alpha: FloatArray) -> FloatArray:
+    """Σ α_i K(x_i, t) for the s = 1 kernel μ₀ + cπ²(d² − d + 1/6), d = (t − x_i) mod 1.
+
+    With u_i = t − x_i: d² − d = u² − u if x_i ≤ t and u² + u if x_i > t, so the sum is
+    a quadratic in t plus prefix sums over the x_i ≤ t (sorted x); exact up to rounding.
+    """
+    t = np.mod(t, 1.0)
+    x = np.mod(x, 1.0)
+    order = np.argsort(x, kind="stable")
+    xs, a = x[order], alpha[order]
+    A, B, C = float(a.sum()), float(a @ xs), float(a @ xs**2)
+    cA = np.concatenate(([0.0], np.cumsum(a)))
+    cB = np.concatenate(([0.0], np.cumsum(a * xs)))
+    k = np.searchsorted(xs, t, side="right")            # x_i ≤ t
+    Ale, Ble = cA[k], cB[k]
+    lin = -(t * Ale - Ble) + (t * (A - Ale) - (B - Ble))
+    quad = t * t * A - 2 * t * B + C
+    cpi = kernel.scale * math.pi**2
+    return (kernel.mu0 + cpi / 6) * A + cpi * (quad + lin)
+
+
+def _hinge_and_misclass(P: BinaryClassification, f: FloatArray, b: FloatArray
+                        ) -> tuple[FloatArray, FloatArray]:
+    """Midpoint-rule E_h(f + b) and R(sgn(f + b)) − R(f_c) for every b (f on the nodes)."""
+    t = _quad_nodes()
+    eta = P.eta(t)
+    w = 1.0 / N_QUAD
+    order = np.argsort(f, kind="stable")
+    fs, es = f[order], eta[order]
+    # Σ_{f < 1−b} η(1 − f − b) and Σ_{f > −1−b} (1 − η)(1 + f + b)
+    ce, cef = np.concatenate(([0.0], np.cumsum(es))), np.concatenate(([0.0], np.cumsum(es * fs)))
+    ne = 1 - es
+    ne_rev, nef_rev = np.cumsum(ne[::-1]), np.cumsum((ne * fs)[::-1])
+    ne_rev, nef_rev = np.concatenate(([0.0], ne_rev)), np.concatenate(([0.0], nef_rev))
+    k1 = np.searchsorted(fs, 1 - b, side="left")        # nodes with f < 1 − b
+    k2 = N_QUAD - np.searchsorted(fs, -1 - b, side="right")   # nodes with f > −1 − b
+    hinge = w * ((1 - b) * ce[k1] - cef[k1] + (1 + b) * ne_rev[k2] + nef_rev[k2])
+    # misclassification: sign(f + b) with sign(0) = +1 against f_c
+    am = np.abs(P.margin(t))
+    pos = t >= P.t0
+    ip = np.argsort(f[pos], kind="stable")
+    fp = f[pos][ip]
+    ap = np.concatenate(([0.0], np.cumsum(am[pos][ip])))
+    fneg = f[~pos]
+    ineg = np.argsort(fneg, kind="stable")
+    fn, an = fneg[ineg], am[~pos][ineg]
+    an_rev = np.concatenate(([0.0], np.cumsum(an[::-1])))
+    wrong_pos = ap[np.searchsorted(fp, -b, side="left")]          # f + b < 0 where f_c = +1
+    wrong_neg = an_rev[fn.size - np.searchsorted(fn, -b, side="left")]   # f + b ≥ 0 where f_c = −1
+    return hinge, w * (wrong_pos + wrong_neg)
+
+
+def svm_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """One trial of the DP SVM (§5.2): terms of (3) for the hinge loss and the misclassification excess.
+
+    Parameters
+    ----------
+    config : dict
+        ``m``, ``lam``, ``eps``, ``n_noise``, ``calibration`` or ``scale``; problem
+        parameters ``t0``, ``a``, ``margin``, ``kappa`` (defaults :data:`SVM_DEFAULTS`).
+    rng : numpy Generator
+
+    Returns
+    -------
+    dict
+        Averages over the noise draws of ``excess`` (hinge, E_h(f_z + b) − E_h(f_c)),
+        ``misclass`` (R(sgn(f_z + b)) − R(f_c)), ``R1``, ``R2``; per sample ``S``, ``D``
+        (for the stepping stone g_λ of :func:`ramp_stepping_stone`), ``omega_z``, ``gap``
+        (= J_z(g_λ) − J_z(f_z) ≥ 0), ``excess_fz``, ``misclass_fz``, ``Eabsb``, ``scale``,
+        ``cert`` (relative duality gap).  Identity: R1 + R2 + S + D = excess + λ·omega_z + gap.
+        Integrals over x use the midpoint rule on :data:`N_QUAD` nodes; E_h(f_c) is exact.
+    """
+    P, K = _svm_problem(config)
+    m, lam, eps = int(config["m"]), float(config["lam"]), float(config["eps"])
+    X, y = P.sample(m, rng)
+    G = K(X)
+    fit = svm_fit(G, y, lam)                           # raises CertificateError
+    alpha = fit.alpha
+    fx = G @ alpha
+    scale = _scale(config, "jia.s5_2", kappa=K.kappa, lam=lam, m=m, eps=eps)
+    b = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
+    f_nodes = _eval_chunked(K, _quad_nodes(), X, alpha)
+    hinge, mis = _hinge_and_misclass(P, f_nodes, np.concatenate(([0.0], b)))
+    h0, mis0 = float(hinge[0]), float(mis[0])
+    hinge, mis = hinge[1:], mis[1:]
+    emp0 = float(np.mean(np.maximum(0.0, 1 - y * fx)))
+    emp = np.mean(np.maximum(0.0, 1 - y[None, :] * (fx[None, :] + b[:, None])), axis=1)
+    vals = [_get(config, SVM_DEFAULTS, k) for k in ("t0", "a", "margin", "kappa")]
+    st = ramp_stepping_stone(*vals, lam)
+    g_x = _ramp_values(X[:, 0], P.t0, st["w1"], st["w2"])
+    emp_g = float(np.mean(np.maximum(0.0, 1 - y * g_x)))
+    risk_g = P.bayes_hinge_risk + st["excess"]
+    omega_z = float(alpha @ fx)
+    return {
+        "excess": float(np.mean(hinge)) - P.bayes_hinge_risk, "misclass": float(np.mean(mis)),
+        "R1": float(np.mean(hinge - emp)), "R2": float(np.mean(emp)) - emp0,
+        "S": emp_g - risk_g, "D": st["D"], "omega_z": omega_z,
+        "gap": (emp_g + lam * st["norm2"]) - (emp0 + lam * omega_z),
+        "excess_fz": h0 - P.bayes_hinge_risk, "misclass_fz": mis0,
+        "Eabsb": float(np.mean(np.abs(b))), "scale": scale, "cert": fit.certificate.value,
+    }
+
+
+# ---------------------------------------------------------------------------
+# adversarial neighbour searches
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorstNeighbour:
+    """The worst neighbouring pair found for one norm.
+
+    Attributes
+    ----------
+    norm : str
+        ``"rkhs"`` (‖f_z − f_z̄‖_K) or ``"sup"`` (max over an evaluation grid of |f_z − f_z̄|).
+    value : float
+        The distance recomputed from an independent certified refit on z̄.
+    search_value : float
+        The distance the search itself found (rank-2 update or warm-started refit).
+    j : int
+        Index of the replaced point.
+    x_bar, y_bar : float
+        The replacement point.
+    cert_error : float
+        Certified bound on |value − exact distance| (sum of the two fits' certified
+        errors; for ``sup`` multiplied by κ, since ‖·‖_∞ ≤ κ‖·‖_K).
+    n_pairs : int
+        Number of (j, x̄, ȳ) neighbours evaluated.
+    n_refits : int
+        Number of exact refits done by the search (SVM) or 0 (least squares).
+    """
+
+    norm: str
+    value: float
+    search_value: float
+    j: int
+    x_bar: float
+    y_bar: float
+    cert_error: float
+    n_pairs: int
+    n_refits: int = 0
+
+    def as_dict(self, prefix: str) -> dict[str, float]:
+        return {f"{prefix}_{k}": float(v) for k, v in asdict(self).items() if k != "norm"}
+
+
+def _eval_grid(n_eval: int, *extra: FloatArray) -> FloatArray:
+    return np.unique(np.mod(np.concatenate([(np.arange(n_eval) + 0.5) / n_eval, *extra]), 1.0))
+
+
+def _top_pairs(D: FloatArray, xc: FloatArray, k: int) -> list[tuple[int, int]]:
+    """Indices (j, c) of the k largest entries with distinct (j, x̄)."""
+    out: list[tuple[int, int]] = []
+    seen: set[tuple[int, float]] = set()
+    for flat in np.argsort(D.ravel(), kind="stable")[::-1]:
+        j, c = np.unravel_index(int(flat), D.shape)
+        key = (int(j), float(xc[c]))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((int(j), int(c)))
+        if len(out) >= k:
+            break
+    return out
+
+
+def ls_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: PeriodicSobolevKernel, M: float,
+                       n_search: int = 64, n_refine: int = 4, rounds: int = 3, n_eval: int = 256
+                       ) -> dict[str, WorstNeighbour]:
+    """Adversarial search of max ‖f_z − f_z̄‖_K and max |f_z − f_z̄| for kernel least squares.
+
+    1. screening: every index j against ``n_search`` replacement inputs x̄ spread
+       uniformly over the circle (for the K-norm also the ``n_search`` data points x_i with
+       the largest |α_i|), each with
+       ȳ = +M and ȳ = −M.  f_z̄ is affine in ȳ, so
+       for fixed (j, x̄) both distances are convex in ȳ and maximal at ȳ = ±M: the
+       extreme labels are the only ones needed.  One factorisation of K + λmI serves
+       all (j, x̄, ȳ) through :meth:`~simulations.solvers.KLSFactor.neighbour_scan`
+       (rank-2 updates); the sup-norm is the max over a grid of ``n_eval`` points plus
+       the data and candidate points;
+    2. refinement: for the ``n_refine`` best (j, x̄) of the K-norm (half as many, with one
+       round less, for the sup-norm, whose scans cost O(Gm²)), ``rounds`` rounds of a local
+       grid (9 points, ±h, h shrinking 4× per round) around x̄, again for every j;
+    3. verification: a cold refit (:func:`~simulations.solvers.kls_fit`) on the worst z̄
+       and the brute-force distance (:func:`~simulations.solvers.union_rkhs_distance`;
+       the sup on the grid plus a fine grid around x_j and x̄).
+
+    Returns
+    -------
+    dict
+        ``{"rkhs": WorstNeighbour, "sup": WorstNeighbour}``.
+    """
+    x = np.mod(np.asarray(X, float).reshape(-1), 1.0)
+    y = np.asarray(y, float)
+    F = KLSFactor(kernel(x), lam)
+    res = F.fit(y)                                    # raises CertificateError
+    n_pairs = 0
+
+    def scan(xc: FloatArray, yc: FloatArray, with_grid: bool, n_grid: int):
+        nonlocal n_pairs
+        n_pairs += x.size * xc.size
+        if not with_grid:
+            return F.neighbour_scan(y, kernel(xc, x), kernel.diag(xc), yc)
+        grid = _eval_grid(n_grid, x, xc)
+        return F.neighbour_scan(y, kernel(xc, x), kernel.diag(xc), yc,
+                                K_eval=kernel(grid, x), K_eval_cand=kernel(grid, xc))
+
+    x0 = (np.arange(n_search) + 0.5) / n_search
+    xc = np.concatenate([x0, x0])
+    yc = np.concatenate([np.full(n_search, M), np.full(n_search, -M)])
+    sc = scan(xc, yc, True, n_eval)
+    # the K-norm screening also tries data points as x̄ (no grid needed: O(m²) each)
+    top = x[np.argsort(-np.abs(res.alpha), kind="stable")[:n_search]]   # most influential points
+    xd = np.concatenate([top, top])
+    yd = np.concatenate([np.full(top.size, M), np.full(top.size, -M)])
+    scd = scan(xd, yd, False, 0)
+    best: dict[str, tuple[float, int, float, float]] = {}
+    for norm in ("rkhs", "sup"):
+        if norm == "rkhs":
+            xc, yc = np.concatenate([xc, xd]), np.concatenate([yc, yd])
+            D = np.concatenate([sc.rkhs_dist, scd.rkhs_dist], axis=1)
+        else:
+            xc, yc = xc[: 2 * n_search], yc[: 2 * n_search]
+            D = sc.sup_dist
+        j, c = np.unravel_index(int(np.argmax(D)), D.shape)
+        best[norm] = (float(D[j, c]), int(j), float(xc[c]), float(yc[c]))
+        # the sup-norm refinement needs the evaluation grid (O(G m²) per scan): fewer starts
+        starts = n_refine if norm == "rkhs" else max(1, n_refine // 2)
+        n_rounds = rounds if norm == "rkhs" else max(1, rounds - 1)
+        for j0, c0 in _top_pairs(D, xc, starts):
+            xb, h = float(xc[c0]), 1.0 / n_search
+            for _ in range(n_rounds):
+                xl = np.mod(xb + np.linspace(-h, h, 9), 1.0)
+                xs, ys = np.concatenate([xl, xl]), np.concatenate([np.full(9, M), np.full(9, -M)])
+                s2 = scan(xs, ys, norm == "sup", max(64, n_eval // 2))
+                D2 = s2.rkhs_dist if norm == "rkhs" else s2.sup_dist
+                jj, cc = np.unravel_index(int(np.argmax(D2)), D2.shape)
+                if D2[jj, cc] > best[norm][0]:
+                    best[norm] = (float(D2[jj, cc]), int(jj), float(xs[cc]), float(ys[cc]))
+                # continue the local search around this start's best x̄ for index j0
+                xb = float(xs[int(np.argmax(D2[j0]))])
+                h /= 4
+    out = {}
+    for norm, (val, j, xb, yb) in best.items():
+        kc = kernel(np.array([xb]), x)[0]
+        kap = float(kernel.diag(np.array([xb]))[0])
+        Gb = replace_point(F.K, j, kc, kap)
+        yy = y.copy()
+        yy[j] = yb
+        rb = kls_fit(Gb, yy, lam)
+        dK = union_rkhs_distance(F.K, kc, kap, j, res.alpha, rb.alpha)
+        xbar = x.copy()
+        xbar[j] = xb
+        fine = np.concatenate([x[j] + np.linspace(-0.02, 0.02, 401), xb + np.linspace(-0.02, 0.02, 401)])
+        grid = _eval_grid(n_eval, x, np.array([xb]), fine)
+        dsup = float(np.max(np.abs(kernel(grid, x) @ res.alpha - kernel(grid, xbar) @ rb.alpha)))
+        errK = float(res.rkhs_error_bound) + float(rb.rkhs_error_bound)
+        out[norm] = WorstNeighbour(norm, dK if norm == "rkhs" else dsup, val, j, xb, yb,
+                                   errK if norm == "rkhs" else kernel.kappa * errK, n_pairs)
+    return out
+
+
+def _svm_distances(kernel: PeriodicSobolevKernel, x: FloatArray, G: FloatArray, alpha: FloatArray,
+                   j: int, xb: float, abar: FloatArray, grid: FloatArray) -> tuple[float, float]:
+    kc = kernel(np.array([xb]), x)[0]
+    kap = float(kernel.diag(np.array([xb]))[0])
+    dK = union_rkhs_distance(G, kc, kap, j, alpha, abar)
+    xbar = x.copy()
+    xbar[j] = xb
+    g = np.concatenate([grid, [xb, x[j]]])
+    dsup = float(np.max(np.abs(kernel(g, x) @ alpha - kernel(g, xbar) @ abar)))
+    return dK, dsup
+
+
+def svm_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: PeriodicSobolevKernel,
+                        n_search: int = 64, n_refit: int = 8, rounds: int = 2, n_eval: int = 512,
+                        tol: float = 1e-10) -> dict[str, WorstNeighbour]:
+    """Adversarial search of max ‖f_z − f_z̄‖_K and max |f_z − f_z̄| for the offset-free SVM.
+
+    1. screening (no refit): for every index j and every candidate (x̄, ȳ) with x̄ on a
+       uniform grid of ``n_search`` points and ȳ = ±1, the first-order estimate
+       ‖α_j K_{x_j} − β̄ K_{x̄}‖_K, where α_j is the coefficient of the removed point and
+       β̄ = ȳ/(2λm) if ȳ f_z(x̄) < 1 (the new point enters the margin at its box bound)
+       else 0;
+    2. exact refits (:func:`~simulations.solvers.svm_fit`, warm-started, duality-gap
+       certificate) of the ``n_refit`` best screened pairs;
+    3. refinement: for the best pair of each norm, ``rounds`` rounds of 4 nearby x̄
+       (±h, ±h/2, h shrinking 4×) with both labels, refitted;
+    4. the distances are computed exactly from the two coefficient vectors
+       (:func:`~simulations.solvers.union_rkhs_distance`; sup over a grid of ``n_eval``
+       points plus x_j and x̄).
+
+    Returns
+    -------
+    dict
+        ``{"rkhs": WorstNeighbour, "sup": WorstNeighbour}``; ``value`` is recomputed from a
+        cold-started refit on the reported pair.
+    """
+    x = np.mod(np.asarray(X, float).reshape(-1), 1.0)
+    y = np.asarray(y, float)
+    m = x.size
+    G = kernel(x)
+    fit = svm_fit(G, y, lam, tol=tol)                  # raises CertificateError
+    alpha = fit.alpha
+    Cbox = 1.0 / (2 * lam * m)
+    x0 = np.concatenate([(np.arange(n_search) + 0.5) / n_search, x])
+    xc = np.concatenate([x0, x0])
+    yc = np.concatenate([np.ones(x0.size), -np.ones(x0.size)])
+    Kc = kernel(xc, x)                                  # (C, m)
+    fzc = Kc @ alpha
+    bc = np.where(yc * fzc < 1, yc * Cbox, 0.0)
+    kapc = kernel.diag(xc)
+    score2 = (alpha**2 * np.diag(G))[:, None] - 2 * alpha[:, None] * bc[None, :] * Kc.T + (bc**2 * kapc)[None, :]
+    grid = _eval_grid(n_eval, x)
+    n_pairs = score2.size
+    n_refits = 0
+    cache: dict[tuple[int, float, float], tuple[float, float, float]] = {}
+
+    def refit(j: int, xb: float, yb: float) -> tuple[float, float, float]:
+        nonlocal n_refits
+        key = (j, round(xb, 15), yb)
+        if key in cache:
+            return cache[key]
+        kc = kernel(np.array([xb]), x)[0]
+        Gb = replace_point(G, j, kc, float(kernel.diag(np.array([xb]))[0]))
+        yy = y.copy()
+        yy[j] = yb
+        a0 = alpha.copy()
+        a0[j] = yb * Cbox if yb * (kc @ alpha) < 1 else 0.0
+        fb = svm_fit(Gb, yy, lam, tol=tol, alpha0=a0)
+        n_refits += 1
+        dK, dsup = _svm_distances(kernel, x, G, alpha, j, xb, fb.alpha, grid)
+        cache[key] = (dK, dsup, fb.rkhs_error_bound)
+        return cache[key]
+
+    best: dict[str, tuple[float, int, float, float]] = {"rkhs": (-1.0, 0, 0.0, 0.0), "sup": (-1.0, 0, 0.0, 0.0)}
+
+    def consider(j: int, xb: float, yb: float) -> None:
+        dK, dsup, _ = refit(j, xb, yb)
+        for norm, v in (("rkhs", dK), ("sup", dsup)):
+            if v > best[norm][0]:
+                best[norm] = (v, j, xb, yb)
+
+    for j, c in _top_pairs(np.sqrt(np.maximum(score2, 0.0)), xc, n_refit):
+        consider(j, float(xc[c]), float(yc[c]))
+    for norm in ("rkhs", "sup"):
+        h = 1.0 / n_search
+        for _ in range(rounds):
+            _, j, xb, _yb = best[norm]
+            for dx in (-h, -h / 2, h / 2, h):
+                for yb in (1.0, -1.0):
+                    consider(j, float(np.mod(xb + dx, 1.0)), yb)
+            h /= 4
+    out = {}
+    for norm, (val, j, xb, yb) in best.items():
+        kc = kernel(np.array([xb]), x)[0]
+        Gb = replace_point(G, j, kc, float(kernel.diag(np.array([xb]))[0]))
+        yy = y.copy()
+        yy[j] = yb
+        fb = svm_fit(Gb, yy, lam, tol=tol)             # cold start: independent verification
+        dK, dsup = _svm_distances(kernel, x, G, alpha, j, xb, fb.alpha, grid)
+        errK = fit.rkhs_error_bound + fb.rkhs_error_bound
+        out[norm] = WorstNeighbour(norm, dK if norm == "rkhs" else dsup, val, j, xb, yb,
+                                   errK if norm == "rkhs" else kernel.kappa * errK, n_pairs + n_refits,
+                                   n_refits)
+    return out
+
+
+def ls_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Draw z from the circle problem and run :func:`ls_worst_neighbour` (config: m, lam, n_search)."""
+    P = _ls_problem(config)
+    m, lam = int(config["m"]), float(config["lam"])
+    X, y = P.sample(m, rng)
+    w = ls_worst_neighbour(X, y, lam, P.kernel, P.M, n_search=int(config.get("n_search", 64)))
+    return {**w["rkhs"].as_dict("rkhs"), **w["sup"].as_dict("sup")}
+
+
+def svm_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Draw z from the classification problem and run :func:`svm_worst_neighbour`."""
+    P, K = _svm_problem(config)
+    m, lam = int(config["m"]), float(config["lam"])
+    X, y = P.sample(m, rng)
+    w = svm_worst_neighbour(X, y, lam, K, n_search=int(config.get("n_search", 64)),
+                            n_refit=int(config.get("n_refit", 8)))
+    return {**w["rkhs"].as_dict("rkhs"), **w["sup"].as_dict("sup")}
