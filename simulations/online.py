@@ -65,7 +65,7 @@ def online_kernel_regression(
     eta, lam = schedules(T, theta, t0)
     a = np.zeros(T)
     for t in range(T):
-        ft = a[:t] @ G[:t, t]
+        ft = a[:t] @ G[t, :t]          # row read (G symmetric): contiguous, faster than the column
         a[:t] *= 1.0 - eta[t] * lam[t]
         a[t] = -eta[t] * (ft - y[t])
     return a

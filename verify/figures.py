@@ -23,6 +23,35 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_")[:80]
 
 
+def rate_series(details: dict[str, Any]) -> dict[str, Any] | None:
+    """Normalise a rate result's per-m data to ``m, mean, se, bound, bound_stated, extra, x_label``.
+
+    Accepts ``m``/``mean`` lists (optionally ``se``, ``bound``, ``bound_stated``), a ``per_m``
+    list of row dicts (``m, mean, se, bound_derived, bound_stated``) or ``T``/``mean`` lists
+    for the online algorithm (with ``mean_error_lower_bound`` drawn as an extra curve).
+    """
+    d = dict(details)
+    if "per_m" in d:
+        rows = d["per_m"]
+        d["m"] = [r["m"] for r in rows]
+        d["mean"] = [r["mean"] for r in rows]
+        d["se"] = [r.get("se") for r in rows]
+        d["bound"] = [r.get("bound_derived", r.get("bound")) for r in rows]
+        d["bound_stated"] = [r.get("bound_stated") for r in rows]
+    elif "T" in d and "m" not in d:
+        d["m"] = d["T"]
+        d.setdefault("x_label", "T (steps of the online algorithm)")
+        d.setdefault("y_label", "‖f_T + b − f_ρ‖_K")
+        if "mean_error_lower_bound" in d:
+            d["extra"] = {"exact lower bound ‖E f_T − f_ρ‖_K": d["mean_error_lower_bound"]}
+    if "m" not in d or "mean" not in d:
+        return None
+    for k in ("se", "bound", "bound_stated"):
+        if d.get(k) is not None and any(v is None for v in d[k]):
+            d[k] = None
+    return d
+
+
 def rate_figure(result: Any, path_stem: Path) -> list[Path]:
     """Draw one rate figure; returns the written files (PNG, SVG)."""
     import matplotlib
@@ -31,7 +60,7 @@ def rate_figure(result: Any, path_stem: Path) -> list[Path]:
     import matplotlib.pyplot as plt
     from scipy import stats
 
-    d = result.details
+    d = rate_series(result.details) or {}
     m = np.asarray(d["m"], dtype=float)
     y = np.asarray(d["mean"], dtype=float)
     fig, ax = plt.subplots(figsize=(5.2, 3.8), constrained_layout=True)
@@ -48,6 +77,8 @@ def rate_figure(result: Any, path_stem: Path) -> list[Path]:
             b = np.asarray(d[name], dtype=float)
             if np.all(np.isfinite(b)) and np.all(b > 0):
                 ax.plot(m, b, style, color="C3" if name == "bound" else "C1", label=label)
+    for i, (label, vals) in enumerate((d.get("extra") or {}).items()):
+        ax.plot(m, np.asarray(vals, dtype=float), "^--", color=f"C{4 + i}", label=label)
     mid = math.exp(float(np.mean(np.log(m))))
     ymid = math.exp(float(np.mean(np.log(y))))
     grid = np.geomspace(m.min(), m.max(), 50)
@@ -80,7 +111,7 @@ def rate_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
     directory = Path(directory)
     out: dict[str, str] = {}
     for r in results:
-        if r.kind != "rate" or "m" not in r.details or "mean" not in r.details:
+        if r.kind != "rate" or not math.isfinite(r.statistic) or rate_series(r.details) is None:
             continue
         directory.mkdir(parents=True, exist_ok=True)
         stem = directory / _slug(f"rate_{r.key}_{r.variant}".replace(".", "_"))
