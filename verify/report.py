@@ -347,15 +347,34 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         f"{sum(1 for e in errata if e.inherits)} of them only inherit an erratum from a statement they use."
     )
     L.append("")
-    L.append("| key | label | severity | evidence | inherits | downstream |")
-    L.append("|---|---|---|---|---|---|")
+    L.append("| key | label | severity | evidence | empirical | inherits | downstream |")
+    L.append("|---|---|---|---|---|---|---|")
     for e in errata:
         ev_txt = "; ".join(f"{c.name}: {c.detail}" for c in e.checks if not c.ok)
         L.append(
             f"| [`{e.key}`](#{_anchor(e.key)}) | {e.statement.label} | {_severity(e)} | {_short(ev_txt, 220)} | "
-            f"{', '.join(e.inherits) or '—'} | {len(deps.get(e.key, []))} statements |"
+            f"{_empirical_cell(emp.get(e.key))} | {', '.join(e.inherits) or '—'} | "
+            f"{len(deps.get(e.key, []))} statements |"
         )
     L.append("")
+    violated = [r for r in empirical if r.verdict == "violated"]
+    if violated:
+        status = {e.key: e.status for e in evs}
+        L.append("### Empirical violations")
+        L.append("")
+        L.append(
+            f"{len(violated)} empirical checks reject their bound at the stated confidence (the interval lies "
+            "above the bound).  Where the symbolic status is `consistent`, the simulation found what the "
+            "derivation check could not: a premise the proof uses silently, or a step it cannot justify."
+        )
+        L.append("")
+        L.append("| key | symbolic status | check | variant | empirical [interval] | bound | ratio |")
+        L.append("|---|---|---|---|---|---|---|")
+        for r in violated:
+            L.append(f"| [`{r.key}`](#{_anchor(r.key)}) | {status.get(r.key, '—')} | {r.kind} | "
+                     f"{_md_escape(r.variant)} | {r.statistic:.4g} [{r.lo:.4g}, {r.hi:.4g}] | {r.bound:.4g} | "
+                     f"{r.ratio:.3g} |")
+        L.append("")
     if picks:
         L.append("## Choosing ε and λ")
         L.append("")
