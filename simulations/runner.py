@@ -8,7 +8,9 @@ It draws a data set, fits, releases, measures, and returns named numbers.  A
 trial whose solver certificate exceeds its tolerance raises
 :class:`~simulations.solvers.CertificateError`; the runner then *rejects* it:
 its row has ``rejected = 1`` (and ``reject_reason``) and no measurements, so
-a check can drop it and report how many it dropped.  A trial
+a check can drop it and report how many it dropped.  Trials run with one BLAS
+thread (threadpoolctl) on every executor, so that their rounding, and hence
+their numbers, are the same everywhere.  A trial
 may vectorise internally (for example many noise draws on one fitted
 model, reusing its factorisation) and report their averages.
 
@@ -71,15 +73,23 @@ def trial_seeds(config: Mapping[str, Any], n_trials: int, seed: int = 0) -> list
 
 
 def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random.SeedSequence]]]) -> list[dict]:
+    from threadpoolctl import threadpool_limits
+
     from .solvers import CertificateError
 
     fn, config, seeds = task
+    with threadpool_limits(1):       # one BLAS thread: identical rounding on every executor
+        return _run_seeds(fn, config, seeds, CertificateError)
+
+
+def _run_seeds(fn: TrialFn, config: Mapping[str, Any], seeds: list[tuple[int, np.random.SeedSequence]],
+               cert_error: type[Exception]) -> list[dict]:
     rows = []
     for i, ss in seeds:
         try:
             out = dict(fn(config, np.random.default_rng(ss)))
             out["rejected"] = 0
-        except CertificateError as exc:
+        except cert_error as exc:
             out = {"rejected": 1, "reject_reason": str(exc)[:200]}
         out["trial"] = i
         rows.append(out)
