@@ -31,7 +31,7 @@ def rate_series(details: dict[str, Any]) -> dict[str, Any] | None:
     for the online algorithm (with ``mean_error_lower_bound`` drawn as an extra curve).
     """
     d = dict(details)
-    if "per_m" in d:
+    if "per_m" in d and not ("m" in d and "mean" in d):
         rows = d["per_m"]
         d["m"] = [r["m"] for r in rows]
         d["mean"] = [r["mean"] for r in rows]

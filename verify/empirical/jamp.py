@@ -459,7 +459,10 @@ def _rate_result(ctx: Context, key: str, name: str, col: str, rows: list[dict], 
         key, "rate", variant, fit.slope, fit.lo, fit.hi, claimed, rate_verdict(fit, claimed),
         fit.confidence, method, int(sum(r["n"] for r in rows)),
         {"per_m": rows, "intercept": fit.intercept, "n_rejected": n_rej, "claimed": claimed,
-         "seed_file": SEED})
+         "seed_file": SEED, "column": col,
+         # the plotted series (verify.figures.rate_series)
+         "m": ms.tolist(), "mean": ys.tolist(), "se": se.tolist(),
+         "bound": [r["bound_derived"] for r in rows], "bound_stated": [r["bound_stated"] for r in rows]})
 
 
 @empirical_check("jamp.thm2", "rate")
