@@ -28,7 +28,7 @@ def test_list_json_fields(listing) -> None:
     assert len(listing) >= 90
     for e in listing:
         assert need <= set(e)
-        assert e["status"] in ("consistent", "erratum", "premise", "cited")
+        assert e["status"] in ("consistent", "erratum", "premise", "cited", "order")
         if e["status"] == "erratum" and e["derived"] is not None:
             assert e["stated"] != e["derived"] or e["inherits"] or any(not c["ok"] for c in e["checks"])
     seeds = {e["seed"] for e in listing}
