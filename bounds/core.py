@@ -233,6 +233,20 @@ def _rel_text(rel: Any) -> str:
     return text
 
 
+def picklable(snap: dict[str, tuple]) -> dict[str, tuple]:
+    """The entries of a snapshot that pickle (an expression with a custom sympy class may not)."""
+    import pickle
+
+    out = {}
+    for k, v in snap.items():
+        try:
+            pickle.dumps(v)
+        except Exception:  # noqa: BLE001 - such entries are simply evaluated again
+            continue
+        out[k] = v
+    return out
+
+
 @dataclass
 class Evaluation:
     """The computed verdict on a statement."""
@@ -338,6 +352,25 @@ class Registry:
 
     def evaluate_all(self) -> list[Evaluation]:
         return [self.evaluate(k) for k in self._statements]
+
+    # -- persistence of evaluations (the report job's cache) -----------------
+
+    def snapshot(self, keys: list[str] | None = None) -> dict[str, tuple]:
+        """The evaluations of ``keys`` (default: all) as picklable tuples (statements excluded)."""
+        out = {}
+        for k in keys if keys is not None else self.keys():
+            ev = self.evaluate(k)
+            out[k] = (ev.derived, ev.derived_from_stated, ev.checks, ev.status, ev.detail, ev.inherits)
+        return out
+
+    def restore(self, snap: dict[str, tuple]) -> int:
+        """Install evaluations from :meth:`snapshot` for statements that exist; returns how many."""
+        n = 0
+        for k, tup in snap.items():
+            if k in self._statements and k not in self._cache:
+                self._cache[k] = Evaluation(self._statements[k], *tup)
+                n += 1
+        return n
 
     def _evaluate(self, st: Statement) -> Evaluation:
         from .checks import compare

@@ -74,3 +74,20 @@ def test_profiles_file_defines_the_three_profiles_and_rejects_bad_tables(tmp_pat
     bad.write_text("[mine]\nn_trials = 3\n")
     with pytest.raises(ValueError, match="'mine'"):
         load_profiles(bad)
+
+
+def test_symbolic_cache_round_trip_gives_identical_evaluations(tmp_path):
+    import pickle
+
+    from bounds import registry
+    from bounds.core import Registry, picklable
+
+    keys = ["jia.thm2", "jia.prop1.scale", "jamp.lemma2"]
+    snap = picklable(registry.snapshot(keys))
+    fresh = Registry()
+    for k in keys:                                   # same statements, empty cache
+        fresh._statements[k] = registry.get(k)
+    assert fresh.restore(pickle.loads(pickle.dumps(snap))) == len(keys)
+    for k in keys:
+        a, b = fresh.evaluate(k), registry.evaluate(k)
+        assert (a.status, a.detail, str(a.derived)) == (b.status, b.detail, str(b.derived))

@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ex.close()
         run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
         paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
-                             utility=utility, audits=audits)
+                             utility=utility, audits=audits, cache=None if a.no_cache else a.cache)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

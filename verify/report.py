@@ -414,7 +414,8 @@ def _anchor(key: str) -> str:
 
 def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True,
                  empirical: Sequence[Any] = (), run_info: dict[str, Any] | None = None,
-                 figures: bool = True, utility: Any = None, audits: Any = None) -> dict[str, Path]:
+                 figures: bool = True, utility: Any = None, audits: Any = None,
+                 cache: str | os.PathLike | None = None) -> dict[str, Path]:
     """Evaluate the statements (all, or those matching ``only``) and write the report files.
 
     Parameters
@@ -434,6 +435,11 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
         Draw the figures (PNG and SVG under ``figures/``).
     utility : pandas.DataFrame, optional
         The privacy–utility table of :func:`verify.utility.run_utility`.
+    audits : list of MechanismAudit, optional
+        The privacy audits of :func:`verify.audit_mechanisms.run_audits`.
+    cache : path, optional
+        Directory for the symbolic evaluations, keyed by the source of ``bounds/``
+        (a rerun with unchanged statements skips the derivation checks).
 
     Returns
     -------
@@ -449,7 +455,26 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     keys = registry.keys() if not only else keys_matching(registry, only)
     if not keys:
         raise ValueError(f"pattern {only!r} matches no statement; try one of: {', '.join(p + '.*' for p in sorted(PAPERS))}")
+    snap_path = _symbolic_cache_path(cache)
+    cached: dict[str, tuple] = {}
+    if snap_path is not None and snap_path.exists():
+        import pickle
+
+        try:
+            cached = pickle.loads(snap_path.read_bytes())
+            registry.restore(cached)
+        except Exception:  # noqa: BLE001 - a stale or corrupt cache is recomputed
+            cached = {}
     evs = [registry.evaluate(k) for k in keys]
+    if snap_path is not None and not set(keys) <= set(cached):
+        import pickle
+
+        from bounds.core import picklable
+
+        snap_path.parent.mkdir(parents=True, exist_ok=True)
+        part = snap_path.with_suffix(".tmp")
+        part.write_bytes(pickle.dumps({**cached, **picklable(registry.snapshot(keys))}))
+        os.replace(part, snap_path)
     pk = picks_table() if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
     prov.update(run_info or {})
@@ -532,6 +557,19 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
+
+
+def _symbolic_cache_path(cache: str | os.PathLike | None) -> Path | None:
+    if cache is None:
+        return None
+    import hashlib
+
+    h = hashlib.sha256()
+    root = Path(bounds.__file__).resolve().parent
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return Path(cache) / "symbolic" / f"{h.hexdigest()[:32]}.pkl"
 
 
 def _json_emp(d: dict[str, Any] | None) -> dict[str, Any] | None:
