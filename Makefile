@@ -19,10 +19,10 @@ lint: $(STAMP)
 	$(PY) -m ruff check bounds simulations verify tests bench
 
 test: lint
-	$(PY) -m pytest bounds simulations verify tests docs README.md
+	$(PY) -m pytest -n auto bounds simulations verify tests docs README.md
 
 test-all: lint
-	$(PY) -m pytest bounds simulations verify tests docs README.md -m "slow or not slow"
+	$(PY) -m pytest -n auto bounds simulations verify tests docs README.md -m "slow or not slow"
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f; done
