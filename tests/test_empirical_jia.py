@@ -219,3 +219,12 @@ def test_svm_theorem2_is_attained():
     assert w["sup"].value == pytest.approx(1 / (lam * 50), rel=1e-9)
     x = X[:, 0]
     assert abs(x[w["rkhs"].j] - w["rkhs"].x_bar) < 1e-12 and w["rkhs"].y_bar == -y[w["rkhs"].j]
+
+
+def test_rate_sweeps_span_six_sample_sizes_over_one_and_a_half_decades():
+    from verify.empirical.core import PROFILES, Context
+    from verify.empirical.jia import _rate_ms
+
+    for p in PROFILES.values():
+        ms = _rate_ms(Context(p))
+        assert len(ms) >= 6 and ms[-1] / ms[0] >= 10**1.5 * 0.99, (p.name, ms)
