@@ -24,6 +24,7 @@ registry = Registry()
 # isort: off
 from . import nie_wang_2017_jia  # noqa: E402,F401  seed 000
 from . import nie_wang_2017_jamp  # noqa: E402,F401  seed 001
+from . import talwar_thakurta_zhang_2014  # noqa: E402,F401  seed 002
 from . import online_kernel_2017_jcc  # noqa: E402,F401  seed 003
 from . import pathak_raj_2010  # noqa: E402,F401  seed 004
 # isort: on

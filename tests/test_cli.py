@@ -64,17 +64,23 @@ def test_pick_json() -> None:
         ("bounds", "pick", "jia.thm4", "--m", "100"),
         ("bounds", "list", "--paper", "xyz"),
         ("verify", "--only", "no-such-statement", "--out", "/tmp/dp-erm-verify-never"),
+        ("verify", "--profile", "huge", "--out", "/tmp/dp-erm-verify-never"),
+        ("verify", "--executor", "gpu", "--only", "jia.thm2", "--out", "/tmp/dp-erm-verify-never"),
+        ("verify", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--only", "jia.thm2",
+         "--out", "/tmp/dp-erm-verify-never"),
+        ("verify", "audit", "--profile", "huge"),
     ],
 )
 def test_bad_input_one_line_exit_2(args) -> None:
     p = run(*args)
     assert p.returncode == 2
+    assert not Path("/tmp/dp-erm-verify-never").exists()      # nothing half-written
     assert "Traceback" not in p.stderr
     assert len([ln for ln in p.stderr.splitlines() if ln.strip()]) <= 2  # argparse adds a usage line
 
 
 def test_verify_writes_report(tmp_path) -> None:
-    p = run("verify", "--out", str(tmp_path), "--only", "jia.*", "--no-picks")
+    p = run("verify", "--out", str(tmp_path), "--only", "jia.*", "--no-picks", "--no-empirical")
     assert p.returncode == 0, p.stderr
     md = (tmp_path / "REPORT.md").read_text()
     js = json.loads((tmp_path / "summary.json").read_text())
@@ -82,3 +88,19 @@ def test_verify_writes_report(tmp_path) -> None:
     assert "jia.thm4" in keys and all(k.startswith("jia.") for k in keys)
     assert "## Errata" in md and "jia.prop1.scale" in md and "\\frac" in md
     assert "tally:" in p.stdout
+    assert (tmp_path / "index.html").read_text().count("<table>") >= 2
+
+
+def test_verify_quick_empirical_run_and_its_cache(tmp_path) -> None:
+    out, cache = tmp_path / "r", tmp_path / "c"
+    args = ("verify", "--out", str(out), "--only", "jamp.lemma2*", "--profile", "quick",
+            "--executor", "serial", "--cache", str(cache))
+    p = run(*args)
+    assert p.returncode == 0, p.stderr
+    js = json.loads((out / "summary.json").read_text())
+    emp = {(e["key"], e["verdict"]) for e in js["empirical"]}
+    assert {k for k, _ in emp} >= {"jamp.lemma2", "jamp.lemma2.K"}
+    assert (out / "results" / "empirical.csv").exists()
+    first = (out / "results" / "empirical.csv").read_text()
+    p = run(*args)                                              # second run: from the cache
+    assert p.returncode == 0 and (out / "results" / "empirical.csv").read_text() == first

@@ -418,8 +418,10 @@ def run_audits(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
         rows = run_audits(n, seed, confidence, sweep)
         tc.put(key, rows)
         return rows
+    from .empirical.ttz import audits as ttz_audits
+
     rows = (audit_calibration(n, seed, confidence) + audit_output_perturbation(n, seed, confidence)
-            + audit_gp_alternative(n, seed, confidence))
+            + audit_gp_alternative(n, seed, confidence) + ttz_audits(min(n, 20_000), seed, confidence))
     if sweep:
         for r in audit_eps_sweep(n=n, seed=seed, confidence=confidence):
             r.details["sweep"] = True

@@ -7,6 +7,9 @@ module         checks
                2–4, Theorem 4, §5.1, §5.2
 ``jamp``       seed 001 (Nie & Wang, JAMP 2017): Lemma 2, Propositions 2–4,
                Theorems 2–3
+``ttz``        seed 002 (Talwar, Thakurta & Zhang): private Frank–Wolfe on LASSO
+               (risk, rate in n), mirror descent and the constraint-set geometry,
+               Gaussian widths, Table 1
 ``jcc``        seed 003 (online kernel regression, JCC 2017): Theorem 1 /
                equations (16)–(17), Theorem 2
 =============  ===========================================================
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 
 from .core import CHECKS, PROFILES, CheckSpec, Context, EmpiricalResult, Profile, empirical_check
 
-PAPER_MODULES = ("jia", "jamp", "jcc")
+PAPER_MODULES = ("jia", "jamp", "ttz", "jcc")
 
 __all__ = ["CHECKS", "PROFILES", "Context", "EmpiricalResult", "Profile", "empirical_check",
            "load_checks", "run_checks", "select"]

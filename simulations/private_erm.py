@@ -1,0 +1,416 @@
+r"""Private ERM algorithms of seed 002 (Talwar, Thakurta & Zhang, ``002_9f0d50e873e3e787.txt``).
+
+* :func:`private_frank_wolfe` — private Frank–Wolfe over a polytope conv(S) given by its
+  vertices (Algorithm 2 of §5): at every step and for every vertex s a fresh Laplace(λ) is
+  added to the score ⟨s, ∇L(θ_t)⟩, the vertex with the smallest noisy score is taken and
+  θ_{t+1} = (1 − μ_t)θ_t + μ_t s with μ_t = 2/(t + 2), t = 1, …, T − 1; the output is θ_T.
+  :func:`private_fw_lasso` is the same algorithm for LASSO over the ℓ1 ball (vertices ±e_j)
+  on the sufficient statistics A = XᵀX/n, c = Xᵀy/n, with the gradient 2(Aθ − c) updated in
+  O(p) per step.  Both run ``n_rep`` independent chains at once (vectorised) and draw the noise
+  in the same order, so they agree exactly on the same generator.
+* :func:`private_mirror_descent` — Algorithm 1 of §3 with Gaussian noise N(0, σ²I) on each
+  gradient: ``geometry="l2"`` (Ψ = ‖θ‖²/2: projected gradient over the ℓ2 ball), ``"l1"``
+  (entropy over 2p weights, θ = R(w₊ − w₋): the ±e_j doubling trick) or ``"simplex"``
+  (entropy); the output is the average iterate.
+* Noise: :func:`fw_scale` (Laplace scale of ``ttz.fw.scale``, stated or derived) and
+  :func:`md_sigma` (σ of ``ttz.md.sigma.zcdp``: Gaussian mechanism in zCDP, T-fold composition
+  and conversion to (ε, δ), Bun & Steinke 2016, Prop. 1.3/1.6 and Lemma 1.7).
+* Exact minimisers: :func:`lasso_l1_solve` (FISTA with Euclidean projection onto the ℓ1 ball,
+  certified by the Frank–Wolfe gap max_s ⟨θ − s, ∇L(θ)⟩ ≥ L(θ) − L*).
+* Gaussian widths: :func:`gaussian_width_mc` (Monte Carlo with a Student-t interval) and the
+  closed forms in :data:`WIDTH_CLOSED_FORMS`.
+
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X = rng.uniform(-1, 1, (500, 5)); y = np.clip(X[:, 0] * 0.8, -1, 1)
+>>> A, c, yy = lasso_stats(X, y)
+>>> sol = lasso_l1_solve(A, c, yy)
+>>> sol.certificate.ok, bool(sol.gap <= 1e-9)
+(True, True)
+>>> th = private_fw_lasso(A, c, T=50, scale=0.01, rng=rng, n_rep=4)
+>>> th.shape, bool(np.all(np.abs(th).sum(axis=1) <= 1 + 1e-12))
+((4, 5), True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+import bounds
+
+from .solvers import Certificate, CertificateError
+
+FloatArray = NDArray[np.float64]
+
+__all__ = [
+    "fw_scale",
+    "md_sigma",
+    "md_step_size",
+    "lasso_stats",
+    "lasso_loss",
+    "lasso_grad",
+    "project_l1_ball",
+    "project_l2_ball",
+    "LassoSolution",
+    "lasso_l1_solve",
+    "fw_gap_l1",
+    "private_frank_wolfe",
+    "private_fw_lasso",
+    "private_mirror_descent",
+    "gaussian_width_mc",
+    "WIDTH_CLOSED_FORMS",
+    "l1_vertices",
+]
+
+
+# --------------------------------------------------------------------------------------
+# noise calibration (from bounds/)
+# --------------------------------------------------------------------------------------
+def fw_scale(L1: float, C1: float, T: int, n: int, eps: float, delta: float, which: str = "derived") -> float:
+    """Laplace scale λ of the vertex scores (``ttz.fw.scale``): the paper's (``stated``) or the derived one.
+
+    Examples
+    --------
+    >>> round(fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "derived") / fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "stated"), 6)
+    4.0
+    """
+    return bounds.value("ttz.fw.scale", {"L1": L1, "C1": C1, "T": T, "n": n, "eps": eps, "delta": delta},
+                        which=which)
+
+
+def md_sigma(L: float, n: int, T: int, eps: float, delta: float) -> float:
+    """σ of Algorithm 1's Gaussian noise for (ε, δ)-DP after T steps (``ttz.md.sigma.zcdp``, zCDP).
+
+    Examples
+    --------
+    >>> s = md_sigma(1.0, 1000, 100, 1.0, 1e-5)
+    >>> rho = (math.sqrt(math.log(1e5) + 1) - math.sqrt(math.log(1e5))) ** 2
+    >>> round(s**2 / (2 * 100 / (1000**2 * rho)), 9)
+    1.0
+    """
+    import warnings
+
+    with warnings.catch_warnings():  # ε ≥ 1 is allowed here (zCDP conversion holds for every ε)
+        warnings.simplefilter("ignore")
+        return math.sqrt(bounds.value("ttz.md.sigma.zcdp", {"L2": L, "n": n, "T": T, "eps": eps, "delta": delta}))
+
+
+def md_step_size(D2: float, Lstar: float, sigma: float, G: float, r: float, T: int) -> float:
+    """The step η = √(D²/(T(L*² + σ²(G² + r²)))) that minimises the bound of ``ttz.thm3_2.explicit``."""
+    return math.sqrt(D2 / (T * (Lstar**2 + sigma**2 * (G**2 + r**2))))
+
+
+# --------------------------------------------------------------------------------------
+# LASSO over the ℓ1 ball
+# --------------------------------------------------------------------------------------
+def lasso_stats(X: FloatArray, y: FloatArray) -> tuple[FloatArray, FloatArray, float]:
+    """Sufficient statistics (A = XᵀX/n, c = Xᵀy/n, mean y²) of L(θ) = (1/n)Σ(y_i − ⟨x_i, θ⟩)²."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n_ = X.shape[0]
+    return X.T @ X / n_, X.T @ y / n_, float(y @ y / n_)
+
+
+def lasso_loss(theta: FloatArray, A: FloatArray, c: FloatArray, yy: float) -> FloatArray:
+    """L(θ) = θᵀAθ − 2cᵀθ + mean y², for one θ (p,) or a batch (R, p)."""
+    th = np.asarray(theta, dtype=float)
+    return np.einsum("...i,ij,...j->...", th, A, th) - 2 * th @ c + yy
+
+
+def lasso_grad(theta: FloatArray, A: FloatArray, c: FloatArray) -> FloatArray:
+    """∇L(θ) = 2(Aθ − c) (row-wise for a batch)."""
+    return 2 * (np.asarray(theta, dtype=float) @ A - c)
+
+
+def fw_gap_l1(theta: FloatArray, grad: FloatArray, radius: float = 1.0) -> FloatArray:
+    """Frank–Wolfe gap max_{s ∈ rB₁} ⟨θ − s, g⟩ = ⟨θ, g⟩ + r‖g‖_∞ (≥ L(θ) − L* for convex L)."""
+    return np.sum(theta * grad, axis=-1) + radius * np.max(np.abs(grad), axis=-1)
+
+
+def project_l1_ball(v: FloatArray, radius: float = 1.0) -> FloatArray:
+    """Euclidean projection onto {‖θ‖₁ ≤ r}, row-wise (Duchi, Shalev-Shwartz, Singer & Chandra 2008).
+
+    Examples
+    --------
+    >>> project_l1_ball(np.array([2.0, 0.0, -1.0]))
+    array([ 1.,  0., -0.])
+    """
+    v = np.asarray(v, dtype=float)
+    x = np.atleast_2d(v)
+    a = np.abs(x)
+    inside = a.sum(axis=1) <= radius
+    u = -np.sort(-a, axis=1)
+    css = np.cumsum(u, axis=1) - radius
+    j = np.arange(1, x.shape[1] + 1)
+    cond = u - css / j > 0
+    rho = x.shape[1] - 1 - np.argmax(cond[:, ::-1], axis=1)
+    tau = css[np.arange(x.shape[0]), rho] / (rho + 1)
+    out = np.sign(x) * np.maximum(a - tau[:, None], 0.0)
+    out[inside] = x[inside]
+    return out.reshape(v.shape)
+
+
+def project_l2_ball(v: FloatArray, radius: float = 1.0) -> FloatArray:
+    """Euclidean projection onto {‖θ‖₂ ≤ r}, row-wise."""
+    v = np.asarray(v, dtype=float)
+    nrm = np.linalg.norm(v, axis=-1, keepdims=True)
+    return v * np.minimum(1.0, radius / np.maximum(nrm, 1e-300))
+
+
+@dataclass(frozen=True)
+class LassoSolution:
+    """Exact minimiser of L over the ℓ1 ball, with its Frank–Wolfe-gap certificate."""
+
+    theta: FloatArray
+    loss: float
+    gap: float
+    iterations: int
+    certificate: Certificate
+
+
+def lasso_l1_solve(A: FloatArray, c: FloatArray, yy: float, radius: float = 1.0, tol: float = 1e-10,
+                   max_iter: int = 200_000) -> LassoSolution:
+    """min_{‖θ‖₁ ≤ r} θᵀAθ − 2cᵀθ + yy by FISTA with restarts, to a Frank–Wolfe gap ≤ ``tol``.
+
+    The gap max_s⟨θ − s, ∇L(θ)⟩ bounds L(θ) − L* from above, so ``loss − gap ≤ L* ≤ loss``.
+
+    Raises
+    ------
+    CertificateError
+        When the gap is above ``tol`` after ``max_iter`` iterations.
+    """
+    A = np.asarray(A, dtype=float)
+    c = np.asarray(c, dtype=float)
+    Lg = 2 * float(np.linalg.eigvalsh(A)[-1]) + 1e-12
+    x = np.zeros_like(c)
+    z = x.copy()
+    tk = 1.0
+    gap = math.inf
+    it = 0
+    for it in range(1, max_iter + 1):
+        g = 2 * (A @ z - c)
+        x_new = project_l1_ball(z - g / Lg, radius)
+        t_new = (1 + math.sqrt(1 + 4 * tk * tk)) / 2
+        if (x_new - x) @ (z - x_new) > 0:  # gradient restart (O'Donoghue & Candès 2015)
+            t_new, z = 1.0, x_new.copy()
+        else:
+            z = x_new + (tk - 1) / t_new * (x_new - x)
+        x, tk = x_new, t_new
+        if it % 10 == 0 or it == max_iter:
+            gap = float(fw_gap_l1(x, 2 * (A @ x - c), radius))
+            if gap <= tol:
+                break
+    cert = Certificate("frank_wolfe_gap", gap, tol, bool(gap <= tol), solver="lasso_l1_solve",
+                       details={"iterations": it})
+    sol = LassoSolution(x, float(lasso_loss(x, A, c, yy)), gap, it, cert)
+    if not cert.ok:
+        raise CertificateError(cert, sol)
+    return sol
+
+
+def l1_vertices(p: int, radius: float = 1.0) -> FloatArray:
+    """The 2p vertices ±r e_j of the ℓ1 ball, in the order e_1..e_p, −e_1..−e_p."""
+    eye = radius * np.eye(p)
+    return np.vstack([eye, -eye])
+
+
+# --------------------------------------------------------------------------------------
+# private Frank–Wolfe
+# --------------------------------------------------------------------------------------
+def private_frank_wolfe(grad: Callable[[FloatArray], FloatArray], vertices: FloatArray, T: int, scale: float,
+                        rng: np.random.Generator, n_rep: int = 1, theta0: FloatArray | None = None) -> FloatArray:
+    """Private Frank–Wolfe over conv(vertices) (Algorithm 2 of §5), ``n_rep`` independent chains.
+
+    Parameters
+    ----------
+    grad : callable
+        (R, p) → (R, p): ∇L(θ; D) row-wise.
+    vertices : array (k, p)
+        The finite set S with C = conv(S).
+    T : int
+        Output θ_T after T − 1 updates (t = 1, …, T − 1, μ_t = 2/(t + 2)).
+    scale : float
+        Laplace scale λ of every noisy score (0 gives the non-private algorithm).
+    rng : Generator
+        Draws one (R, k) Laplace array per step.
+    theta0 : array (p,), optional
+        θ₁ (default: the first vertex's zero vector, i.e. 0 when 0 ∈ C).
+
+    Returns
+    -------
+    array (n_rep, p)
+    """
+    V = np.asarray(vertices, dtype=float)
+    k_, p_ = V.shape
+    th = np.zeros((n_rep, p_)) if theta0 is None else np.tile(np.asarray(theta0, dtype=float), (n_rep, 1))
+    for t in range(1, T):
+        scores = grad(th) @ V.T
+        if scale > 0:
+            scores = scores + rng.laplace(0.0, scale, (n_rep, k_))
+        j = np.argmin(scores, axis=1)
+        mu = 2.0 / (t + 2)
+        th = (1 - mu) * th + mu * V[j]
+    return th
+
+
+def private_fw_lasso(A: FloatArray, c: FloatArray, T: int, scale: float, rng: np.random.Generator,
+                     n_rep: int = 1, radius: float = 1.0) -> FloatArray:
+    """:func:`private_frank_wolfe` for LASSO over rB₁ from θ₁ = 0, on sufficient statistics, O(p) per step.
+
+    Scores: ⟨±r e_j, 2(Aθ − c)⟩ = ±2r(Aθ − c)_j, noise drawn as (n_rep, 2p) per step in the vertex order
+    of :func:`l1_vertices`, so the result equals ``private_frank_wolfe`` on the same generator.
+    """
+    A = np.asarray(A, dtype=float)
+    c = np.asarray(c, dtype=float)
+    p_ = c.size
+    th = np.zeros((n_rep, p_))
+    u = np.zeros((n_rep, p_))  # Aθ, row-wise
+    rows = np.arange(n_rep)
+    for t in range(1, T):
+        g = 2 * radius * (u - c)
+        scores = np.concatenate([g, -g], axis=1)
+        if scale > 0:
+            scores += rng.laplace(0.0, scale, (n_rep, 2 * p_))
+        j = np.argmin(scores, axis=1)
+        sign = np.where(j < p_, radius, -radius)
+        jj = j % p_
+        mu = 2.0 / (t + 2)
+        th *= 1 - mu
+        th[rows, jj] += mu * sign
+        u = (1 - mu) * u + mu * sign[:, None] * A[jj]
+    return th
+
+
+# --------------------------------------------------------------------------------------
+# private mirror descent
+# --------------------------------------------------------------------------------------
+def private_mirror_descent(grad: Callable[[FloatArray], FloatArray], p: int, geometry: str, T: int, eta: float,
+                           sigma: float, rng: np.random.Generator, n_rep: int = 1,
+                           radius: float = 1.0) -> FloatArray:
+    """Noisy mirror descent (Algorithm 1 of §3), ``n_rep`` chains; returns the average of θ_1..θ_T.
+
+    ``geometry``:
+
+    ``"l2"``
+        Ψ = ‖θ‖²/2 on the ℓ2 ball of radius r: θ ← Π(θ − η(∇L(θ) + b)), θ₁ = 0.
+    ``"l1"``
+        entropy on 2p weights w (θ = r(w₊ − w₋)): w ∝ w·exp(−η r(g, −g)), w₁ uniform (θ₁ = 0).
+    ``"simplex"``
+        entropy on p weights (θ = w), w₁ uniform.
+
+    b ~ N(0, σ²I_p) is drawn fresh for every step and chain.
+    """
+    if geometry not in ("l2", "l1", "simplex"):
+        raise ValueError(f"parameter 'geometry' = {geometry!r} must be 'l2', 'l1' or 'simplex'")
+    if geometry == "l2":
+        th = np.zeros((n_rep, p))
+        acc = np.zeros((n_rep, p))
+        for _ in range(T):
+            acc += th
+            g = grad(th) + sigma * rng.standard_normal((n_rep, p))
+            th = project_l2_ball(th - eta * g, radius)
+        return acc / T
+    m = 2 * p if geometry == "l1" else p
+    logw = np.full((n_rep, m), -math.log(m))
+
+    def theta_of(lw: FloatArray) -> FloatArray:
+        w = np.exp(lw)
+        return radius * (w[:, :p] - w[:, p:]) if geometry == "l1" else w
+
+    acc = np.zeros((n_rep, p))
+    for _ in range(T):
+        th = theta_of(logw)
+        acc += th
+        g = grad(th) + sigma * rng.standard_normal((n_rep, p))
+        gw = radius * np.concatenate([g, -g], axis=1) if geometry == "l1" else g
+        logw = logw - eta * gw
+        mx = logw.max(axis=1, keepdims=True)
+        logw -= mx + np.log(np.exp(logw - mx).sum(axis=1, keepdims=True))
+    return acc / T
+
+
+# --------------------------------------------------------------------------------------
+# Gaussian widths
+# --------------------------------------------------------------------------------------
+def _sup(set_: str, G: FloatArray, dims: tuple[int, ...]) -> FloatArray:
+    if set_ == "l2":
+        return np.linalg.norm(G, axis=1)
+    if set_ == "l1":
+        return np.max(np.abs(G), axis=1)
+    if set_ == "simplex":
+        return np.max(G, axis=1)
+    if set_ == "group":
+        s_, ng_ = dims
+        return np.max(np.linalg.norm(G.reshape(-1, ng_, s_), axis=2), axis=1)
+    if set_ == "nuclear":
+        p1_, p2_ = dims
+        return np.linalg.norm(G.reshape(-1, p1_, p2_), ord=2, axis=(1, 2))
+    raise ValueError(f"unknown set {set_!r}; known: l2, l1, simplex, group, nuclear")
+
+
+def gaussian_width_mc(set_: str, dims: tuple[int, ...], n_mc: int, rng: np.random.Generator,
+                      confidence: float = 0.95, batch: int = 4096) -> tuple[float, float, float]:
+    """Monte Carlo estimate of the Gaussian width E sup_C⟨θ, g⟩ with a Student-t interval.
+
+    Parameters
+    ----------
+    set_ : {"l2", "l1", "simplex", "group", "nuclear"}
+        Unit ℓ2 ball, unit ℓ1 ball, simplex (``dims = (p,)``), grouped ℓ1/ℓ2 unit ball
+        (``dims = (s, n_groups)``) or unit nuclear-norm ball (``dims = (p1, p2)``).
+    n_mc : int
+        Number of Gaussian draws (≥ 2).
+
+    Returns
+    -------
+    (mean, lo, hi)
+
+    Examples
+    --------
+    >>> m, lo, hi = gaussian_width_mc("l2", (10,), 20000, np.random.default_rng(1))
+    >>> bool(lo < WIDTH_CLOSED_FORMS["l2"]((10,)) < hi)
+    True
+    """
+    D = int(np.prod(dims))
+    vals = []
+    left = n_mc
+    while left > 0:
+        b = min(batch, left)
+        vals.append(_sup(set_, rng.standard_normal((b, D)), dims))
+        left -= b
+    v = np.concatenate(vals)
+    m = float(v.mean())
+    se = float(v.std(ddof=1) / math.sqrt(v.size))
+    q = float(stats.t.ppf(0.5 + confidence / 2, v.size - 1))
+    return m, m - q * se, m + q * se
+
+
+def _closed_forms() -> dict[str, Callable[[tuple[int, ...]], float]]:
+    from bounds import talwar_thakurta_zhang_2014 as ttz
+
+    return {
+        "l2": lambda d: float(ttz.chi_mean(d[0])),
+        "l1": lambda d: ttz.expected_max_abs_gaussian(d[0]),
+        "simplex": lambda d: ttz.expected_max_gaussian(d[0]),
+        "group": lambda d: ttz.expected_max_chi(d[0], d[1]),
+    }
+
+
+#: exact Gaussian widths (chi mean; quadratures of the laws of ‖g‖_∞, max g_i, max of chi variables)
+WIDTH_CLOSED_FORMS: dict[str, Callable[[tuple[int, ...]], float]] = _closed_forms()
+
+#: the upper bounds of ``bounds`` (statement key, bound)
+WIDTH_BOUNDS: dict[str, tuple[str, Callable[[tuple[int, ...]], float]]] = {
+    "l2": ("ttz.gw.l2", lambda d: math.sqrt(d[0])),
+    "l1": ("ttz.gw.l1", lambda d: math.sqrt(2 * math.log(2 * d[0]))),
+    "simplex": ("ttz.gw.simplex", lambda d: math.sqrt(2 * math.log(d[0]))),
+    "group": ("ttz.gw.group", lambda d: math.sqrt(d[0]) + math.sqrt(2 * math.log(d[1]))),
+    "nuclear": ("ttz.gw.nuclear", lambda d: math.sqrt(d[0]) + math.sqrt(d[1])),
+}

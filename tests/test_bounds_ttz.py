@@ -1,0 +1,245 @@
+"""Tests of bounds.talwar_thakurta_zhang_2014 (seed 002, Talwar, Thakurta & Zhang).
+
+Expected values are typed from the formulas (reference file for seed 002) with plain ``math``; derived
+forms are written out from the derivations described in the module (comments give the arithmetic).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+
+import bounds
+from bounds import talwar_thakurta_zhang_2014 as ttz
+from bounds.core import STATUSES
+
+REG = bounds.registry
+KEYS = [k for k in REG.keys() if k.startswith("ttz.")]
+ORDER = ttz.ORDER_KIND if ttz.ORDER_KIND in STATUSES else "consistent"
+
+EXPECTED_STATUS = {
+    "ttz.def2_1": "premise",
+    "ttz.gw.def": "premise",
+    "ttz.gw.l2": "consistent",
+    "ttz.gw.l1": "cited",
+    "ttz.gw.simplex": "cited",
+    "ttz.gw.polytope": "cited",
+    "ttz.gw.group": "cited",
+    "ttz.gw.nuclear": "cited",
+    "ttz.md.sens": "consistent",
+    "ttz.md.sigma.zcdp": "cited",
+    "ttz.md.sigma": ORDER,
+    "ttz.thm3_1": "cited",
+    "ttz.thm3_2.explicit": "consistent",
+    "ttz.thm3_2": ORDER,
+    "ttz.eq10": ORDER,
+    "ttz.eq11": ORDER,
+    "ttz.eq11.l1": ORDER,
+    "ttz.eq11.simplex": ORDER,
+    "ttz.eq12": ORDER,
+    "ttz.eq13": ORDER,
+    "ttz.thmA": ORDER,
+    "ttz.fw.sens": "consistent",
+    "ttz.fw.rnm": "cited",
+    "ttz.fw.adv_comp": "cited",
+    "ttz.fw.scale": "erratum",
+    "ttz.fw.privacy": "consistent",
+    "ttz.fw.noise_err": "consistent",
+    "ttz.fw.curvature": "cited",
+    "ttz.fw.lasso_curv": "consistent",
+    "ttz.fw.init_gap": "consistent",
+    "ttz.fw.utility.explicit": "cited",
+    "ttz.fw.T_schedule": "consistent",
+    "ttz.fw.lasso_explicit": "consistent",
+    "ttz.thm1_2": ORDER,
+    "ttz.thm1_2.lasso": ORDER,
+    "ttz.thm1_3": ORDER,
+    "ttz.table1": ORDER,
+}
+
+SETTINGS = settings(max_examples=30, deadline=None)
+
+
+@pytest.fixture(scope="module")
+def evals():
+    return {k: REG.evaluate(k) for k in KEYS}
+
+
+def test_every_statement_has_an_expected_status(evals):
+    assert set(KEYS) == set(EXPECTED_STATUS)
+    got = {k: ev.status for k, ev in evals.items()}
+    assert got == EXPECTED_STATUS
+
+
+def test_docs_cite_seed_label_and_equation():
+    for k in KEYS:
+        s = REG.get(k)
+        assert s.doc.startswith(f"002_9f0d50e873e3e787.txt, {s.label}, "), k
+        assert s.equation, k
+
+
+# --------------------------------------------------------------------------- values
+def fw_scale_printed(L1, C1, T, n, eps, delta):
+    return L1 * C1 * math.sqrt(8 * T * math.log(1 / delta)) / (n * eps)
+
+
+def test_fw_scale_erratum_value():
+    v = dict(L1=4, C1=1, T=100, n=1000, eps=0.5, delta=1e-6)
+    assert bounds.value("ttz.fw.scale", which="stated", **v) == pytest.approx(fw_scale_printed(**v), rel=1e-12)
+    # derived: Δ = 2L₁C₁/n = 0.008, ε₀ = ε/√(8T ln 1/δ), λ = 2Δ/ε₀ = 4 × printed
+    eps0 = 0.5 / math.sqrt(8 * 100 * math.log(1e6))
+    assert bounds.value("ttz.fw.scale", **v) == pytest.approx(2 * 0.008 / eps0, rel=1e-12)
+    ev = REG.evaluate("ttz.fw.scale")
+    assert "stated/derived = 1/4" in ev.detail
+
+
+def test_fw_privacy_with_the_printed_scale_is_about_2eps():
+    # per-step loss 2Δ/λ = 4ε₀; advanced composition: √(2T ln 1/δ)·4ε₀ + T·4ε₀(e^{4ε₀} − 1)
+    eps, delta, T = 0.5, 1e-6, 100
+    e0 = 4 * eps / math.sqrt(8 * T * math.log(1 / delta))
+    total = math.sqrt(2 * T * math.log(1 / delta)) * e0 + T * e0 * math.expm1(e0)
+    assert 2.0 < total / eps < 2.2
+    assert f"{total:.3f}" in REG.evaluate("ttz.fw.privacy").detail
+    # with the derived scale the composition is within ε
+    assert bounds.value("ttz.fw.privacy", which="derived", eps=eps, delta=delta, T=T) <= eps
+    e0d = eps / math.sqrt(8 * T * math.log(1 / delta))
+    want = math.sqrt(2 * T * math.log(1 / delta)) * e0d + T * e0d * math.expm1(e0d)
+    assert REG.evaluate("ttz.fw.privacy").derived.subs(
+        {ttz.eps: eps, ttz.delta: delta, ttz.T: T}).evalf() == pytest.approx(want, rel=1e-10)
+
+
+def test_sigma_zcdp_value():
+    L, n, T, eps, delta = 1.0, 1000, 100, 0.9, 1e-5
+    rho = (math.sqrt(math.log(1 / delta) + eps) - math.sqrt(math.log(1 / delta))) ** 2
+    want = T * (2 * L / n) ** 2 / (2 * rho)
+    assert bounds.value("ttz.md.sigma.zcdp", L2=L, n=n, T=T, eps=eps, delta=delta) == pytest.approx(want, rel=1e-12)
+    # and the composition gives back exactly ε
+    r = T * (2 * L / n) ** 2 / (2 * want)
+    assert r + 2 * math.sqrt(r * math.log(1 / delta)) == pytest.approx(eps, rel=1e-10)
+
+
+def test_fw_lasso_explicit_value():
+    T, n, eps, delta, p = 200, 10**5, 0.5, 1e-8, 5
+    lam = 4 * 4 * 1 * math.sqrt(8 * T * math.log(1 / delta)) / (n * eps)
+    want = 2 * lam * (1 + math.log(2 * p)) + (4 * 4 + 2 * 8 * (T - 1)) / (T * (T + 1))
+    assert bounds.value("ttz.fw.lasso_explicit", T=T, n=n, eps=eps, delta=delta, p=p) == pytest.approx(want, rel=1e-12)
+
+
+def test_md_explicit_value():
+    D2, Ls, s, G, r, T = 0.5, 1.0, 0.3, 3.0, 1.0, 50
+    want = 2 * math.sqrt(D2 * (Ls**2 + s**2 * (G**2 + r**2)) / T)
+    got = bounds.value("ttz.thm3_2.explicit", D_psi2=D2, L_star=Ls, sigma_md=s, G_C=G, r_Q=r, T=T)
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_T_schedule_value():
+    assert bounds.value("ttz.fw.T_schedule", Gamma_L=8, n=1000, eps=0.5, L1=4, C1=1) == pytest.approx(100.0)
+
+
+def test_width_values():
+    assert bounds.value("ttz.gw.l1", p=10) == pytest.approx(math.sqrt(2 * math.log(20)))
+    assert bounds.value("ttz.gw.nuclear", p1=4, p2=9) == pytest.approx(5.0)
+    # exact widths
+    assert float(ttz.chi_mean(3)) == pytest.approx(2 * math.sqrt(2 / math.pi), rel=1e-12)
+    assert ttz.expected_max_abs_gaussian(1) == pytest.approx(math.sqrt(2 / math.pi), rel=1e-8)
+    assert ttz.expected_max_gaussian(2) == pytest.approx(1 / math.sqrt(math.pi), rel=1e-8)  # E max(g1, g2)
+    assert ttz.expected_max_chi(1, 1) == pytest.approx(math.sqrt(2 / math.pi), rel=1e-8)
+
+
+def test_rnm_exact_ratio_against_monte_carlo():
+    rng = np.random.default_rng(0)
+    X = rng.laplace(0, 1.0, (400_000, 2))
+    z = 1.0
+    p0 = np.mean(X[:, 1] - X[:, 0] > z)
+    p1 = np.mean(X[:, 1] - X[:, 0] > z + 2.0)
+    assert ttz.rnm_exact_ratio(z, 1.0, 1.0) == pytest.approx(p0 / p1, rel=0.05)
+
+
+def test_lasso_curvature_brute_force():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, (30, 4))
+    A = X.T @ X / 30
+    best = 0.0
+    for i in range(4):
+        for j in range(4):
+            for si in (-1, 1):
+                for sj in (-1, 1):
+                    u = np.zeros(4)
+                    u[i] += si
+                    u[j] -= sj
+                    best = max(best, 2 * u @ A @ u)
+    assert ttz.lasso_curvature(X) == pytest.approx(best, rel=1e-12)
+
+
+def test_noise_err_harmonic():
+    rng = np.random.default_rng(1)
+    Z = rng.laplace(0, 2.0, (200_000, 7))
+    H7 = sum(1 / i for i in range(1, 8))
+    assert np.mean(np.abs(Z).max(axis=1)) == pytest.approx(2.0 * H7, rel=0.01)
+    assert bounds.value("ttz.fw.noise_err", lam_noise=2.0, k_vert=7) == pytest.approx(4 * (1 + math.log(7)))
+
+
+# --------------------------------------------------------------------------- properties
+@SETTINGS
+@given(n=st.integers(10, 10**6), eps=st.floats(0.01, 0.99), T=st.integers(1, 10**4),
+       delta=st.floats(1e-12, 0.5))
+def test_fw_scale_is_four_times_printed(n, eps, T, delta):
+    v = dict(L1=4.0, C1=1.0, T=T, n=n, eps=eps, delta=delta)
+    assert bounds.value("ttz.fw.scale", **v) == pytest.approx(4 * fw_scale_printed(**v), rel=1e-9)
+
+
+@SETTINGS
+@given(n=st.integers(100, 10**7), p=st.integers(1, 10**4))
+def test_fw_lasso_bound_decreases_in_n_with_schedule(n, p):
+    def at(nn):
+        T = max(2, math.ceil((2 * nn * 0.5) ** (2 / 3)))
+        return bounds.value("ttz.fw.lasso_explicit", T=T, n=nn, eps=0.5, delta=1e-8, p=p)
+
+    assert at(8 * n) < at(n)
+
+
+@SETTINGS
+@given(s=st.floats(0.0, 10.0), G=st.floats(0.1, 100.0), T=st.integers(1, 1000))
+def test_md_explicit_is_min_over_eta(s, G, T):
+    D2, Ls, r = 1.3, 0.7, 1.0
+    A = Ls**2 + s**2 * (G**2 + r**2)
+    etas = np.logspace(-6, 3, 2000)
+    best = np.min(D2 / (etas * T) + etas * A)
+    got = bounds.value("ttz.thm3_2.explicit", D_psi2=D2, L_star=Ls, sigma_md=max(s, 1e-9), G_C=G, r_Q=r, T=T)
+    assert got <= best * (1 + 1e-9)
+    assert got >= best * (1 - 1e-2)
+
+
+def test_gaussian_widths_bounded_by_closed_forms():
+    for pp in (1, 2, 7, 50, 500):
+        assert ttz.expected_max_abs_gaussian(pp) <= math.sqrt(2 * math.log(2 * pp))
+        assert float(ttz.chi_mean(pp)) <= math.sqrt(pp)
+    # E max g_i via order statistics: compare with scipy's numerical moment at p = 5
+    x = np.linspace(-10, 10, 200_001)
+    dens = 5 * stats.norm.pdf(x) * stats.norm.cdf(x) ** 4
+    assert ttz.expected_max_gaussian(5) == pytest.approx(float(np.trapezoid(x * dens, x)), rel=1e-6)
+    assert special.gammaln(1.0) == 0.0
+
+
+# --------------------------------------------------------------------------- findings
+def test_erratum_is_pinned():
+    errata = sorted(k for k, ev in {k: REG.evaluate(k) for k in KEYS}.items() if ev.status == "erratum")
+    assert errata == ["ttz.fw.scale"]
+
+
+def test_rates_of_order_statements():
+    det = REG.evaluate("ttz.thm1_2.lasso").detail
+    assert "lim log(bound)/log(n) = -2/3" in det
+    assert "lim log(bound)/log(p) = 0" in REG.evaluate("ttz.eq11.l1").detail
+    assert "lim log(bound)/log(p) = 1/2" in REG.evaluate("ttz.eq10").detail
+
+
+def test_table1_render():
+    md = ttz.table1_markdown({"ttz.thm1_2.lasso": "measured!"})
+    assert md.count("\n") == len(ttz.TABLE1) + 1
+    assert "measured!" in md
