@@ -418,10 +418,12 @@ def run_audits(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
         rows = run_audits(n, seed, confidence, sweep)
         tc.put(key, rows)
         return rows
+    from .empirical.pr import audits as pr_audits
     from .empirical.ttz import audits as ttz_audits
 
     rows = (audit_calibration(n, seed, confidence) + audit_output_perturbation(n, seed, confidence)
-            + audit_gp_alternative(n, seed, confidence) + ttz_audits(min(n, 20_000), seed, confidence))
+            + audit_gp_alternative(n, seed, confidence) + ttz_audits(min(n, 20_000), seed, confidence)
+            + pr_audits(n, seed, confidence))
     if sweep:
         for r in audit_eps_sweep(n=n, seed=seed, confidence=confidence):
             r.details["sweep"] = True

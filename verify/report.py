@@ -162,7 +162,7 @@ def empirical_summary(results: Sequence[Any]) -> dict[str, dict[str, Any]]:
         d = out.setdefault(r.key, {"verdicts": Counter(), "max_ratio": None, "kinds": set()})
         d["verdicts"][r.verdict] += 1
         d["kinds"].add(r.kind)
-        if r.kind != "rate" and math.isfinite(r.ratio):
+        if r.kind != "rate" and not math.isnan(r.ratio):
             d["max_ratio"] = r.ratio if d["max_ratio"] is None else max(d["max_ratio"], r.ratio)
     for d in out.values():
         v = d["verdicts"]

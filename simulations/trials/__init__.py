@@ -7,5 +7,8 @@ measure) and the adversarial neighbour searches used by the sensitivity checks:
 * :mod:`simulations.trials.jia`: seed 000 (output perturbation, general loss,
   least squares §5.1, SVM §5.2);
 * :mod:`simulations.trials.jamp`: seed 001 (clipped least squares);
-* :mod:`simulations.trials.jcc`: seed 003 (online kernel regression).
+* :mod:`simulations.trials.ttz`: seed 002 (private Frank–Wolfe, mirror descent);
+* :mod:`simulations.trials.jcc`: seed 003 (online kernel regression);
+* :mod:`simulations.trials.pr`: seed 004 (large-margin Gaussian classifier, objective perturbation);
+* :mod:`simulations.trials.utility`: privacy–utility on bundled real data.
 """

@@ -12,6 +12,8 @@ module         checks
                Gaussian widths, Table 1
 ``jcc``        seed 003 (online kernel regression, JCC 2017): Theorem 1 /
                equations (16)–(17), Theorem 2
+``pr``         seed 004 (Pathak & Raj 2010): Lemmas 1, 2, 4, Theorems 5.2–5.3,
+               real data (iris)
 =============  ===========================================================
 
 :func:`run_checks` runs every registered check (or those whose key matches a
@@ -26,7 +28,7 @@ from collections.abc import Sequence
 
 from .core import CHECKS, PROFILES, CheckSpec, Context, EmpiricalResult, Profile, empirical_check
 
-PAPER_MODULES = ("jia", "jamp", "ttz", "jcc")
+PAPER_MODULES = ("jia", "jamp", "ttz", "jcc", "pr")
 
 __all__ = ["CHECKS", "PROFILES", "Context", "EmpiricalResult", "Profile", "empirical_check",
            "load_checks", "run_checks", "select"]

@@ -1,0 +1,650 @@
+r"""The large-margin multiclass Gaussian classifier of seed 004 and its objective perturbation.
+
+Seed ``004_69734a6b7aad1d0d.txt`` (Pathak & Raj, PSDML 2010), §3–§4.  One
+(d+1)×(d+1) positive semidefinite matrix Φ_c per class c = 0..K−1, the score
+x̃ᵀΦ_c x̃ with x̃ = (x, 1) (equations (1)–(3)), the decision rule
+y = argmin_c x̃ᵀΦ_c x̃, and the objective (5)/(8)
+
+.. math::  J(Φ) = \sum_i \sum_{c \ne y_i} \ell_h(u_{ic}) + λ \sum_c \mathrm{tr}(I_Φ Φ_c I_Φ),
+           \qquad u_{ic} = x̃_i^T(Φ_{y_i} − Φ_c)x̃_i,
+
+.. math::  J_p(Φ) = J(Φ) + \sum_c \sum_{ij} b_{ij} Φ_{cij}
+                  = L(Φ) + \sum_c ⟨B, Φ_c⟩,\qquad B = λ I_Φ + (b + b^T)/2.
+
+Losses (``loss=``):
+
+``"corrected"`` (default)
+    the derived form of (6) in ``pr.eq6.huber``: Chapelle's C¹ smoothing of [u]₊,
+    0 for u < −h, (u + h)²/(4h) on |u| ≤ h, u for u > h (convex, 0 ≤ ℓ' ≤ 1, ℓ'' ≤ 1/(2h)).
+``"margin"``
+    the same smoothing of the hinge [1 + u]₊ of (4) (the margin that (6) drops): ℓ(u + 1).
+``"paper"``
+    (6) exactly as printed: 0 for u < −h, (h − u)²/(4h) on |u| ≤ h, −u for u > h.  It is
+    discontinuous and decreasing for u > h, so J itself is unbounded below
+    (:func:`paper_loss_unbounded_ray`); the solver refuses it.
+
+Solver (:func:`solve`).  J_p is bounded below on the PSD cone **iff B ⪰ 0**:
+the loss is invariant under the common shift Φ_c → Φ_c + A (all c), so for
+vᵀBv < 0 the ray Φ_c = t·vvᵀ gives J_p = L(0) + tK·vᵀBv → −∞ (an exact witness);
+conversely B ⪰ 0 gives J_p ≥ L ≥ 0.  Since B_{d+1,d+1} = b_{d+1,d+1} and the noise
+is symmetric, P[bounded] ≤ 1/2 for every ε and λ.  For B ⪰ 0 the solver runs
+accelerated projected gradient (FISTA with backtracking and adaptive restart;
+projection = eigenvalue clipping of each Φ_c) and certifies the value with a
+Fenchel dual lower bound: ℓ(u) = max_{a∈[0,1]} a(u + m) + h·a(1 − a) (m = 0, or 1
+for ``margin``) gives
+
+.. math::  \inf_{Φ ⪰ 0} J_p ≥ D(α) = \sum_{ic} [α_{ic} m + h α_{ic}(1 − α_{ic})]
+           \quad\text{whenever } S_c(α) = B + \sum_i W_{ic}(α) x̃_i x̃_i^T ⪰ 0\ \forall c,
+
+with W_{ic} = 1[y_i = c] Σ_{c'} α_{ic'} − α_{ic} (S_c(ℓ'(u(Φ))) is ∂J_p/∂Φ_c).  The
+dual point is α = t·ℓ'(u(Φ)) with the largest t ∈ [0, 1] keeping every S_c ⪰ 0
+(bisection).  For b = 0, B = λI_Φ is singular: Σ_c S_c = KλI_Φ forces the last
+row and column of every S_c to vanish, so α is first moved onto those linear
+equalities (alternating projections with the box).  The certificate is the
+relative duality gap (J_p(Φ) − D(α))/max(1, |J_p(Φ)|): a rigorous bound on the
+sub-optimality of the returned *value*.  A run that does not reach the
+tolerance raises :class:`~simulations.solvers.CertificateError` (or returns a
+result with ``status="not_converged"``); a truncated iterate is never returned
+as a solution.
+
+Noise (§4, (7)): b has density ∝ exp(−ε‖b‖_F/2) on (d+1)×(d+1) matrices; exactly,
+‖b‖_F ~ Γ((d+1)², 2/ε) (``pr.s4.norm_law``) and b/‖b‖_F uniform on the sphere.
+
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X, y = gaussian_classes(30, d=1, K=2, rng=rng)
+>>> res = solve(X, y, K=2, lam=1.0, h=0.5, cone="closure")   # inf of J (non-private) over the PSD cone
+>>> res.status, res.certificate.ok
+('optimal', True)
+>>> try:                                               # on the PSD cone itself inf J is not attained
+...     solve(X, y, K=2, lam=1.0, h=0.5, max_iter=1000)
+... except CertificateError as err:
+...     print(err.result.status, err.result.Phi)
+not_converged None
+>>> b = -np.eye(2)                                     # b_(d+1,d+1) < 0: J_p unbounded below
+>>> r2 = solve(X, y, K=2, lam=1.0, h=0.5, b=b)
+>>> r2.status, r2.slope < 0
+('unbounded', True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .solvers import Certificate, CertificateError
+
+SEED = "004_69734a6b7aad1d0d.txt"
+Loss = Literal["corrected", "margin", "paper"]
+LOSSES: tuple[str, ...] = ("corrected", "margin", "paper")
+FloatArray = NDArray[np.float64]
+
+__all__ = [
+    "LOSSES", "LMResult", "huber", "huber_prime", "augment", "scores", "margins", "loss_value",
+    "loss_grad", "objective", "perturbed_objective", "regulariser", "sym", "b_matrix",
+    "is_bounded_below", "unbounded_direction", "dual_lower_bound", "solve", "predict",
+    "sample_perturbation", "norm_law", "gaussian_classes", "paper_loss_unbounded_ray",
+    "per_example_class_grad", "random_psd", "kkt_residual", "i_phi",
+]
+
+
+# --------------------------------------------------------------------------- the loss (6)
+def _margin_shift(loss: str) -> float:
+    if loss not in LOSSES:
+        raise ValueError(f"parameter 'loss' = {loss!r} is not one of {LOSSES}")
+    return 1.0 if loss == "margin" else 0.0
+
+
+def huber(u: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
+    """The Huber-smoothed hinge ℓ_h(u) of 004 §3, equation (6).
+
+    Parameters
+    ----------
+    u : array
+        Margins u = x̃ᵀ(Φ_y − Φ_c)x̃.
+    h : float
+        Half-width of the smoothing (> 0).
+    loss : {"corrected", "margin", "paper"}
+        See the module docstring; ``"paper"`` is (6) as printed.
+
+    Examples
+    --------
+    >>> [float(v) for v in huber([-1.0, 0.0, 0.25, 2.0], 0.5)]
+    [0.0, 0.125, 0.28125, 2.0]
+    >>> [float(v) for v in huber([-1.0, 0.0, 2.0], 0.5, loss="paper")]   # printed (6): −u for u > h
+    [0.0, 0.125, -2.0]
+    """
+    uu = np.asarray(u, dtype=float)
+    if loss == "paper":
+        return np.where(uu < -h, 0.0, np.where(uu > h, -uu, (h - uu) ** 2 / (4 * h)))
+    v = uu + _margin_shift(loss)
+    return np.where(v < -h, 0.0, np.where(v > h, v, (v + h) ** 2 / (4 * h)))
+
+
+def huber_prime(u: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
+    """ℓ_h'(u) (004 (6); for ``"paper"`` the derivative of each printed piece).
+
+    Examples
+    --------
+    >>> [float(v) for v in huber_prime([-1.0, 0.0, 2.0], 0.5)]
+    [0.0, 0.5, 1.0]
+    """
+    uu = np.asarray(u, dtype=float)
+    if loss == "paper":
+        return np.where(uu < -h, 0.0, np.where(uu > h, -1.0, -(h - uu) / (2 * h)))
+    v = uu + _margin_shift(loss)
+    return np.clip((v + h) / (2 * h), 0.0, 1.0)
+
+
+# --------------------------------------------------------------------------- the model (1)–(5)
+def augment(X: ArrayLike) -> FloatArray:
+    """x̃ = (x, 1) for every row (004 §3, after (2))."""
+    Xa = np.atleast_2d(np.asarray(X, dtype=float))
+    return np.hstack([Xa, np.ones((Xa.shape[0], 1))])
+
+
+def sym(b: ArrayLike) -> FloatArray:
+    """(b + bᵀ)/2: ⟨b, Φ⟩ = ⟨sym(b), Φ⟩ for symmetric Φ."""
+    bb = np.asarray(b, dtype=float)
+    return 0.5 * (bb + np.swapaxes(bb, -1, -2))
+
+
+def i_phi(d: int) -> FloatArray:
+    """I_Φ: the (d+1)×(d+1) identity with its last diagonal entry set to zero (004 (5))."""
+    return np.diag([1.0] * d + [0.0])
+
+
+def b_matrix(lam: float, b: ArrayLike | None, d: int) -> FloatArray:
+    """B = λI_Φ + sym(b): the gradient of the linear part of J_p (004 (9))."""
+    B = lam * i_phi(d)
+    return B if b is None else B + sym(b)
+
+
+def scores(Phi: ArrayLike, X: ArrayLike) -> FloatArray:
+    """x̃_iᵀΦ_c x̃_i, shape (n, K) (004 (3))."""
+    Xt = augment(X)
+    return np.einsum("ni,kij,nj->nk", Xt, np.asarray(Phi, dtype=float), Xt)
+
+
+def predict(Phi: ArrayLike, X: ArrayLike) -> NDArray[np.int64]:
+    """The decision rule (3): argmin_c x̃ᵀΦ_c x̃."""
+    return np.argmin(scores(Phi, X), axis=1)
+
+
+def margins(Phi: ArrayLike, X: ArrayLike, y: ArrayLike) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """u_ic = x̃_iᵀ(Φ_{y_i} − Φ_c)x̃_i (n, K) and the mask c ≠ y_i."""
+    q = scores(Phi, X)
+    yy = np.asarray(y, dtype=int)
+    u = q[np.arange(q.shape[0]), yy][:, None] - q
+    mask = np.ones_like(u, dtype=bool)
+    mask[np.arange(q.shape[0]), yy] = False
+    return u, mask
+
+
+def loss_value(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Loss = "corrected") -> float:
+    """L(Φ) = Σ_i Σ_{c≠y_i} ℓ_h(u_ic) (004 (5), with the loss of (6))."""
+    u, mask = margins(Phi, X, y)
+    return float(np.sum(huber(u, h, loss)[mask]))
+
+
+def _weights(alpha: FloatArray, y: NDArray[np.int64]) -> FloatArray:
+    """W_ic = 1[y_i = c]·Σ_{c'} α_ic' − α_ic (α zero on the mask c = y_i)."""
+    W = -alpha.copy()
+    W[np.arange(alpha.shape[0]), y] += alpha.sum(axis=1)
+    return W
+
+
+def _outer(X: ArrayLike) -> FloatArray:
+    Xt = augment(X)
+    return np.einsum("ni,nj->nij", Xt, Xt)
+
+
+def loss_grad(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
+    """∂L/∂Φ_c for every c, shape (K, d+1, d+1) (004, proof of Lemma 1, summed over i).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> G = loss_grad(np.zeros((2, 2, 2)), np.array([[0.5]]), np.array([0]), h=0.5)
+    >>> np.allclose(G.sum(axis=0), 0)          # L is invariant under a common shift of all Φ_c
+    True
+    """
+    yy = np.asarray(y, dtype=int)
+    u, mask = margins(Phi, X, yy)
+    a = np.where(mask, huber_prime(u, h, loss), 0.0)
+    return np.einsum("nc,nij->cij", _weights(a, yy), _outer(X))
+
+
+def per_example_class_grad(Phi: ArrayLike, x: ArrayLike, y: int, c: int, h: float,
+                           loss: Loss = "corrected") -> FloatArray:
+    """∂/∂Φ_c of one example's loss Σ_{c'≠y} ℓ_h(x̃ᵀ(Φ_y − Φ_c')x̃) (the object of 004 Lemma 1)."""
+    return loss_grad(Phi, np.atleast_2d(np.asarray(x, dtype=float)), np.array([int(y)]), h, loss)[int(c)]
+
+
+def regulariser(Phi: ArrayLike, lam: float) -> float:
+    """N(Φ) = λ Σ_c trace(I_Φ Φ_c I_Φ) (004 (5)): λ times the traces of the upper-left d×d blocks."""
+    P = np.asarray(Phi, dtype=float)
+    return float(lam * np.einsum("kii->", P[:, :-1, :-1]))
+
+
+def objective(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, lam: float, h: float, loss: Loss = "corrected") -> float:
+    """J(Φ) = L(Φ) + N(Φ) (004 (5) with (6))."""
+    return loss_value(Phi, X, y, h, loss) + regulariser(Phi, lam)
+
+
+def perturbed_objective(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, lam: float, h: float, b: ArrayLike,
+                        loss: Loss = "corrected") -> float:
+    """J_p(Φ) = J(Φ) + Σ_c Σ_ij b_ij Φ_cij (004 (8))."""
+    P = np.asarray(Phi, dtype=float)
+    return objective(P, X, y, lam, h, loss) + float(np.einsum("ij,kij->", np.asarray(b, dtype=float), P))
+
+
+# --------------------------------------------------------------------------- boundedness
+def is_bounded_below(lam: float, b: ArrayLike | None, d: int, tol: float = 0.0) -> bool:
+    """J_p bounded below on the PSD cone ⟺ λI_Φ + sym(b) ⪰ 0 (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_bounded_below(1.0, np.diag([0.5, 0.1]), 1), is_bounded_below(1.0, np.diag([0.5, -0.1]), 1)
+    (True, False)
+    """
+    return bool(np.linalg.eigvalsh(b_matrix(lam, b, d))[0] >= -tol)
+
+
+def unbounded_direction(lam: float, b: ArrayLike | None, d: int, K: int) -> tuple[FloatArray, float]:
+    """A PSD direction D (the same vvᵀ for every class) and the exact slope dJ_p(Φ + tD)/dt = K·vᵀBv.
+
+    Along D every margin u_ic is unchanged, so the loss is constant and J_p decreases linearly when the
+    slope is negative.
+    """
+    w, V = np.linalg.eigh(b_matrix(lam, b, d))
+    v = V[:, 0]
+    D = np.broadcast_to(np.outer(v, v), (K, d + 1, d + 1)).copy()
+    return D, float(K * w[0])
+
+
+def paper_loss_unbounded_ray(X: ArrayLike, y: ArrayLike, K: int, lam: float, h: float,
+                             t: float = 1e3) -> tuple[float, float]:
+    """J with the printed (6) at Φ = 0 and along Φ_{y_0} = t·e_{d+1}e_{d+1}ᵀ (every other Φ_c = 0).
+
+    All examples of class y_0 get u = t > h (loss −t each), the others u = −t < −h (loss 0), and the
+    regulariser does not see the last diagonal entry: J → −∞ linearly.  Returns (J(0), J(ray)).
+    """
+    Xa = np.atleast_2d(np.asarray(X, dtype=float))
+    d = Xa.shape[1]
+    yy = np.asarray(y, dtype=int)
+    Phi = np.zeros((K, d + 1, d + 1))
+    j0 = objective(Phi, Xa, yy, lam, h, loss="paper")
+    Phi[yy[0], d, d] = t
+    return j0, objective(Phi, Xa, yy, lam, h, loss="paper")
+
+
+# --------------------------------------------------------------------------- the dual certificate
+def _min_eig(S: FloatArray) -> float:
+    return float(np.min(np.linalg.eigvalsh(S)))
+
+
+def _repair_equalities(alpha: FloatArray, mask: NDArray[np.bool_], y: NDArray[np.int64], Xt: FloatArray,
+                       iters: int = 50) -> FloatArray:
+    """Move α onto {Σ_i W_ic(α) x̃_i = 0 ∀c} ∩ [0, 1]: least-norm corrections of the entries strictly
+    inside the box (then of all entries), clipped, until the residual is at rounding level."""
+    n, K = alpha.shape
+    idx = np.flatnonzero(mask.ravel())
+    # linear map α (masked entries) → stacked Σ_i W_ic x̃_i, c = 0..K−1
+    A = np.zeros((K * Xt.shape[1], idx.size))
+    for col, flat in enumerate(idx):
+        i, c = divmod(int(flat), K)
+        A[c * Xt.shape[1]:(c + 1) * Xt.shape[1], col] -= Xt[i]
+        A[y[i] * Xt.shape[1]:(y[i] + 1) * Xt.shape[1], col] += Xt[i]
+    a = alpha.ravel()[idx].copy()
+    scale = 1e-14 * max(1.0, float(np.abs(A).sum()))
+    for _ in range(iters):
+        r = A @ a
+        if np.linalg.norm(r) <= scale:
+            break
+        free = (a > 1e-12) & (a < 1 - 1e-12)  # move the entries strictly inside the box first
+        if free.any() and np.linalg.matrix_rank(A[:, free]) == np.linalg.matrix_rank(A):
+            a[free] -= np.linalg.pinv(A[:, free]) @ r
+        else:
+            a -= np.linalg.pinv(A) @ r
+        a = np.clip(a, 0.0, 1.0)
+    out = np.zeros(n * K)
+    out[idx] = a
+    return out.reshape(n, K)
+
+
+def dual_lower_bound(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, K: int, lam: float, h: float,
+                     b: ArrayLike | None = None, loss: Loss = "corrected") -> tuple[float, dict]:
+    """A certified lower bound D(α) ≤ inf_{Φ⪰0} J_p from the primal point Φ (module docstring).
+
+    Returns
+    -------
+    (D, info)
+        ``info`` has ``t`` (the scaling of ℓ'(u(Φ)) that made the dual point feasible),
+        ``min_eig`` (the smallest eigenvalue of the S_c at the dual point) and ``repaired``.
+    """
+    if loss == "paper":
+        raise ValueError("the printed (6) is not convex: no dual bound (use loss='corrected' or 'margin')")
+    Xa = np.atleast_2d(np.asarray(X, dtype=float))
+    yy = np.asarray(y, dtype=int)
+    d = Xa.shape[1]
+    B = b_matrix(lam, b, d)
+    u, mask = margins(Phi, Xa, yy)
+    alpha = np.where(mask, huber_prime(u, h, loss), 0.0)
+    Xt = augment(Xa)
+    XX = _outer(Xa)
+    repaired = False
+    scaleB = max(1.0, float(np.max(np.abs(B))))
+    tol = 1e-11 * scaleB * max(1, Xa.shape[0])
+    if _min_eig(B) <= tol:  # B singular (b = 0): S_c ⪰ 0 needs the last rows to vanish
+        alpha = _repair_equalities(alpha, mask, yy, Xt)
+        repaired = True
+    M = np.einsum("nc,nij->cij", _weights(alpha, yy), XX)
+
+    def feasible(t: float) -> bool:
+        return all(_min_eig(B + t * M[c]) >= -tol for c in range(K))
+
+    if feasible(1.0):
+        t = 1.0
+    elif not feasible(0.0):
+        return -math.inf, {"t": 0.0, "min_eig": _min_eig(B), "repaired": repaired}
+    else:
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if feasible(mid):
+                lo = mid
+            else:
+                hi = mid
+        t = lo
+    a = t * alpha[mask]
+    m = _margin_shift(loss)
+    D = float(np.sum(a * m + h * a * (1 - a)))
+    me = min(_min_eig(B + t * M[c]) for c in range(K))
+    return D, {"t": t, "min_eig": me, "repaired": repaired}
+
+
+# --------------------------------------------------------------------------- the solver
+@dataclass
+class LMResult:
+    """Outcome of :func:`solve`.
+
+    Attributes
+    ----------
+    status : str
+        ``"optimal"`` (certified), ``"unbounded"`` (J_p unbounded below; exact witness in
+        ``direction``/``slope``) or ``"not_converged"`` (only with ``on_failure="return"``).
+    Phi : array (K, d+1, d+1) or None
+        The certified iterate (``None`` when unbounded; the uncertified last iterate is in
+        ``details["last_iterate"]`` when not converged, never here).
+    value : float
+        J_p(Φ) at the returned iterate (−inf when unbounded).
+    lower : float
+        The dual lower bound on inf J_p.
+    certificate : Certificate
+        Relative duality gap, tolerance, iterations (``details``).
+    direction, slope
+        For ``"unbounded"``: D (same vvᵀ in every class) and dJ_p(tD)/dt < 0.
+    """
+
+    status: str
+    Phi: FloatArray | None
+    value: float
+    lower: float
+    certificate: Certificate
+    direction: FloatArray | None = None
+    slope: float = 0.0
+    details: dict = field(default_factory=dict)
+
+
+def _project_psd(P: FloatArray) -> FloatArray:
+    """Euclidean projection of each Φ_c onto the PSD cone (eigenvalue clipping)."""
+    w, V = np.linalg.eigh(0.5 * (P + np.swapaxes(P, -1, -2)))
+    return np.einsum("kij,kj,klj->kil", V, np.maximum(w, 0.0), V)
+
+
+def _project_closure(P: FloatArray) -> FloatArray:
+    """Projection onto {Φ_c symmetric: upper-left d×d block ⪰ 0} (last row and column free)."""
+    Q = 0.5 * (P + np.swapaxes(P, -1, -2))
+    Q[:, :-1, :-1] = _project_psd(Q[:, :-1, :-1])
+    return Q
+
+
+def solve(X: ArrayLike, y: ArrayLike, K: int, lam: float, h: float, b: ArrayLike | None = None, *,
+          loss: Loss = "corrected", tol: float = 1e-8, max_iter: int = 20000, check_every: int = 25,
+          Phi0: ArrayLike | None = None, on_failure: Literal["raise", "return"] = "raise",
+          cone: Literal["psd", "closure"] = "psd") -> LMResult:
+    """Minimise J_p (or J for ``b=None``) over Φ_1..Φ_K ⪰ 0 with a duality-gap certificate.
+
+    Seed ``004_69734a6b7aad1d0d.txt``, §4, equation (8) (b = None: equation (5)).
+
+    The unperturbed J usually has **no minimiser** on the PSD cone: the regulariser only
+    charges tr Ψ_c, so a linear score term 2φ_cᵀx costs nothing in the limit Ψ_c → 0,
+    Φ_c,(d+1,d+1) → ∞ (PSD needs |φ_i|² ≤ Ψ_ii Φ_(d+1,d+1)).  Since the loss only sees
+    score differences (Φ_c → Φ_c + tE for all c changes nothing), inf over the PSD cone =
+    min over its closure modulo common shifts, {Φ_c symmetric: upper-left d×d block ⪰ 0};
+    ``cone="closure"`` (only for ``b=None``) solves that problem, whose minimum is attained
+    for data that are not linearly separable.  The dual certificate is the same.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        Inputs (004 assumes ‖x_i‖ ≤ 1).
+    y : array (n,)
+        Labels in 0..K−1.
+    K : int
+        Number of classes (the paper's C).
+    lam, h : float
+        Regularisation weight λ and Huber half-width h.
+    b : array (d+1, d+1), optional
+        The perturbation matrix; ``None`` for the non-private objective J.
+    loss : {"corrected", "margin"}
+        The convex forms of (6) (``"paper"`` raises ``ValueError``).
+    tol : float
+        Tolerance on the relative duality gap (J_p(Φ) − D)/max(1, |J_p(Φ)|).
+    max_iter, check_every : int
+        Iteration budget of FISTA and how often the dual bound is evaluated.
+    Phi0 : array, optional
+        Warm start (projected onto the PSD cone).
+    on_failure : {"raise", "return"}
+        Without convergence: raise :class:`CertificateError` (default) or return
+        ``status="not_converged"`` with ``Phi=None``; ``details["diverging_norm"]`` then says
+        whether the iterates' norm grew while the objective fell over the last checks (an
+        infimum approached at infinity, as for J on the PSD cone).
+
+    Returns
+    -------
+    LMResult
+    """
+    if loss == "paper":
+        raise ValueError("loss='paper' (printed (6)) is discontinuous and makes J unbounded below "
+                         "(paper_loss_unbounded_ray); solve the 'corrected' or 'margin' loss")
+    _margin_shift(loss)
+    Xa = np.atleast_2d(np.asarray(X, dtype=float))
+    yy = np.asarray(y, dtype=int)
+    n, d = Xa.shape
+    if yy.shape != (n,) or yy.min() < 0 or yy.max() >= K:
+        raise ValueError(f"parameter 'y' must hold n = {n} labels in 0..{K - 1}")
+    if lam < 0 or h <= 0:
+        raise ValueError("parameters 'lam' ≥ 0 and 'h' > 0 are required")
+    if cone not in ("psd", "closure"):
+        raise ValueError(f"parameter 'cone' = {cone!r} is not 'psd' or 'closure'")
+    if cone == "closure" and b is not None:
+        raise ValueError("cone='closure' is for the unperturbed J only (b=None)")
+    project = _project_psd if cone == "psd" else _project_closure
+    B = b_matrix(lam, b, d)
+    wmin = float(np.linalg.eigvalsh(B)[0])
+    if wmin < -1e-12 * max(1.0, float(np.max(np.abs(B)))):
+        D, slope = unbounded_direction(lam, b, d, K)
+        L0 = loss_value(np.zeros((K, d + 1, d + 1)), Xa, yy, h, loss)
+        cert = Certificate("unbounded_ray_slope", slope, 0.0, True, solver="large_margin.solve",
+                           details={"lambda_min_B": wmin, "L0": L0})
+        return LMResult("unbounded", None, -math.inf, -math.inf, cert, D, slope,
+                        {"lambda_min_B": wmin, "L0": L0})
+
+    XX = _outer(Xa)
+    mask_rows = np.arange(n)
+
+    def f_and_grad(P: FloatArray) -> tuple[float, FloatArray]:
+        q = np.einsum("nij,kij->nk", XX, P)
+        u = q[mask_rows, yy][:, None] - q
+        u[mask_rows, yy] = -np.inf
+        val = float(np.sum(huber(u, h, loss)[np.isfinite(u)]))
+        a = huber_prime(u, h, loss)
+        a[mask_rows, yy] = 0.0
+        G = np.einsum("nc,nij->cij", _weights(a, yy), XX) + B[None]
+        return val + float(np.einsum("ij,kij->", B, P)), G
+
+    x = np.zeros((K, d + 1, d + 1)) if Phi0 is None else project(np.asarray(Phi0, dtype=float))
+    fx, gx = f_and_grad(x)
+    z, tk = x.copy(), 1.0
+    Lip = max(1e-3, float(np.sum(XX**2)) / (2 * h * max(1, n)))  # initial guess; backtracking adapts
+    best_gap, lower, it, info = math.inf, -math.inf, 0, {}
+    history = []
+    for it in range(1, max_iter + 1):
+        fz, gz = f_and_grad(z)
+        while True:
+            x_new = project(z - gz / Lip)
+            diff = x_new - z
+            f_new, g_new = f_and_grad(x_new)
+            if f_new <= fz + float(np.sum(gz * diff)) + 0.5 * Lip * float(np.sum(diff**2)) + 1e-12 * abs(fz):
+                break
+            Lip *= 2.0
+        if f_new > fx:  # adaptive restart (O'Donoghue & Candès)
+            tk = 1.0
+            z = x.copy()
+            Lip *= 0.95
+            if it % check_every:
+                continue
+        else:
+            t_next = 0.5 * (1 + math.sqrt(1 + 4 * tk * tk))
+            z = x_new + ((tk - 1) / t_next) * (x_new - x)
+            x, fx, gx, tk = x_new, f_new, g_new, t_next
+            Lip *= 0.98
+        if it % check_every == 0:
+            lower, info = dual_lower_bound(x, Xa, yy, K, lam, h, b, loss)
+            gap = (fx - lower) / max(1.0, abs(fx))
+            best_gap = min(best_gap, gap)
+            history.append((it, fx, gap, float(np.linalg.norm(x))))
+            if gap <= tol:
+                break
+    gap = (fx - lower) / max(1.0, abs(fx)) if math.isfinite(lower) else math.inf
+    pg = float(np.linalg.norm(x - project(x - gx)))  # norm of the projected-gradient mapping (step 1)
+    details = {"iterations": it, "lipschitz_estimate": Lip, "projected_gradient_norm": pg,
+               "lambda_min_B": wmin, "norm_Phi": float(np.linalg.norm(x)), "dual": info, "cone": cone,
+               "history_tail": history[-5:]}
+    cert = Certificate("relative_duality_gap", float(gap), tol, bool(gap <= tol), solver="large_margin.solve",
+                       details=details)
+    if not cert.ok:
+        details["last_iterate"] = x
+        norms = [hh[3] for hh in history[-8:]]
+        vals = [hh[1] for hh in history[-8:]]
+        # the infimum is approached at infinity: the iterates' norm keeps growing while J_p keeps falling
+        details["diverging_norm"] = bool(len(norms) >= 4 and all(b_ > a_ for a_, b_ in zip(norms[:-1], norms[1:], strict=True))
+                                         and all(b_ <= a_ for a_, b_ in zip(vals[:-1], vals[1:], strict=True))
+                                         and norms[-1] > 1.05 * norms[0])
+        res = LMResult("not_converged", None, fx, lower, cert, details=details)
+        if on_failure == "raise":
+            raise CertificateError(cert, res)
+        return res
+    return LMResult("optimal", x, fx, lower, cert, details=details)
+
+
+# --------------------------------------------------------------------------- noise (7)
+def norm_law(d: int, eps: float) -> tuple[int, float]:
+    """(shape, scale) of the law of ‖b‖_F: Γ((d+1)², 2/ε) (004 §4; ``pr.s4.norm_law``)."""
+    return (d + 1) ** 2, 2.0 / eps
+
+
+def sample_perturbation(d: int, eps: float, rng: np.random.Generator, size: int | None = None) -> FloatArray:
+    """Exact draws of b with density ∝ exp(−ε‖b‖_F/2) on (d+1)×(d+1) matrices (004 (7)).
+
+    The norm is Γ((d+1)², 2/ε) (polar coordinates: the radial density is ∝ r^{D−1}e^{−εr/2},
+    D = (d+1)²) and the direction is a normalised standard Gaussian (uniform on the sphere).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = sample_perturbation(1, 0.5, np.random.default_rng(0), size=20000)
+    >>> b.shape, round(float(np.linalg.norm(b, axis=(1, 2)).mean()) / 16, 1)   # E‖b‖ = 2D/ε = 16
+    ((20000, 2, 2), 1.0)
+    """
+    shape, scale = norm_law(d, eps)
+    k = 1 if size is None else int(size)
+    r = rng.gamma(shape, scale, size=k)
+    g = rng.standard_normal((k, shape))
+    g /= np.linalg.norm(g, axis=1, keepdims=True)
+    out = (r[:, None] * g).reshape(k, d + 1, d + 1)
+    return out[0] if size is None else out
+
+
+# --------------------------------------------------------------------------- data
+def gaussian_classes(n: int, d: int, K: int, rng: np.random.Generator, radius: float = 0.5,
+                     sigma: float = 0.35) -> tuple[FloatArray, NDArray[np.int64]]:
+    """n points in the unit ball: labels uniform, x ~ N(μ_y, σ²I) projected into the ball.
+
+    The K centres lie on a circle of the given radius in the first two coordinates (on a
+    segment when d = 1); with the default σ the classes overlap, so the data are not
+    separable (the unperturbed J then has a minimiser).
+    """
+    y = rng.integers(0, K, n)
+    ang = 2 * np.pi * np.arange(K) / K
+    C = np.zeros((K, d))
+    if d == 1:
+        C[:, 0] = radius * np.linspace(-1, 1, K)
+    else:
+        C[:, 0], C[:, 1] = radius * np.cos(ang), radius * np.sin(ang)
+    X = C[y] + sigma * rng.standard_normal((n, d))
+    nrm = np.linalg.norm(X, axis=1, keepdims=True)
+    X = X / np.maximum(1.0, nrm)
+    return X, y
+
+
+def random_psd(K: int, d: int, rng: np.random.Generator, scale: float = 1.0) -> FloatArray:
+    """K random PSD (d+1)×(d+1) matrices AAᵀ·scale/(d+1)."""
+    A = rng.standard_normal((K, d + 1, d + 1))
+    return scale * np.einsum("kij,klj->kil", A, A) / (d + 1)
+
+
+# --------------------------------------------------------------------------- the first-order conditions (9)
+def kkt_residual(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Loss = "corrected",
+                 rank_tol: float = 1e-7) -> float:
+    """min over symmetric B of Σ_c ‖(B + ∂L/∂Φ_c(Φ; X, y))P_c‖²_F, P_c the projector onto range(Φ_c).
+
+    For the minimiser Φ^p of J_p on data (X, y) the KKT conditions of (8)–(9) on the PSD cone are
+    B + ∂L/∂Φ_c = Z_c ⪰ 0 with Z_cΦ_c = 0, B = λI_Φ + sym(b): the residual is 0 (up to the
+    solver's accuracy) on the data set that produced Φ^p and, generically, positive on a
+    neighbouring one whenever the equations outnumber the (d+1)(d+2)/2 entries of B.  Because
+    one b is shared by all classes, the released Φ^p lies on a data-dependent set: this is the
+    statistic of the privacy audit (004 Theorem 5.1).
+    """
+    P = np.asarray(Phi, dtype=float)
+    K, D1 = P.shape[0], P.shape[1]
+    G = loss_grad(P, X, y, h, loss)
+    iu = np.triu_indices(D1)
+    basis = []
+    for i, j in zip(*iu, strict=True):
+        E = np.zeros((D1, D1))
+        E[i, j] = E[j, i] = 1.0
+        basis.append(E)
+    rows, rhs = [], []
+    scale = max(1.0, float(np.max(np.abs(P))))
+    for c in range(K):
+        w, V = np.linalg.eigh(P[c])
+        U = V[:, w > rank_tol * scale]
+        if U.shape[1] == 0:
+            continue
+        rows.append(np.stack([(E @ U).ravel() for E in basis], axis=1))
+        rhs.append(-(G[c] @ U).ravel())
+    if not rows:
+        return 0.0
+    A, r = np.vstack(rows), np.concatenate(rhs)
+    beta, *_ = np.linalg.lstsq(A, r, rcond=None)
+    return float(np.sum((A @ beta - r) ** 2))
