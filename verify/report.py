@@ -298,6 +298,14 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 fig = figures.get(f"{r.key}:{r.kind}:{r.variant}")
                 if fig:
                     L.append(f"  ![{r.key} {r.variant}]({fig})")
+                if isinstance(r.details.get("markdown"), str):
+                    L.append("")
+                    L.extend(r.details["markdown"].strip().splitlines())
+                    L.append("")
+                elif isinstance(r.details.get("utility"), list) and r.details["utility"]:
+                    L.append("")
+                    L.extend(_dict_table(r.details["utility"]))
+                    L.append("")
             if st.key in sens_figs:
                 L.append(f"- ![{st.key}: sensitivity against m]({sens_figs[st.key]})")
             L.append("")
@@ -402,6 +410,20 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         L.append(f"- {k}: {v}")
     L.append("")
     return "\n".join(L)
+
+
+def _dict_table(rows: list[dict[str, Any]]) -> list[str]:
+    """A Markdown table from a list of flat dicts (numbers to 4 significant digits)."""
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return _md_escape(str(v))
+
+    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(cell(r.get(c, "")) for c in cols) + " |" for r in rows]
+    return out
 
 
 def _g(x: float | None) -> str:
