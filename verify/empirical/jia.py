@@ -427,11 +427,13 @@ def s5_2_bound_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 def _rate_ms(ctx: Context) -> list[int]:
-    """The profile's m grid below the cap; if the cap leaves fewer than 6 values over less than
-    1.5 decades, 6 log-spaced values ending at the cap instead (the sweep must span ≥ 1.5 decades)."""
+    """The profile's m grid below the cost cap; if the cap removed values and left fewer than 6
+    over less than 1.5 decades, 6 log-spaced values ending at the cap instead (the sweep must span
+    ≥ 1.5 decades)."""
     cap = RATE_M_MAX.get(ctx.profile.name, None)
     ms = [int(m) for m in ctx.profile.m_grid if cap is None or m <= cap]
-    if len(ms) < 6 or ms[-1] / ms[0] < 10**1.5:
+    capped = len(ms) < len(ctx.profile.m_grid)
+    if capped and (len(ms) < 6 or ms[-1] / ms[0] < 10**1.5):
         top = ms[-1] if ms else int(cap)
         ms = sorted({int(round(v)) for v in np.geomspace(top / 10**1.5, top, 6)})
     return ms
