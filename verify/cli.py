@@ -98,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = []
         utility = None
         audits = None
+        if not a.no_cache:
+            from .report import restore_symbolic
+
+            restore_symbolic(a.cache)
         run_info = {"profile": a.profile, "seed": a.seed}
         if not a.no_empirical:
             from simulations.executors import get_executor

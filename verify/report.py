@@ -506,31 +506,24 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".verify-", dir=out))
     try:
-        figs: dict[str, str] = {}
-        hms: dict[str, str] = {}
-        sfigs: dict[str, str] = {}
-        ovs: dict[str, str] = {}
-        if figures:
-            from .figures import heatmaps, rate_figures
+        fig_cache = _figure_cache_dir(cache, empirical, pk, utility, audits) if figures else None
+        if fig_cache is not None and (fig_cache / "index.pkl").exists():
+            import pickle
 
-            if empirical:
-                from .figures import overview_figures, sensitivity_figures
+            shutil.copytree(fig_cache / "figures", tmp / "figures")
+            figs, hms, sfigs, ovs, ufig, afig = pickle.loads((fig_cache / "index.pkl").read_bytes())
+        else:
+            figs, hms, sfigs, ovs, ufig, afig = _draw_figures(tmp, figures, empirical, pk, utility, audits)
+            if fig_cache is not None and (tmp / "figures").exists():
+                import pickle
 
-                figs = rate_figures(empirical, tmp / "figures")
-                sfigs = sensitivity_figures(empirical, tmp / "figures")
-                ovs = overview_figures(empirical, tmp / "figures")
-            if pk:
-                hms = heatmaps(PICK_CONSTANTS, tmp / "figures")
-        ufig = None
-        if figures and utility is not None and len(utility):
-            from .utility import utility_figures
-
-            ufig = utility_figures(utility, tmp / "figures")["privacy_utility"]
-        afig = None
-        if figures and audits:
-            from .audit_mechanisms import audit_figure
-
-            afig = audit_figure(list(audits), tmp / "figures")
+                part = fig_cache.with_name(fig_cache.name + f".part{os.getpid()}")
+                shutil.rmtree(part, ignore_errors=True)
+                shutil.copytree(tmp / "figures", part / "figures")
+                (part / "index.pkl").write_bytes(pickle.dumps((figs, hms, sfigs, ovs, ufig, afig)))
+                if not fig_cache.exists():
+                    os.replace(part, fig_cache)
+                shutil.rmtree(part, ignore_errors=True)
         md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig)
         summary = {
             "provenance": prov,
@@ -579,6 +572,71 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
+
+
+def restore_symbolic(cache: str | os.PathLike | None) -> int:
+    """Install cached symbolic evaluations (if any) into the registry; returns how many."""
+    path = _symbolic_cache_path(cache)
+    if path is None or not path.exists():
+        return 0
+    import pickle
+
+    try:
+        return registry.restore(pickle.loads(path.read_bytes()))
+    except Exception:  # noqa: BLE001 - a stale or corrupt cache is recomputed
+        return 0
+
+
+def _draw_figures(tmp: Path, figures: bool, empirical: Sequence[Any], pk: list, utility: Any,
+                  audits: Any) -> tuple:
+    """Draw every figure into ``tmp/figures``; returns the path maps used by the Markdown."""
+    figs: dict[str, str] = {}
+    hms: dict[str, str] = {}
+    sfigs: dict[str, str] = {}
+    ovs: dict[str, str] = {}
+    ufig = afig = None
+    if not figures:
+        return figs, hms, sfigs, ovs, ufig, afig
+    from .figures import heatmaps, overview_figures, rate_figures, sensitivity_figures
+
+    if empirical:
+        figs = rate_figures(empirical, tmp / "figures")
+        sfigs = sensitivity_figures(empirical, tmp / "figures")
+        ovs = overview_figures(empirical, tmp / "figures")
+    if pk:
+        hms = heatmaps(PICK_CONSTANTS, tmp / "figures")
+    if utility is not None and len(utility):
+        from .utility import utility_figures
+
+        ufig = utility_figures(utility, tmp / "figures")["privacy_utility"]
+    if audits:
+        from .audit_mechanisms import audit_figure
+
+        afig = audit_figure(list(audits), tmp / "figures")
+    return figs, hms, sfigs, ovs, ufig, afig
+
+
+def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any], pk: list, utility: Any,
+                      audits: Any) -> Path | None:
+    """Cache directory of the figures for exactly these inputs and this drawing code (or None)."""
+    if cache is None:
+        return None
+    import hashlib
+    import pickle
+
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for f in ("figures.py", "utility.py", "audit_mechanisms.py", "report.py"):
+        h.update((here / f).read_bytes())
+    try:
+        h.update(pickle.dumps([r.as_row() for r in empirical]))
+        h.update(pickle.dumps(pk))
+        h.update(pickle.dumps(None if utility is None else utility.to_dict()))
+        h.update(pickle.dumps([r.as_row() for r in (audits or [])]))
+    except Exception:  # noqa: BLE001 - unpicklable input: draw afresh
+        return None
+    h.update(_symbolic_cache_path(cache).name.encode())          # the bounds' source (heat maps)
+    return Path(cache) / "figures" / h.hexdigest()[:32]
 
 
 def _symbolic_cache_path(cache: str | os.PathLike | None) -> Path | None:
