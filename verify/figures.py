@@ -138,7 +138,7 @@ def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path)
         lo = np.nanmin(lz)
         lz = np.minimum(lz, lo + 4)          # four decades above the minimum: the interesting region
     fig, ax = plt.subplots(figsize=(5.2, 4.0), constrained_layout=True)
-    pc = ax.pcolormesh(eps, lam, lz, shading="auto", cmap="viridis")
+    pc = ax.pcolormesh(eps, lam, lz, shading="auto", cmap="viridis", rasterized=True)  # small SVG
     fig.colorbar(pc, ax=ax, label="log10 bound (capped at min + 4)")
     ax.set_xscale("log")
     ax.set_yscale("log")
