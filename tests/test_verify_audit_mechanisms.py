@@ -103,3 +103,11 @@ def test_calibration_rows_recover_most_of_the_laplace_eps():
     lap, gau = audit_calibration(n=100_000, seed=0)
     assert 0.85 <= lap.details["ratio"] <= 1.0           # 10^5 releases: ε_lower/ε ≈ 0.99 measured
     assert 0 < gau.details["ratio"] <= 1.0 and gau.verdict == "consistent"
+
+
+def test_mirror_descent_audit_is_consistent_with_its_gaussian_calibration():
+    from verify.audit_mechanisms import audit_mirror_descent
+
+    [r] = audit_mirror_descent(n=5000, seed=1)
+    assert r.mechanism == "ttz.md" and r.delta > 0 and r.verdict == "consistent"
+    assert r.details["sigma"] > 0 and r.eps_lower <= r.claimed_eps

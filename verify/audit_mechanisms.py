@@ -266,6 +266,10 @@ def _run(mech: str, source: str, release: str, cal: str, r0: Callable, r1: Calla
          claimed: float = CLAIMED_EPS) -> MechanismAudit:
     res = audit(r0, r1, n=n, seed=seed, confidence=confidence, delta=delta)
     v = _verdict(res, claimed)
+    if v == "violated" and leak == LEAK_VALUE and "value_diff" in details:
+        leak = (f"one released value already loses more than ε: at this pair |f_z(x*) − f_z̄(x*)| = "
+                f"{details['value_diff']:.3g} exceeds ε × scale = {claimed * details['scale']:.3g}"
+                + (" (the paper's scale is half of Δf/ε, Proposition 1)" if cal == "stated" else ""))
     return MechanismAudit(mech, source, release, cal, claimed, delta, res.eps_lower, res.eps_point, confidence,
                           n, v, attack, leak if v == "violated" else LEAK_VALUE,
                           dict(details, fpr=res.fpr, fnr=res.fnr, threshold=res.threshold))
@@ -305,7 +309,8 @@ def audit_output_perturbation(n: int = 100_000, seed: int = 0, confidence: float
                                                  {"kappa": kappa, "C_L": 1, "lam": lam, "gamma": 2, "m": m})}
         out.append(_run("jia.s5_2", "000 §5.2", "value", cal,
                         *laplace_value(pair.f0[g], pair.f1[g], scale, sign=True), n, seed, confidence,
-                        "the released label at x*", LEAK_VALUE, det, claimed=eps))
+                        "the released label at x*", LEAK_VALUE,
+                        dict(det, value_diff=float(abs(pair.f1[g] - pair.f0[g]))), claimed=eps))
         out.append(_run("jia.s5_2", "000 §5.2", "function", cal,
                         *laplace_function(pair.f0, pair.f1, i, j, scale, sign=True), n, seed, confidence,
                         "the released labels at two points (sgn(f+b) flips at a level set of f)",
@@ -370,6 +375,47 @@ def audit_eps_sweep(eps_values: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0), n
     return out
 
 
+def audit_mirror_descent(n: int = 20_000, seed: int = 0, confidence: float = 0.95, eps: float = 0.5,
+                         delta: float = GP_DELTA, n_data: int = 20, p: int = 2) -> list[MechanismAudit]:
+    """Audit of 002's private mirror descent (Algorithm 1, Euclidean potential over the ℓ2 ball).
+
+    LASSO loss on n_data records (x ∈ [−1, 1]^p, |y| ≤ 1); its ℓ2-Lipschitz constant on the unit
+    ball is L = 2(√p + 1)√p; Gaussian noise σ from ``ttz.md.sigma.zcdp`` (zCDP composition over T = n_data
+    steps, converted to (ε, δ)); step size from ``ttz.thm3_2.explicit``.  Pair: the record whose
+    replacement moves the gradient at 0 most.  Release: the averaged iterate; statistic: its projection
+    on the difference of the mean outputs of the two data sets (estimated on separate runs).
+    """
+    from simulations import private_erm as PE
+    from simulations.trials import ttz as TT
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 2003]))
+    X, y = TT.lasso_data(n_data, p, [0.5, -0.3], 0.1, rng)
+    prod = y[:, None] * X
+    i = int(np.unravel_index(int(np.argmax(np.abs(prod))), prod.shape)[0])
+    X2, y2 = X.copy(), y.copy()
+    X2[i], y2[i] = -np.sign(prod[i]) * np.ones(p), 1.0
+    L = 2 * (math.sqrt(p) + 1) * math.sqrt(p)
+    T = n_data
+    sigma = PE.md_sigma(L, n_data, T, eps, delta)
+    eta = PE.md_step_size(0.5, L, sigma, math.sqrt(p), 1.0, T)
+
+    def releases(Xd: np.ndarray, yd: np.ndarray, v: np.ndarray | None) -> Callable:
+        A, c, _ = PE.lasso_stats(Xd, yd)
+
+        def rel(r: np.random.Generator, k: int) -> np.ndarray:
+            th = PE.private_mirror_descent(lambda t: 2 * (t @ A - c), p, "l2", T, eta, sigma, r, n_rep=k)
+            return th if v is None else th @ v
+        return rel
+
+    v = releases(X2, y2, None)(rng, 4000).mean(axis=0) - releases(X, y, None)(rng, 4000).mean(axis=0)
+    v /= max(float(np.linalg.norm(v)), 1e-12)
+    det = {"n_data": n_data, "p": p, "T": T, "sigma": sigma, "eta": eta, "L2": L, "index": i}
+    return [_run("ttz.md", "002 §3, Algorithm 1 (private mirror descent, ℓ2 ball)", "theta_avg", "derived",
+                 releases(X, y, v), releases(X2, y2, v), n, seed, confidence,
+                 "threshold on ⟨θ̄, v⟩, v = difference of mean outputs (separate runs)", LEAK_VALUE, det,
+                 delta=delta, claimed=eps)]
+
+
 def audit_calibration(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
                       eps: float = 1.0, delta: float = GP_DELTA) -> list[MechanismAudit]:
     """The auditor on textbook mechanisms of known ε: Laplace (ε-DP) and Gaussian ((ε, δ)-DP).
@@ -423,6 +469,7 @@ def run_audits(n: int = 100_000, seed: int = 0, confidence: float = 0.95,
 
     rows = (audit_calibration(n, seed, confidence) + audit_output_perturbation(n, seed, confidence)
             + audit_gp_alternative(n, seed, confidence) + ttz_audits(min(n, 20_000), seed, confidence)
+            + audit_mirror_descent(min(n, 20_000), seed, confidence)
             + pr_audits(n, seed, confidence))
     if sweep:
         for r in audit_eps_sweep(n=n, seed=seed, confidence=confidence):
