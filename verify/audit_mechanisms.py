@@ -489,8 +489,11 @@ def audit_markdown(rows: list[MechanismAudit]) -> list[str]:
         if "ratio" in r.details:
             d += f"; true ε {r.details['eps_true']:.3g}, recovered {r.details['ratio']:.0%}"
         pt = "∞" if math.isinf(r.eps_point) else f"{r.eps_point:.3g}"
-        L.append(f"| `{r.mechanism}` | {r.source} | {r.release} | {r.calibration} | {d} | {r.eps_lower:.3f} | "
-                 f"{pt} | **{r.verdict}** | {r.leak} |")
+        def esc(t: str) -> str:
+            return t.replace("|", "\\|").replace("\n", " ")
+
+        L.append(f"| `{r.mechanism}` | {esc(r.source)} | {r.release} | {r.calibration} | {d} | {r.eps_lower:.3f} | "
+                 f"{pt} | **{r.verdict}** | {esc(r.leak)} |")
     return L
 
 
