@@ -186,6 +186,27 @@ class Context:
         return Context(replace(self.profile, **changes), self.seed, self.executor, self.progress, self.cache)
 
 
+_SHARED: dict[tuple, Any] = {}
+
+
+def shared_run(ctx: Context, name: str, fn: Callable[[], Any]) -> Any:
+    """``fn()`` computed once per (profile, seed, executor kind, name) in this process.
+
+    Several checks of one paper often read the same simulation (the sensitivity search behind
+    both a K-norm and a sup-norm bound, say); they share it through this memo.
+    """
+    ex = ctx.executor if isinstance(ctx.executor, str) else type(ctx.executor).__name__
+    key = (ctx.profile, ctx.seed, ex, name)
+    if key not in _SHARED:
+        _SHARED[key] = fn()
+    return _SHARED[key]
+
+
+def clear_shared_runs() -> None:
+    """Forget the shared runs (tests use it to force a rerun)."""
+    _SHARED.clear()
+
+
 CheckFn = Callable[[Context], list[EmpiricalResult]]
 
 

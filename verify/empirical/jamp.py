@@ -54,7 +54,7 @@ from bounds.symbols import S
 from simulations.trials import jamp as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, EmpiricalResult, empirical_check
+from .core import Context, EmpiricalResult, clear_shared_runs, empirical_check, shared_run
 
 SEED = "001_5df6aa3916744408.txt"
 #: fixed ε of Theorem 2 (the paper assumes 0 < ε < 1)
@@ -66,20 +66,12 @@ SENS_BASES = ("sample", "extreme")
 #: floating-point tolerance of the clip-ratio check
 CLIP_ROUNDING = 1e-10
 
-_CACHE: dict[tuple, Any] = {}
+_cached = shared_run  # one simulation read by several checks (verify.empirical.core.shared_run)
 
 
 def clear_cache() -> None:
-    """Forget the shared runs (tests use it to force a rerun)."""
-    _CACHE.clear()
-
-
-def _cached(ctx: Context, name: str, fn: Callable[[], Any]) -> Any:
-    ex = ctx.executor if isinstance(ctx.executor, str) else type(ctx.executor).__name__
-    key = (ctx.profile, ctx.seed, ex, name)
-    if key not in _CACHE:
-        _CACHE[key] = fn()
-    return _CACHE[key]
+    """Forget the shared runs (all papers')."""
+    clear_shared_runs()
 
 
 def _constants() -> dict[str, float]:

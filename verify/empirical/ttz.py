@@ -43,7 +43,7 @@ from simulations import private_erm as PE
 from simulations.trials import ttz as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, EmpiricalResult, empirical_check
+from .core import Context, EmpiricalResult, clear_shared_runs, empirical_check, shared_run
 
 SEED = "002_9f0d50e873e3e787.txt"
 #: FW checks: dimension, ε, δ, and the factors turning profile sizes into sample sizes
@@ -64,20 +64,12 @@ WIDTH_CASES: dict[str, tuple[tuple[int, ...], ...]] = {
 }
 WIDTH_MC = 500
 
-_CACHE: dict[tuple, Any] = {}
+_cached = shared_run  # one simulation read by several checks (verify.empirical.core.shared_run)
 
 
 def clear_cache() -> None:
-    """Forget the shared runs."""
-    _CACHE.clear()
-
-
-def _cached(ctx: Context, name: str, fn: Callable[[], Any]) -> Any:
-    ex = ctx.executor if isinstance(ctx.executor, str) else type(ctx.executor).__name__
-    key = (ctx.profile, ctx.seed, ex, name)
-    if key not in _CACHE:
-        _CACHE[key] = fn()
-    return _CACHE[key]
+    """Forget the shared runs (all papers')."""
+    clear_shared_runs()
 
 
 def _accepted(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
