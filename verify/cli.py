@@ -113,8 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_info["executor"] = ex.describe()
             ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex,
                           cache=None if a.no_cache else a.cache)
+            from tqdm.auto import tqdm
+
             try:
-                for spec in specs:
+                for spec in tqdm(specs, desc="empirical checks", unit="check", disable=None, leave=False):
                     t1 = time.perf_counter()
                     results.extend(run_checks(ctx, specs=[spec]))
                     print(f"  {spec.key}:{spec.kind} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
@@ -142,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
     et = Counter(r.verdict for r in results)
-    print(f"report: {paths['markdown']}  summary: {paths['summary']}")
+    print(f"report: {paths['markdown']}  html: {paths['html']}  summary: {paths['summary']}")
     print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited", "order"))
           + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in ("holds", "violated", "inconclusive"))
           + f"  ({time.perf_counter() - t0:.0f} s)")
