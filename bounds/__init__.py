@@ -1,33 +1,35 @@
 """bounds: the symbolic layer of dp-erm-verify.
 
-Every bound of the seed papers as a sympy :class:`~bounds.core.Statement`
-with its assumptions and source, re-derived from its premises by
-:mod:`bounds.checks`.  This package imports nothing else of the project.
+Every bound of every paper as a sympy :class:`~bounds.core.Statement` with
+its assumptions and source, re-derived from its premises by
+:mod:`bounds.checks`.  A paper is one module of :mod:`bounds.papers` that
+declares a :class:`~bounds.paper.Paper`; :data:`registry` holds the
+statements of every discovered paper.  This package imports nothing else of
+the project.
 
 Examples
 --------
 >>> import bounds
->>> st = bounds.get("jia.thm2")
->>> st.label, st.seed
-('Theorem 2', '000_c13e7e0f812f87df.txt')
->>> bounds.registry.evaluate("jia.thm2").status
-'consistent'
+>>> key = bounds.registry.keys()[0]
+>>> bounds.get(key).source == bounds.registry.paper_of(key).source
+True
+>>> bounds.evaluate(key).status in bounds.STATUSES
+True
 """
 
 from __future__ import annotations
 
-from .core import PAPERS, Check, Evaluation, Registry, Statement
+from .core import Evaluation, Registry, Statement
+from .discovery import build_registry, discover_papers
+from .evidence import STATUSES, Check, Result
+from .paper import Paper
 
-registry = Registry()
+#: the registry of every discovered paper (built once, explicitly, from :func:`discover_papers`)
+registry: Registry = build_registry()
 
-# one module per seed paper, in seed order; each registers its statements into ``registry``
-# isort: off
-from . import nie_wang_2017_jia  # noqa: E402,F401  seed 000
-from . import nie_wang_2017_jamp  # noqa: E402,F401  seed 001
-from . import talwar_thakurta_zhang_2014  # noqa: E402,F401  seed 002
-from . import online_kernel_2017_jcc  # noqa: E402,F401  seed 003
-from . import pathak_raj_2010  # noqa: E402,F401  seed 004
-# isort: on
+#: the discovered papers by id
+PAPERS: dict[str, Paper] = registry.papers
+
 
 def get(key: str) -> Statement:
     """Return the statement registered under ``key``."""
@@ -41,16 +43,12 @@ def evaluate(key: str) -> Evaluation:
 
 def value(key: str, values: dict[str, float] | None = None, which: str = "derived", **kw: float) -> float:
     """Evaluate statement ``key`` at the given parameter values (see :meth:`Registry.value`).
-
-    Examples
-    --------
-    >>> import bounds
-    >>> round(bounds.value("jia.prop1.scale", kappa=1, C_L=1, lam=0.1, gamma=2, m=100, eps=0.5), 4)
-    0.2
+    ``which="stated"`` evaluates the paper's printed expression instead of the derived one.
     """
     vals = dict(values or {})
     vals.update(kw)
     return registry.value(key, vals, which=which)
 
 
-__all__ = ["PAPERS", "Check", "Evaluation", "Registry", "Statement", "registry", "get", "evaluate", "value"]
+__all__ = ["PAPERS", "STATUSES", "Check", "Evaluation", "Paper", "Registry", "Result", "Statement",
+           "build_registry", "discover_papers", "evaluate", "get", "registry", "value"]

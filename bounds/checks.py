@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy as sp
 
-from .symbols import BY_SYMBOL, S
+from .evidence import Check, Result
+from .symbols import SHARED, Namespace, S
 
 if TYPE_CHECKING:
-    from .core import Check, Statement
+    from .core import Statement
 
 #: default number of domain points for numeric checks
 N_POINTS = 4000
@@ -35,10 +36,13 @@ N_POINTS = 4000
 RTOL = 1e-9
 
 
-def _check(*args, **kw) -> Check:
-    from .core import Check
-
+def _check(*args, **kw) -> Result:
     return Check(*args, **kw)
+
+
+def _ns(st: Statement | None) -> Namespace:
+    """The namespace of a statement (the shared one without a statement)."""
+    return st.ns if st is not None else SHARED
 
 
 def rng_for(key: str) -> np.random.Generator:
@@ -55,15 +59,16 @@ def sample_domain(
     n: int = N_POINTS,
     key: str = "",
     fixed: dict[sp.Symbol, float] | None = None,
+    ns: Namespace = SHARED,
 ) -> dict[sp.Symbol, np.ndarray]:
     """Draw up to ``n`` points of the joint domain by rejection sampling.
 
-    Symbols with a :class:`~bounds.symbols.Param` are drawn from its domain;
+    Symbols with a :class:`~bounds.symbols.Param` in ``ns`` are drawn from its domain;
     ``constraints`` (sympy relationals) are enforced by rejection.
     """
     syms = set(symbols)
     for c in constraints:
-        syms |= c.free_symbols & set(BY_SYMBOL)
+        syms |= ns.known(c.free_symbols)
     syms = sorted(syms, key=str)
     fixed = dict(fixed or {})
     rng = rng_for(key or "domain")
@@ -75,9 +80,9 @@ def sample_domain(
             if s in fixed:
                 batch[s] = np.full(4 * n, float(fixed[s]))
                 continue
-            if s not in BY_SYMBOL:
+            if not ns.has_symbol(s):
                 raise ValueError(f"symbol {s} has no assumption domain")
-            batch[s] = BY_SYMBOL[s].sample(rng, 4 * n)
+            batch[s] = ns.by_symbol(s).sample(rng, 4 * n)
         mask = np.ones(4 * n, dtype=bool)
         for c in constraints:
             f = sp.lambdify(syms, c.lhs - c.rhs, "numpy")
@@ -106,10 +111,10 @@ def _eval(expr: sp.Expr, pts: dict[sp.Symbol, np.ndarray]) -> np.ndarray:
     return np.asarray(v, dtype=float) * np.ones(n)
 
 
-def _worst(pts: dict[sp.Symbol, np.ndarray], i: int, **extra: float) -> dict[str, Any]:
+def _worst(pts: dict[sp.Symbol, np.ndarray], i: int, ns: Namespace = SHARED, **extra: float) -> dict[str, Any]:
     w: dict[str, Any] = {}
     for s, v in pts.items():
-        name = BY_SYMBOL[s].name if s in BY_SYMBOL else str(s)
+        name = ns.by_symbol(s).name if ns.has_symbol(s) else str(s)
         w[name] = float(v[i])
     w.update({k: float(v) for k, v in extra.items()})
     return w
@@ -124,9 +129,9 @@ def _fmt_pt(w: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 def numerically_equal(a: sp.Expr, b: sp.Expr, st: Statement | None = None, n: int = 400) -> bool:
     """True when ``a`` and ``b`` agree (relative 1e-9) at ``n`` random domain points."""
-    syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
+    syms = _ns(st).known(a.free_symbols | b.free_symbols)
     cons = st.constraints if st is not None else ()
-    pts = sample_domain(syms, cons, n, key=(st.key if st else "eq"))
+    pts = sample_domain(syms, cons, n, key=(st.key if st else "eq"), ns=_ns(st))
     va, vb = _eval(a, pts), _eval(b, pts)
     ok = np.isfinite(va) & np.isfinite(vb)
     if not ok.any():
@@ -145,7 +150,7 @@ def small_simplify(e: sp.Expr) -> sp.Expr | None:
     return sp.simplify(e)
 
 
-def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stated vs derived") -> Check:
+def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stated vs derived") -> Result:
     """Compare a stated expression with the derived one, by the statement's relation.
 
     ``eq``: equal (sympy, else numerically).  ``upper``: the stated upper bound
@@ -182,7 +187,7 @@ def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stat
     return inequality(st, stated, derived, label=label, what="derived", other="stated")
 
 
-def _compare_densities(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str) -> Check:
+def _compare_densities(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str) -> Result:
     """Two Laplace-type densities in b are equal iff their decay rates and their values at 0 agree."""
     cs, cd = laplace_rate(stated), laplace_rate(derived)
     scale_ratio = sp.simplify(cd / cs)  # stated scale / derived scale
@@ -220,10 +225,10 @@ def _safe(x: sp.Expr) -> float | None:
 
 
 def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
-    syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
+    syms = _ns(st).known(a.free_symbols | b.free_symbols)
     if not syms:
         return {}
-    pts = sample_domain(syms, st.constraints, 1000, key=st.key + ":ratio")
+    pts = sample_domain(syms, st.constraints, 1000, key=st.key + ":ratio", ns=_ns(st))
     va, vb = _eval(a, pts), _eval(b, pts)
     with np.errstate(all="ignore"):
         q = va / vb
@@ -231,7 +236,7 @@ def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
     if not ok.any():
         return {}
     i = int(np.argmin(np.where(ok, q, np.inf)))
-    return {"min": float(np.min(q[ok])), "max": float(np.max(q[ok])), "n": int(ok.sum()), "worst": _worst(pts, i, ratio=q[i])}
+    return {"min": float(np.min(q[ok])), "max": float(np.max(q[ok])), "n": int(ok.sum()), "worst": _worst(pts, i, _ns(st), ratio=q[i])}
 
 
 def _ratio_text(a: sp.Expr, b: sp.Expr, rng: dict[str, Any]) -> str:
@@ -256,7 +261,7 @@ def inequality(
     extra_constraints: Sequence[Any] = (),
     n: int = N_POINTS,
     severity: str = "invalid",
-) -> Check:
+) -> Result:
     """Check ``lhs <= rhs`` over the statement's assumption domain.
 
     Tries sympy first (sign of ``rhs - lhs`` under the symbols' assumptions),
@@ -274,8 +279,8 @@ def inequality(
             return _check(label, True, "symbolic", txt, slack=slack)
     except Exception:  # noqa: BLE001
         pass
-    syms = (lhs.free_symbols | rhs.free_symbols) & set(BY_SYMBOL)
-    pts = sample_domain(syms, cons, n, key=st.key + ":" + label)
+    syms = _ns(st).known(lhs.free_symbols | rhs.free_symbols)
+    pts = sample_domain(syms, cons, n, key=st.key + ":" + label, ns=_ns(st))
     npts = len(next(iter(pts.values()))) if pts else 1
     vl, vr = _eval(lhs, pts), _eval(rhs, pts)
     fin = np.isfinite(vl) & np.isfinite(vr)
@@ -293,9 +298,9 @@ def inequality(
             "numeric",
             (f"{what}/{other} = {sym}; " if sym else "")
             + f"{what} < {other} at {int(viol.sum())} of {npts} domain points ({100 * frac:.1f}%); "
-            f"worst {what}/{other} = {q[i]:.4g} at {_fmt_pt(_worst(pts, i))}",
+            f"worst {what}/{other} = {q[i]:.4g} at {_fmt_pt(_worst(pts, i, _ns(st)))}",
             npts,
-            worst=_worst(pts, i, ratio=q[i]),
+            worst=_worst(pts, i, _ns(st), ratio=q[i]),
             severity=severity,
         )
     slack = float(np.nanmax(q)) if np.isfinite(q).any() else None
@@ -318,13 +323,13 @@ def _short_ratio(a: sp.Expr, b: sp.Expr, limit: int = 60) -> str:
 
 
 def _slack(lhs: sp.Expr, rhs: sp.Expr, st: Statement, cons: Sequence[Any]) -> float | None:
-    syms = (lhs.free_symbols | rhs.free_symbols) & set(BY_SYMBOL)
+    syms = _ns(st).known(lhs.free_symbols | rhs.free_symbols)
     if not syms:
         try:
             return float(rhs / lhs)
         except (TypeError, ZeroDivisionError):
             return None
-    pts = sample_domain(syms, cons, 500, key=st.key + ":slack")
+    pts = sample_domain(syms, cons, 500, key=st.key + ":slack", ns=_ns(st))
     with np.errstate(all="ignore"):
         q = _eval(rhs, pts) / _eval(lhs, pts)
     q = q[np.isfinite(q)]
@@ -334,7 +339,7 @@ def _slack(lhs: sp.Expr, rhs: sp.Expr, st: Statement, cons: Sequence[Any]) -> fl
 # ---------------------------------------------------------------------------
 # noise densities and privacy logic
 # ---------------------------------------------------------------------------
-def density_integrates_to_one(density: sp.Expr, var: sp.Symbol = S.b, label: str = "density integrates to one") -> Check:
+def density_integrates_to_one(density: sp.Expr, var: sp.Symbol = S.b, label: str = "density integrates to one") -> Result:
     """Integrate a density over the real line with sympy; it must equal 1."""
     c = laplace_rate(density, var)
     if c.is_nonpositive:
@@ -371,7 +376,7 @@ def laplace_privacy(
     eps: sp.Expr = S.eps,
     var: sp.Symbol = S.b,
     label: str = "noise scale ≥ sensitivity/ε",
-) -> Check:
+) -> Result:
     """Privacy logic of a Laplace mechanism: the privacy loss c·Δ must be at most ε.
 
     For a density ∝ exp(−c|b|) added to a query of sensitivity Δ, the worst
@@ -468,15 +473,15 @@ def _fold_expm1(e: sp.Expr) -> sp.Expr | None:
     return None
 
 
-def exponents_equal(st: Statement, a: sp.Expr, b: sp.Expr, label: str) -> Check:
+def exponents_equal(st: Statement, a: sp.Expr, b: sp.Expr, label: str) -> Result:
     """Equality of two exponent expressions over the domain of their parameters."""
     try:
         if small_simplify(a - b) == 0:
             return _check(label, True, "symbolic", f"exponent {sp.sstr(a)} (sympy)")
     except Exception:  # noqa: BLE001
         pass
-    syms = (a.free_symbols | b.free_symbols) & set(BY_SYMBOL)
-    pts = sample_domain(syms, st.constraints, 2000, key=st.key + ":" + label)
+    syms = _ns(st).known(a.free_symbols | b.free_symbols)
+    pts = sample_domain(syms, st.constraints, 2000, key=st.key + ":" + label, ns=_ns(st))
     va, vb = _eval(a, pts), _eval(b, pts)
     bad = np.abs(va - vb) > 1e-9
     n = len(va)
@@ -486,10 +491,10 @@ def exponents_equal(st: Statement, a: sp.Expr, b: sp.Expr, label: str) -> Check:
             label,
             False,
             "numeric",
-            f"exponents differ at {int(bad.sum())} of {n} points; e.g. {_fmt_pt(_worst(pts, i))}: "
+            f"exponents differ at {int(bad.sum())} of {n} points; e.g. {_fmt_pt(_worst(pts, i, _ns(st)))}: "
             f"{va[i]:.4g} vs {vb[i]:.4g}",
             n,
-            worst=_worst(pts, i, derived=va[i], stated=vb[i]),
+            worst=_worst(pts, i, _ns(st), derived=va[i], stated=vb[i]),
             severity="invalid",
         )
     return _check(label, True, "numeric", f"exponents agree at {n} parameter points", n)
@@ -502,7 +507,7 @@ def rate_check(
     var: sp.Symbol = S.m,
     label: str = "rate: lim log(bound)/log(m)",
     spot: int = 3,
-) -> Check:
+) -> Result:
     """Check that lim log(bound)/log(var) equals the claimed exponent.
 
     The exponent is computed structurally by :func:`leading_exponent` and
@@ -512,9 +517,9 @@ def rate_check(
     """
     got = leading_exponent(bound, var)
     chk = exponents_equal(st, got, claimed, label)
-    syms = sorted((bound.free_symbols - {var}) & set(BY_SYMBOL), key=str)
+    syms = sorted(_ns(st).known(bound.free_symbols - {var}), key=str)
     if spot and chk.ok:
-        pts = sample_domain(syms, st.constraints, spot, key=st.key + ":spot")
+        pts = sample_domain(syms, st.constraints, spot, key=st.key + ":spot", ns=_ns(st))
         agree = 0
         for i in range(spot):
             sub = {s: _exact(float(pts[s][i])) for s in syms}
@@ -526,7 +531,7 @@ def rate_check(
                 if abs(float(lim) - float(want)) < 1e-9:
                     agree += 1
                 else:
-                    chk.ok = False
+                    chk.verdict = "violated"
                     chk.severity = "invalid"
                     chk.detail += f"; sympy.limit gives {lim} ≠ {want} at {sub}"
             except Exception:  # noqa: BLE001 - limit may be undecidable; structural result stands
@@ -593,23 +598,23 @@ def balance(term1: sp.Expr, term2: sp.Expr, var: sp.Symbol, bases: Sequence[sp.S
 
 def schedule_check(
     st: Statement, stated: sp.Expr, derived: sp.Expr, bases: Sequence[sp.Symbol], label: str = "schedule balances the bound"
-) -> Check:
+) -> Result:
     """A schedule is consistent when it has the same exponents (in m, λ, ...) as the balance point."""
     checks = []
     for b in bases:
         checks.append(exponents_equal(st, leading_exponent(derived, b), leading_exponent(stated, b), f"{label} [{b}]"))
     bad = [c for c in checks if not c.ok]
     if bad:
-        return _check(label, False, bad[0].method, "; ".join(c.detail for c in bad), severity="invalid")
+        return _check(label, False, bad[0].kind, "; ".join(c.detail for c in bad), severity="invalid")
     return _check(
         label,
         True,
-        checks[0].method if checks else "symbolic",
+        checks[0].kind if checks else "symbolic",
         f"balance point {sp.sstr(derived)} has the schedule's exponents in " + ", ".join(str(b) for b in bases),
     )
 
 
-def hoeffding_rademacher_check(label: str = "exact Rademacher tails") -> Check:
+def hoeffding_rademacher_check(label: str = "exact Rademacher tails") -> Result:
     """Hoeffding's 2exp(−mt²/(2Ξ²)) against the exact tail of a mean of ±Ξ coin flips.
 
     The tail P(|mean| ≥ t) is computed exactly from the binomial law for
@@ -649,7 +654,7 @@ def rate_constant(bound: sp.Expr, exponent: sp.Expr, var: sp.Symbol = S.m) -> sp
     return sp.simplify(c) if sp.count_ops(c) < 200 else c
 
 
-def rate_statement_checks(st: Statement, scheduled: sp.Expr, exponent: sp.Expr, derived: sp.Expr) -> list[Check]:
+def rate_statement_checks(st: Statement, scheduled: sp.Expr, exponent: sp.Expr, derived: sp.Expr) -> list[Result]:
     """The checks of a rate statement C·m^exponent built from a scheduled bound.
 
     1. lim log(bound)/log(m) equals the claimed exponent (:func:`rate_check`);

@@ -36,22 +36,22 @@ import sympy as sp
 
 from . import PAPERS, registry
 from .core import Evaluation, PrivacyWarning
-from .symbols import BY_SYMBOL, P
+from .symbols import Namespace
 
 
 class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-def _parse_assign(items: Sequence[str]) -> dict[str, float]:
+def _parse_assign(items: Sequence[str], ns: Namespace) -> dict[str, float]:
     out: dict[str, float] = {}
     for it in items:
         if "=" not in it:
             raise CLIError(f"expected name=value, got {it!r}")
         name, _, raw = it.partition("=")
         name = name.strip()
-        if name not in P:
-            raise CLIError(f"unknown parameter {name!r}; known: {', '.join(sorted(P))}")
+        if name not in ns:
+            raise CLIError(f"unknown parameter {name!r}; known: {', '.join(sorted(ns))}")
         try:
             out[name] = float(raw)
         except ValueError:
@@ -118,7 +118,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
     paper = PAPERS[st.paper]
     lines = [
         f"{st.key}: {st.label} — {st.quantity}",
-        f"  source     {st.seed}, {st.label}, {st.equation}  [{paper['citation']}]",
+        f"  source     {st.source}, {st.label}, {st.equation}  [{paper.citation}]",
         f"  kind       {st.kind}    relation: {st.relation}",
         f"  status     {ev.status}",
         f"  stated     {sp.sstr(st.stated) if st.stated is not None else '—'}",
@@ -131,7 +131,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
     lines.append("  checks")
     for c in ev.checks:
         mark = "ok  " if c.ok else "FAIL"
-        lines.append(f"    [{mark}] {c.name} ({c.method}{', ' + str(c.n_points) + ' points' if c.n_points else ''})")
+        lines.append(f"    [{mark}] {c.name} ({c.kind}{', ' + str(c.n_points) + ' points' if c.n_points else ''})")
         if c.detail:
             lines.append(f"           {c.detail}")
     if ev.inherits:
@@ -144,7 +144,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
 
 
 def _cmd_eval(a: argparse.Namespace) -> int:
-    vals = _parse_assign(a.values)
+    vals = _parse_assign(a.values, registry.get(a.key).ns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyWarning)
         v = registry.value(a.key, vals, which="stated" if a.stated else "derived")
@@ -157,12 +157,12 @@ def _cmd_eval(a: argparse.Namespace) -> int:
 def _cmd_pick(a: argparse.Namespace) -> int:
     from . import pick
 
-    consts = _parse_assign(a.values)
+    consts = _parse_assign(a.values, registry.get(a.key).ns)
     st = pick.pickable(a.key)
     if a.unit:
         expr = registry.evaluate(st.key).expression
         for s in expr.free_symbols:
-            name = BY_SYMBOL[s].name if s in BY_SYMBOL else None
+            name = st.ns.by_symbol(s).name if st.ns.has_symbol(s) else None
             if name and name not in consts and name not in ("m", "eps", "lam"):
                 consts[name] = 1.0
     if a.target is not None:

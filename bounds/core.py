@@ -41,12 +41,10 @@ from typing import Any
 
 import sympy as sp
 
-from .symbols import BY_SYMBOL, P, Param
+from .checks import compare
+from .evidence import STATUSES, Check, Result
+from .symbols import SHARED, Namespace, Param
 
-#: the seed papers known to the registry: short id -> (seed file, citation)
-PAPERS: dict[str, dict[str, str]] = {}
-
-STATUSES = ("consistent", "erratum", "premise", "cited", "order")
 KINDS = (
     "definition",
     "assumption",
@@ -63,71 +61,9 @@ KINDS = (
 RELATIONS = ("eq", "upper", "lower", "none")
 
 
-def register_paper(pid: str, seed: str, citation: str, title: str) -> None:
-    """Declare a seed paper (called once by each paper module)."""
-    PAPERS[pid] = {"id": pid, "seed": seed, "citation": citation, "title": title}
-
-
-@dataclass
-class Check:
-    """Outcome of one derivation check.
-
-    Attributes
-    ----------
-    name : str
-        What was checked.
-    ok : bool
-        Whether the check passed.
-    method : str
-        ``symbolic`` (sympy decided), ``numeric`` (dense randomised evaluation
-        over the assumption domain), ``limit`` (rate exponent) or ``exact``.
-    detail : str
-        One or two sentences a researcher can act on.
-    n_points : int
-        Number of domain points evaluated (numeric checks).
-    worst : dict
-        The worst point found (numeric checks) and the value there.
-    severity : str
-        For failed checks: ``invalid`` (the stated result does not hold),
-        ``mismatch`` (an exact quantity differs), ``gap`` (a premise of the
-        proof fails) or ``typo``.
-    """
-
-    name: str
-    ok: bool
-    method: str
-    detail: str = ""
-    n_points: int = 0
-    worst: dict[str, Any] = field(default_factory=dict)
-    severity: str = ""
-    slack: float | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "ok": bool(self.ok),
-            "method": self.method,
-            "detail": self.detail,
-            "n_points": self.n_points,
-            "worst": {k: _jsonable(v) for k, v in self.worst.items()},
-            "severity": self.severity,
-            "slack": self.slack,
-        }
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (int, str, bool)) or v is None:
-        return v
-    try:
-        f = float(v)
-        return f if math.isfinite(f) else str(f)
-    except (TypeError, ValueError):
-        return str(v)
-
-
 Resolver = Callable[[str], sp.Expr]
 Deriver = Callable[[Resolver], sp.Expr | None]
-ExtraCheck = Callable[["Statement", Resolver], Check | list[Check]]
+ExtraCheck = Callable[["Statement", Resolver], Result | list[Result]]
 
 
 @dataclass
@@ -197,15 +133,22 @@ class Statement:
     claimed_exponent: sp.Expr | None = None
     schedule: dict[str, str] = field(default_factory=dict)
     notes: str = ""
+    ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
+    source: str = ""
+    file: str = ""
+    line: int = 0
 
     def __post_init__(self) -> None:
+        if not self.source:
+            self.source = self.seed
         if self.kind not in KINDS:
             raise ValueError(f"statement {self.key}: kind {self.kind!r} not in {KINDS}")
         if self.relation not in RELATIONS:
             raise ValueError(f"statement {self.key}: relation {self.relation!r} not in {RELATIONS}")
         for name in self.params:
-            if name not in P:
-                raise ValueError(f"statement {self.key}: unknown parameter {name!r}")
+            if name not in self.ns:
+                raise ValueError(f"statement {self.key}: unknown parameter {name!r} "
+                                 f"(not in the namespace of paper {self.paper!r} nor the shared one)")
         self.__doc__ = self.doc
 
     @property
@@ -213,7 +156,7 @@ class Statement:
         return self.key.split(".", 1)[0]
 
     def param_objs(self) -> list[Param]:
-        return [P[n] for n in self.params]
+        return [self.ns[n] for n in self.params]
 
     def assumptions_text(self) -> list[str]:
         out = []
@@ -222,13 +165,13 @@ class Statement:
             if p.soft_hi is not None:
                 text += f" (paper: {p.name} < {p.soft_hi:g} for meaningful privacy; warning only)"
             out.append(text)
-        out.extend(_rel_text(c) for c in self.constraints)
+        out.extend(_rel_text(c, self.ns) for c in self.constraints)
         return out
 
 
-def _rel_text(rel: Any) -> str:
+def _rel_text(rel: Any, ns: Namespace = SHARED) -> str:
     text = str(rel)
-    for p in P.values():
+    for p in (ns[k] for k in ns):
         text = text.replace(str(p.symbol), p.name) if str(p.symbol) != p.name else text
     return text
 
@@ -254,7 +197,7 @@ class Evaluation:
     statement: Statement
     derived: sp.Expr | None
     derived_from_stated: sp.Expr | None
-    checks: list[Check]
+    checks: list[Result]
     status: str
     detail: str
     inherits: tuple[str, ...] = ()
@@ -278,23 +221,47 @@ class Evaluation:
 
 
 class Registry:
-    """All statements, with lazily computed and cached evaluations.
+    """The statements of some papers, with lazily computed and cached evaluations.
+
+    A registry is built explicitly from :class:`~bounds.paper.Paper` objects
+    (:func:`bounds.discovery.build_registry` builds the default one from every
+    discovered paper); a test can build one from a single paper.
 
     Examples
     --------
-    >>> from bounds import registry
-    >>> "jia.prop1.scale" in registry
-    True
-    >>> registry.evaluate("jia.prop1.scale").status
-    'erratum'
+    >>> import sympy as sp
+    >>> from bounds.core import Registry
+    >>> from bounds.paper import Paper
+    >>> from bounds.symbols import S
+    >>> demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+    >>> _ = demo.add("thm1", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda dep: 1 / S.m,
+    ...              relation="upper", params=("m",), doc="Doe (2026), Theorem 1.")
+    >>> reg = Registry([demo])
+    >>> reg.keys(), reg.evaluate("demo.thm1").status
+    (['demo.thm1'], 'consistent')
     """
 
-    def __init__(self) -> None:
+    def __init__(self, papers: Any = ()) -> None:
         self._statements: dict[str, Statement] = {}
         self._cache: dict[str, Evaluation] = {}
         self._in_progress: set[str] = set()
+        self.papers: dict[str, Any] = {}
+        for p in papers:
+            self.add_paper(p)
 
     # -- registration -------------------------------------------------
+    def add_paper(self, paper: Any) -> None:
+        """Add every statement of a :class:`~bounds.paper.Paper`."""
+        if paper.id in self.papers:
+            raise ValueError(f"paper id {paper.id!r} is declared twice ({self.papers[paper.id].module}, {paper.module})")
+        self.papers[paper.id] = paper
+        for st in paper.statements.values():
+            self.add(st)
+
+    def paper_of(self, key: str) -> Any:
+        """The paper a statement key belongs to."""
+        return self.papers[self.get(key).paper]
+
     def add(self, st: Statement) -> Statement:
         if st.key in self._statements:
             raise ValueError(f"duplicate statement key {st.key!r}")
@@ -373,8 +340,6 @@ class Registry:
         return n
 
     def _evaluate(self, st: Statement) -> Evaluation:
-        from .checks import compare
-
         for dep in st.depends:
             self.get(dep)  # fail early on a typo
         derived = dstated = None
@@ -392,6 +357,9 @@ class Registry:
         for fn in st.checks:
             out = fn(st, res)
             checks.extend(out if isinstance(out, list) else [out])
+        for c in checks:
+            if not c.key:
+                c.key = st.key
         failed = [c for c in checks if not c.ok]
         inherits: tuple[str, ...] = ()
         dep_errata = tuple(d for d in st.depends if self.evaluate(d).status == "erratum")
@@ -505,8 +473,9 @@ def validate(
         Message names the parameter, the statement and the assumption.
     """
     expr = st.stated if expr is None else expr
-    free = {s for s in (expr.free_symbols if expr is not None else set()) if s in BY_SYMBOL}
-    allowed = set(st.params) | {BY_SYMBOL[s].name for s in free}
+    ns = st.ns
+    free = ns.known(expr.free_symbols if expr is not None else set())
+    allowed = set(st.params) | {ns.by_symbol(s).name for s in free}
     for name in values:
         if name not in allowed:
             raise ValueError(
@@ -515,14 +484,14 @@ def validate(
             )
     subs: dict[sp.Symbol, float] = {}
     for s in sorted(free, key=str):
-        p = BY_SYMBOL[s]
+        p = ns.by_symbol(s)
         if p.name not in values:
             raise ValueError(
                 f"parameter {p.name!r} is missing for statement {st.key} ({st.label}); "
                 f"assumption: {p.domain_text()}"
             )
     for name, raw in values.items():
-        p = P[name]
+        p = ns[name]
         try:
             v = float(raw)
         except (TypeError, ValueError):
@@ -547,15 +516,13 @@ def validate(
         val = c.subs(subs)
         if val is sp.false or (val.is_Relational is False and not bool(val)):
             raise ValueError(
-                f"values violate the assumption {_rel_text(c)} of statement {st.key} ({st.label})"
+                f"values violate the assumption {_rel_text(c, ns)} of statement {st.key} ({st.label})"
             )
     return subs
 
 
 def _holds(st: Statement, dstated: sp.Expr) -> bool:
     """Whether the stated expression follows from the dependencies *as the paper states them*."""
-    from .checks import compare
-
     if st.relation == "none":
         return False  # nothing to compare: inheritance cannot be established
     try:
@@ -572,20 +539,3 @@ def keys_matching(reg: Registry, pattern: str) -> list[str]:
     if any(ch in pattern for ch in "*?["):
         return [k for k in ks if fnmatch.fnmatch(k, pattern)]
     return [k for k in ks if pattern in k]
-
-
-def statement_factory(reg: Registry, pid: str, seed: str) -> Callable[..., Statement]:
-    """Return ``add(key, label, kind, quantity, stated, **fields)`` bound to one paper.
-
-    ``key`` is the part after the paper id (``"thm2"`` becomes ``"jia.thm2"``);
-    dependencies may be given without the paper prefix as well.
-    """
-
-    def add(key: str, label: str, kind: str, quantity: str, stated: sp.Expr | None, **kw: Any) -> Statement:
-        full = key if key.startswith(pid + ".") else f"{pid}.{key}"
-        deps = tuple(d if "." in d and d.split(".", 1)[0] in PAPERS else f"{pid}.{d}" for d in kw.pop("depends", ()))
-        sched = {k: (v if v.split(".", 1)[0] in PAPERS else f"{pid}.{v}") for k, v in kw.pop("schedule", {}).items()}
-        st = Statement(full, seed, label, kind, quantity, stated, depends=deps, schedule=sched, **kw)
-        return reg.add(st)
-
-    return add

@@ -33,7 +33,7 @@ from scipy import optimize
 
 from . import registry
 from .core import Statement, validate
-from .symbols import BY_SYMBOL, P, S
+from .symbols import SHARED, Namespace, S
 
 #: variables a picker may choose
 CHOICE = ("eps", "lam")
@@ -94,7 +94,7 @@ class _Bound:
         ev = registry.evaluate(st.key)
         self.expr = st.stated if which == "stated" else ev.expression
         free = {s for s in self.expr.free_symbols}
-        self.choice = [n for n in CHOICE if P[n].symbol in free]
+        self.choice = [n for n in CHOICE if st.ns[n].symbol in free]
         given = {k: v for k, v in consts.items() if k not in ("m", *CHOICE)}
         vals = dict(given)
         vals["m"] = m
@@ -103,11 +103,11 @@ class _Bound:
         for n in self.choice:
             probe[n] = 0.5
         subs = validate(st, probe, self.expr)
-        self.consts = {P_name(s): v for s, v in subs.items() if P_name(s) not in self.choice}
+        self.consts = {P_name(s, st.ns): v for s, v in subs.items() if P_name(s, st.ns) not in self.choice}
         self.m = float(m)
-        fixed = {P[k].symbol: v for k, v in self.consts.items()}
+        fixed = {st.ns[k].symbol: v for k, v in self.consts.items()}
         e = self.expr.subs(fixed)
-        self.vars = [P[n].symbol for n in self.choice]
+        self.vars = [st.ns[n].symbol for n in self.choice]
         self.f = sp.lambdify(self.vars, e, "numpy")
         self.lam_max = 1.0 if any(_is_lam_le_1(c) for c in st.constraints) else 1e4
 
@@ -118,9 +118,9 @@ class _Bound:
         return v if math.isfinite(v) else math.inf
 
 
-def P_name(s: sp.Symbol) -> str:  # noqa: N802 - mirrors P
-    """The parameter name of a sympy symbol."""
-    return BY_SYMBOL[s].name if s in BY_SYMBOL else str(s)
+def P_name(s: sp.Symbol, ns: Namespace = SHARED) -> str:  # noqa: N802
+    """The parameter name of a sympy symbol in a namespace (the symbol's name if it has no parameter)."""
+    return ns.by_symbol(s).name if ns.has_symbol(s) else str(s)
 
 
 def _is_lam_le_1(c: Any) -> bool:
@@ -131,8 +131,8 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
     """Evaluate the paper's schedules; ε may depend on λ or λ on ε."""
     known: dict[sp.Symbol, float] = {S.m: float(m)}
     for k, v in consts.items():
-        if k in P:
-            known[P[k].symbol] = float(v)
+        if k in st.ns:
+            known[st.ns[k].symbol] = float(v)
     if eps is not None:
         known[S.eps] = float(eps)
     todo = {n: registry.derived(key) for n, key in st.schedule.items() if not (n == "eps" and eps is not None)}
@@ -143,11 +143,11 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
             if need <= set(known):
                 val = float(expr.subs(known))
                 out[n] = val
-                known[P[n].symbol] = val
+                known[st.ns[n].symbol] = val
                 del todo[n]
     if todo:
         missing = sorted(
-            {P_name(s) for e in todo.values() for s in e.free_symbols} - {P_name(s) for s in known} - set(todo)
+            {P_name(s, st.ns) for e in todo.values() for s in e.free_symbols} - {P_name(s, st.ns) for s in known} - set(todo)
         )
         raise ValueError(f"schedule of {st.key} ({st.label}) needs parameter(s) {', '.join(missing)}")
     if eps is not None:
@@ -180,7 +180,7 @@ def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) 
     bnd = _Bound(st, m, consts, which)
     point = {n: sched[n] for n in bnd.choice}
     for n, v in point.items():
-        bad = P[n].violation(v)
+        bad = st.ns[n].violation(v)
         if bad:
             raise ValueError(f"the paper's schedule gives {n} = {v:g}, violating {bad} of {st.key} ({st.label})")
     value = bnd(**point)

@@ -1,10 +1,13 @@
-"""Shared symbols and their assumption domains.
+"""Symbols and their assumption domains: the shared table and per-paper namespaces.
 
-Every statement of every paper draws its symbols from this table, so that
-expressions from different statements combine (sympy compares symbols by name
-and assumptions).  A :class:`Param` records the domain a paper assumes; the
-registry uses it to validate user input and to sample the domain in numeric
-derivation checks.
+:data:`S` holds the sympy symbols that papers share, so that expressions from
+different statements combine (sympy compares symbols by name and
+assumptions).  A :class:`Param` records the domain a paper assumes for a
+symbol; the registry uses it to validate user input and to sample the domain
+in numeric derivation checks.  Domains live in a :class:`Namespace`: the
+shared one (:data:`SHARED`) holds the parameters every paper reads the same
+way (m, ε, λ, κ, ...); each paper's own namespace, over the shared one, holds
+its own parameters and may give a shared letter another domain.
 
 Examples
 --------
@@ -18,6 +21,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -178,77 +182,136 @@ S = SimpleNamespace(
 
 _INF = math.inf
 
-#: domains, by short name (the name a user types)
-P: dict[str, Param] = {
-    p.name: p
-    for p in [
-        Param("m", S.m, lo=2, lo_open=False, integer=True, description="sample size"),
-        Param("eps", S.eps, soft_hi=1.0, description="privacy parameter ε (papers assume ε < 1)"),
-        Param("lam", S.lam, description="regularisation parameter λ"),
-        Param("kappa", S.kappa, description="κ = sup sqrt(K(x, x')) (kernel bound)"),
-        Param("M", S.M, description="bound on |y|"),
-        Param("C_L", S.C_L, description="Lipschitz constant of the loss"),
-        Param("gamma", S.gamma, description="strong-convexity modulus of Ω"),
-        Param("B", S.B, description="bound on λΩ(f_S) and |L(f_S(x), y)| (000, Theorem 1)"),
-        Param("B0", S.B0, description="bound on E_z(0)"),
-        Param("B_rho", S.B_rho, description="bound on L(f_λ(x), y)"),
-        Param("Omega0", S.Omega0, lo=0, lo_open=False, description="Ω(0)"),
-        Param("c_beta", S.c_beta, description="constant of the approximation-error assumption (4)"),
-        Param("beta", S.beta, hi=1, hi_open=False, description="approximation-error exponent β ∈ (0, 1]"),
-        Param("r", S.r, lo=0, lo_open=True, hi=_INF, description="regularity f_ρ ∈ L_K^r(L²_ρX)"),
-        Param("R", S.R, description="bound on ||f_z,λ||_K"),
-        Param("G", S.G, description="bound on the expectation of g"),
-        Param("delta", S.delta, hi=1, description="confidence parameter δ ∈ (0, 1)"),
-        Param("t", S.t, lo=1, lo_open=False, integer=True, description="online iteration"),
-        Param("t0", S.t0, description="online offset t₀ > 0"),
-        Param("theta", S.theta, hi=1, description="online step exponent θ"),
-        Param("Xi", S.Xi, description="almost-sure bound on |ξ − Eξ|"),
-        Param("fnorm", S.fnorm, description="||L_K^{-r} f_ρ||_ρ (001) or ||f_ρ||_K (003)"),
-        Param("ER2", S.ER2, lo=0, lo_open=False, description="E R_2 (expected random error)"),
-        Param("mu", S.mu, description="an eigenvalue of L_K, 0 < μ ≤ κ²"),
-        Param("u", S.u, description="a generic positive real"),
-        Param("s", S.s, description="Laplace scale"),
-        Param("d", S.d, lo=1, lo_open=False, integer=True, description="input dimension"),
-        Param("K", S.K, lo=2, lo_open=False, integer=True, description="number of classes"),
-        Param("n", S.n, lo=1, lo_open=False, integer=True, description="sample size (004)"),
-        Param("h", S.h, description="Huber smoothing width h"),
-        Param("c", S.c, description="a generic positive constant"),
-        Param("b", S.b, lo=-_INF, description="value of the output-perturbation noise (density argument)"),
-    ]
-}
-
-#: sympy symbol -> Param
-BY_SYMBOL: dict[sp.Symbol, Param] = {p.symbol: p for p in P.values()}
+#: the shared domains (the name a user types); a paper's own symbols live in its namespace
+_SHARED_PARAMS: list[Param] = [
+    Param("m", S.m, lo=2, lo_open=False, integer=True, description="sample size"),
+    Param("eps", S.eps, soft_hi=1.0, description="privacy parameter ε (papers assume ε < 1)"),
+    Param("lam", S.lam, description="regularisation parameter λ"),
+    Param("kappa", S.kappa, description="κ = sup sqrt(K(x, x')) (kernel bound)"),
+    Param("M", S.M, description="bound on |y|"),
+    Param("C_L", S.C_L, description="Lipschitz constant of the loss"),
+    Param("gamma", S.gamma, description="strong-convexity modulus of Ω"),
+    Param("G", S.G, description="bound on the expectation of g"),
+    Param("delta", S.delta, hi=1, description="confidence parameter δ ∈ (0, 1)"),
+    Param("t", S.t, lo=1, lo_open=False, integer=True, description="online iteration"),
+    Param("Xi", S.Xi, description="almost-sure bound on |ξ − Eξ|"),
+    Param("u", S.u, description="a generic positive real"),
+    Param("s", S.s, description="Laplace scale"),
+    Param("d", S.d, lo=1, lo_open=False, integer=True, description="input dimension"),
+    Param("K", S.K, lo=2, lo_open=False, integer=True, description="number of classes"),
+    Param("n", S.n, lo=1, lo_open=False, integer=True, description="sample size n"),
+    Param("h", S.h, description="Huber smoothing width h"),
+    Param("c", S.c, description="a generic positive constant"),
+    Param("b", S.b, lo=-_INF, description="value of the output-perturbation noise (density argument)"),
+]
 
 
-def param_of(symbol: sp.Symbol) -> Param:
-    """Return the :class:`Param` of a sympy symbol (KeyError if it has none)."""
-    return BY_SYMBOL[symbol]
+class Namespace(Mapping[str, Param]):
+    """A table of parameters by name, optionally over a parent table.
 
-
-def define(name: str, symbol: sp.Symbol, **kw) -> Param:
-    """Register a new parameter (for paper modules that need symbols of their own).
-
-    Re-defining an existing name with the same symbol returns the existing entry; a new
-    name whose symbol *prints* like an existing one (same sympy name) is refused.
+    The shared parameters (:data:`SHARED`) are the root; each paper has its own
+    namespace over them (``Paper.symbols``), so a paper can define a symbol of
+    its own, or give a shared name another domain, without affecting any other
+    paper.  Lookups by name (``ns["eps"]``) and by sympy symbol
+    (:meth:`by_symbol`) search the paper's own table first.
 
     Examples
     --------
     >>> import sympy as sp
-    >>> from bounds.symbols import define
-    >>> define("zeta_demo", sp.Symbol("zeta_demo", positive=True)).name
-    'zeta_demo'
+    >>> from bounds.symbols import SHARED, Namespace
+    >>> ns = Namespace(parent=SHARED, name="demo")
+    >>> _ = ns.define("beta", sp.Symbol("beta", positive=True), description="a noise rate")
+    >>> ns["beta"].hi, ns["eps"].name, "beta" in SHARED
+    (inf, 'eps', False)
     """
-    if name in P:
-        if P[name].symbol != symbol:
-            raise ValueError(f"parameter {name!r} is already defined with symbol {P[name].symbol}")
-        return P[name]
-    clash = [q.name for q in P.values() if q.symbol.name == symbol.name]
-    if clash:
-        # two parameters printing as the same symbol would be confused by name-based lookups
-        raise ValueError(f"parameter {name!r}: symbol name {symbol.name!r} is already used by parameter "
-                         f"{clash[0]!r}; choose another symbol name")
-    p = Param(name, symbol, **kw)
-    P[name] = p
-    BY_SYMBOL[symbol] = p
-    return p
+
+    def __init__(self, params: Iterable[Param] = (), parent: Namespace | None = None, name: str = "") -> None:
+        self.name = name
+        self.parent = parent
+        self._own: dict[str, Param] = {}
+        self._by_symbol: dict[sp.Symbol, Param] = {}
+        for p in params:
+            self._add(p)
+
+    # -- Mapping ---------------------------------------------------------
+    def __getitem__(self, name: str) -> Param:
+        if name in self._own:
+            return self._own[name]
+        if self.parent is not None:
+            return self.parent[name]
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set(self._own)
+        yield from self._own
+        if self.parent is not None:
+            for k in self.parent:
+                if k not in seen:
+                    yield k
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    # -- symbols ---------------------------------------------------------
+    def by_symbol(self, symbol: sp.Symbol) -> Param:
+        """The :class:`Param` of a sympy symbol (KeyError if this namespace has none)."""
+        if symbol in self._by_symbol:
+            return self._by_symbol[symbol]
+        if self.parent is not None:
+            p = self.parent.by_symbol(symbol)
+            if self._own.get(p.name, p) is not p:   # the name is redefined here with another symbol
+                raise KeyError(symbol)
+            return p
+        raise KeyError(symbol)
+
+    def has_symbol(self, symbol: sp.Symbol) -> bool:
+        """Whether :meth:`by_symbol` knows ``symbol``."""
+        try:
+            self.by_symbol(symbol)
+        except KeyError:
+            return False
+        return True
+
+    def known(self, symbols: Iterable[sp.Symbol]) -> set[sp.Symbol]:
+        """The subset of ``symbols`` that have a :class:`Param` here."""
+        return {s for s in symbols if isinstance(s, sp.Symbol) and self.has_symbol(s)}
+
+    def _add(self, p: Param) -> Param:
+        self._own[p.name] = p
+        self._by_symbol[p.symbol] = p
+        return p
+
+    def define(self, name: str, symbol: sp.Symbol, **kw) -> Param:
+        """Define a parameter of this namespace (a paper's own symbol).
+
+        A name may shadow a parent's (another domain for the same letter); within one
+        namespace a name is defined once, and no two names may print as the same symbol.
+
+        Raises
+        ------
+        ValueError
+            For a name defined twice here, or a symbol name already used by another parameter.
+        """
+        where = f"namespace {self.name!r}" if self.name else "the namespace"
+        if name in self._own:
+            if self._own[name].symbol != symbol:
+                raise ValueError(f"parameter {name!r} is already defined in {where} with symbol "
+                                 f"{self._own[name].symbol}")
+            return self._own[name]
+        clash = [q.name for q in (self[k] for k in self) if q.symbol.name == symbol.name and q.name != name]
+        if clash:
+            raise ValueError(f"parameter {name!r}: symbol name {symbol.name!r} is already used by parameter "
+                             f"{clash[0]!r} in {where}; choose another symbol name")
+        return self._add(Param(name, symbol, **kw))
+
+
+#: the shared parameters, the root namespace of every paper
+SHARED = Namespace(_SHARED_PARAMS, name="shared")
+
+#: the shared parameters by name (an alias of :data:`SHARED`)
+P = SHARED
+
+
+def param_of(symbol: sp.Symbol, ns: Namespace = SHARED) -> Param:
+    """Return the :class:`Param` of a sympy symbol in ``ns`` (KeyError if it has none)."""
+    return ns.by_symbol(symbol)

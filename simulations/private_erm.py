@@ -393,7 +393,7 @@ def gaussian_width_mc(set_: str, dims: tuple[int, ...], n_mc: int, rng: np.rando
 
 
 def _closed_forms() -> dict[str, Callable[[tuple[int, ...]], float]]:
-    from bounds import talwar_thakurta_zhang_2014 as ttz
+    from bounds.papers import ttz as ttz
 
     return {
         "l2": lambda d: float(ttz.chi_mean(d[0])),

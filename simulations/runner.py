@@ -39,6 +39,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,97 @@ import pandas as pd
 from .cache import TrialCache
 from .executors import Executor, get_executor
 
-TrialFn = Callable[[Mapping[str, Any], np.random.Generator], Mapping[str, float]]
+TrialFn = Callable[[Mapping[str, Any], np.random.Generator], Mapping[str, Any]]
+
+
+class ConfigError(ValueError, KeyError):
+    """A trial configuration lacks a key, or has one the trial does not read (a ValueError)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """What a trial function reads from its configuration (declared with :func:`trial`)."""
+
+    requires: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    artefacts: tuple[str, ...] = ()
+
+
+def trial(requires: Sequence[str] = (), optional: Sequence[str] = (),
+          artefacts: Sequence[str] = ()) -> Callable[[TrialFn], TrialFn]:
+    """Declare a trial function's configuration keys (and the artefacts it returns).
+
+    The function is returned unchanged (so it still pickles by name); the runner
+    validates every configuration against the declaration before any trial runs.
+    ``artefacts`` names outputs that are not numbers (a worst neighbouring pair, say):
+    they are kept in the rows as objects, for an audit to reuse.
+
+    Examples
+    --------
+    >>> from simulations.runner import trial, validate_config
+    >>> @trial(requires=("m",), optional=("lam",))
+    ... def demo_trial(config, rng):
+    ...     return {"x": float(config["m"])}
+    >>> validate_config(demo_trial, {"lam": 0.1})
+    Traceback (most recent call last):
+    ...
+    simulations.runner.ConfigError: trial demo_trial: configuration lacks key 'm' (requires m; optional lam)
+    """
+
+    def deco(fn: TrialFn) -> TrialFn:
+        fn.__trial_spec__ = TrialSpec(tuple(requires), tuple(optional), tuple(artefacts))  # type: ignore[attr-defined]
+        return fn
+
+    return deco
+
+
+def trial_spec(fn: Callable[..., Any]) -> TrialSpec | None:
+    """The :class:`TrialSpec` declared for ``fn`` (None if undeclared)."""
+    return getattr(fn, "__trial_spec__", None)
+
+
+def validate_config(fn: Callable[..., Any], config: Mapping[str, Any]) -> None:
+    """Check ``config`` against the keys ``fn`` declares (nothing to check for an undeclared function).
+
+    Raises
+    ------
+    ConfigError
+        A ValueError naming the trial, the missing or unknown key and what the trial reads.
+    """
+    spec = trial_spec(fn)
+    if spec is None:
+        return
+    name = getattr(fn, "__qualname__", repr(fn))
+    reads = f"requires {', '.join(spec.requires) or 'nothing'}; optional {', '.join(spec.optional) or 'nothing'}"
+    for k in spec.requires:
+        if k not in config:
+            raise ConfigError(f"trial {name}: configuration lacks key {k!r} ({reads})")
+    known = set(spec.requires) | set(spec.optional)
+    for k in config:
+        if k not in known:
+            raise ConfigError(f"trial {name}: configuration has unknown key {k!r} ({reads})")
+
+
+class TrialConfig(dict):
+    """A trial's configuration: a dict whose missing keys raise :class:`ConfigError`, naming the trial."""
+
+    trial_name: str = ""
+
+    def __missing__(self, key: str) -> Any:
+        raise ConfigError(f"trial {self.trial_name}: configuration lacks key {key!r} "
+                          f"(has {', '.join(sorted(map(str, self))) or 'no keys'})")
+
+    def __reduce__(self):
+        return (_make_config, (dict(self), self.trial_name))
+
+
+def _make_config(d: dict, name: str) -> TrialConfig:
+    c = TrialConfig(d)
+    c.trial_name = name
+    return c
 
 
 def config_hash(config: Mapping[str, Any]) -> int:
@@ -78,6 +169,7 @@ def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random
     from .solvers import CertificateError
 
     fn, config, seeds = task
+    config = _make_config(dict(config), getattr(fn, "__qualname__", "trial"))
     with threadpool_limits(1):       # one BLAS thread: identical rounding on every executor
         return _run_seeds(fn, config, seeds, CertificateError)
 
@@ -158,6 +250,8 @@ def run_grid(
     if batch_size is None:
         batch_size = max(1, -(-n_trials // 8))
     fn_name = f"{trial.__module__}.{trial.__qualname__}"
+    for config in configs:
+        validate_config(trial, config)
     tasks, where, keys = [], [], []
     for c, config in enumerate(configs):
         seeds = list(enumerate(trial_seeds(config, n_trials, seed)))

@@ -1,4 +1,4 @@
-"""Tests of bounds.pathak_raj_2010 (seed 004, Pathak & Raj 2010).
+"""Tests of bounds.papers.pr (seed 004, Pathak & Raj 2010).
 
 Every expected value below is written out from the paper's formulas with plain
 ``math``/``numpy`` (not through the module's sympy expressions); the derived
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import bounds
-from bounds import pathak_raj_2010 as pr
+from bounds.papers import pr as pr
 from bounds.core import STATUSES
 
 REG = bounds.registry

@@ -1,4 +1,4 @@
-"""Tests of bounds.talwar_thakurta_zhang_2014 (seed 002, Talwar, Thakurta & Zhang).
+"""Tests of bounds.papers.ttz (seed 002, Talwar, Thakurta & Zhang).
 
 Expected values are typed from the formulas (reference file for seed 002) with plain ``math``; derived
 forms are written out from the derivations described in the module (comments give the arithmetic).
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 import bounds
-from bounds import talwar_thakurta_zhang_2014 as ttz
+from bounds.papers import ttz as ttz
 from bounds.core import STATUSES
 
 REG = bounds.registry

@@ -1,7 +1,7 @@
 """Tests of simulations.large_margin (seed 004, Pathak & Raj 2010, §3–§4).
 
 Independent computations: hand-computed loss values, central finite differences of the loss,
-the per-example gradient of ``bounds.pathak_raj_2010.grad_class`` (a separate implementation),
+the per-example gradient of ``bounds.papers.pr.grad_class`` (a separate implementation),
 a scipy reference solve in the Burer–Monteiro parametrisation Φ_c = R_cR_cᵀ, the exact
 unbounded ray, Kolmogorov–Smirnov tests of the noise against the Γ and Beta laws.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from bounds import pathak_raj_2010 as prb
+from bounds.papers import pr as prb
 from simulations import large_margin as lm
 from simulations.solvers import CertificateError
 

@@ -283,7 +283,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             for c in e.checks:
                 mark = "✔" if c.ok else "✘"
                 pts = f", {c.n_points} points" if c.n_points else ""
-                L.append(f"- {mark} {c.name} ({c.method}{pts}): {_md_escape(c.detail)}")
+                L.append(f"- {mark} {c.name} ({c.kind}{pts}): {_md_escape(c.detail)}")
             if e.inherits:
                 L.append(f"- inherits the erratum of: {', '.join(f'`{k}`' for k in e.inherits)}")
             if e.status == "erratum" and deps.get(st.key):

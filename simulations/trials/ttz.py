@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds import talwar_thakurta_zhang_2014 as B
+from bounds.papers import ttz as B
 
 from ..private_erm import (
     fw_scale,

@@ -26,69 +26,13 @@ from typing import Any
 
 import pandas as pd
 
+from bounds.evidence import KINDS as EVIDENCE_KINDS
+from bounds.evidence import Result
 from simulations.executors import Executor, get_executor
 from simulations.runner import TrialFn, run_grid
 
-KINDS = ("sensitivity", "risk", "violation", "rate")
-
-
-@dataclass(frozen=True)
-class EmpiricalResult:
-    """One empirical check of one statement in one variant.
-
-    Attributes
-    ----------
-    key : str
-        The :mod:`bounds` statement key (``jia.thm2``).
-    kind : str
-        ``sensitivity`` (worst case found by adversarial search vs the bound),
-        ``risk`` (mean over trials vs an expectation bound), ``violation``
-        (frequency of exceeding a high-probability bound vs δ) or ``rate``
-        (fitted log-log slope vs the claimed exponent).
-    variant : str
-        Short label of what was run (``calibration=stated, m=200``).
-    statistic, lo, hi : float
-        The empirical value and its confidence interval (lo = hi = statistic
-        for a deterministic search).
-    bound : float
-        The bound's value at the same parameters (for ``rate``: the claimed exponent).
-    verdict : str
-        ``holds`` / ``violated`` / ``inconclusive`` (:func:`verify.stats.verdict`).
-    confidence : float
-        Two-sided level of [lo, hi] (1.0 for a deterministic search).
-    method : str
-        One line: what was measured and how.
-    n : int
-        Number of trials (or neighbouring pairs searched).
-    details : dict
-        Anything else worth keeping (parameters, per-m means for figures).
-    """
-
-    key: str
-    kind: str
-    variant: str
-    statistic: float
-    lo: float
-    hi: float
-    bound: float
-    verdict: str
-    confidence: float
-    method: str
-    n: int
-    details: dict = field(default_factory=dict)
-
-    @property
-    def ratio(self) -> float:
-        """statistic / bound (for ``rate``: fitted slope / claimed exponent)."""
-        if self.bound == 0:
-            return math.inf if self.statistic > 0 else 0.0
-        return self.statistic / self.bound
-
-    def as_row(self) -> dict[str, Any]:
-        """A flat dict (one row of the results table)."""
-        d = asdict(self)
-        d["ratio"] = self.ratio
-        return d
+#: kinds of empirical checks (from the one vocabulary, :mod:`bounds.evidence`)
+KINDS = EVIDENCE_KINDS["empirical"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +68,7 @@ class Profile:
     n_rate_trials: int
     n_search: int
     m_sens: tuple[int, ...]
+    n_audit: int = 100_000
     confidence: float = 0.95
 
 
@@ -207,35 +152,73 @@ def clear_shared_runs() -> None:
     _SHARED.clear()
 
 
-CheckFn = Callable[[Context], list[EmpiricalResult]]
+CheckFn = Callable[[Context], list[Result]]
 
 
 @dataclass(frozen=True)
 class CheckSpec:
+    """A registered empirical check or audit: the statement it tests, its kind, the function."""
+
     key: str
     kind: str
     fn: CheckFn
     slow: bool = False
+    evidence: str = "empirical"
+
+    @property
+    def name(self) -> str:
+        """``key:kind`` (the name ``--only`` matches)."""
+        return f"{self.key}:{self.kind}"
+
+    @property
+    def module(self) -> str:
+        return self.fn.__module__
+
+    @property
+    def paper(self) -> str:
+        return self.key.split(".", 1)[0]
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the function, relative to the project root."""
+        import inspect
+
+        from bounds.paper import relpath
+
+        fn = inspect.unwrap(self.fn)
+        return f"{relpath(fn.__code__.co_filename)}:{fn.__code__.co_firstlineno}"
 
 
-CHECKS: dict[str, CheckSpec] = {}
-
-
-def empirical_check(key: str, kind: str, *, slow: bool = False) -> Callable[[CheckFn], CheckFn]:
-    """Register ``fn`` as the ``kind`` check of statement ``key`` (``key:kind`` must be new)."""
-    if kind not in KINDS:
-        raise ValueError(f"parameter 'kind' = {kind!r} is not one of {KINDS}")
-
+def _mark(spec: CheckSpec) -> Callable[[CheckFn], CheckFn]:
     def deco(fn: CheckFn) -> CheckFn:
-        name = f"{key}:{kind}"
-        if name in CHECKS:
-            raise ValueError(f"empirical check {name} registered twice")
-        CHECKS[name] = CheckSpec(key, kind, fn, slow)
+        specs = list(getattr(fn, "__dp_checks__", ()))
+        specs.append(CheckSpec(spec.key, spec.kind, fn, spec.slow, spec.evidence))
+        fn.__dp_checks__ = tuple(specs)  # type: ignore[attr-defined]
         return fn
 
     return deco
 
 
-def results_frame(results: Sequence[EmpiricalResult]) -> pd.DataFrame:
+def empirical_check(key: str, kind: str, *, slow: bool = False) -> Callable[[CheckFn], CheckFn]:
+    """Mark ``fn(ctx) -> list[Result]`` as the ``kind`` check of statement ``key``.
+
+    Nothing is registered globally: :func:`verify.empirical.discover_checks` finds marked
+    functions in each paper's module (``verify/empirical/<paper id>.py``).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"parameter 'kind' = {kind!r} is not one of {KINDS}")
+    return _mark(CheckSpec(key, kind, lambda ctx: [], slow, "empirical"))
+
+
+def audit_check(key: str, *, slow: bool = False) -> Callable[[CheckFn], CheckFn]:
+    """Mark ``fn(ctx) -> list[Result]`` as a privacy audit of statement ``key`` (kind ``privacy``).
+
+    Audits are selected by ``--only`` like empirical checks, run after them, and cached by
+    the code they run (:func:`simulations.cache.code_fingerprint` of their module).
+    """
+    return _mark(CheckSpec(key, "privacy", lambda ctx: [], slow, "audit"))
+
+
+def results_frame(results: Sequence[Result]) -> pd.DataFrame:
     """The tidy table of results (one row per result)."""
     return pd.DataFrame([r.as_row() for r in results])

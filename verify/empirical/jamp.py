@@ -54,7 +54,7 @@ from bounds.symbols import S
 from simulations.trials import jamp as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, EmpiricalResult, clear_shared_runs, empirical_check, shared_run
+from .core import Context, Result, clear_shared_runs, empirical_check, shared_run
 
 SEED = "001_5df6aa3916744408.txt"
 #: fixed ε of Theorem 2 (the paper assumes 0 < ε < 1)
@@ -166,7 +166,7 @@ _SEARCH_DOC = ("adversarial search over every index j and replacement (x', y'): 
 
 
 @empirical_check("jamp.lemma2.K", "sensitivity")
-def check_lemma2_K(ctx: Context) -> list[EmpiricalResult]:
+def check_lemma2_K(ctx: Context) -> list[Result]:
     """Worst ‖f_z,λ − f_z̄,λ‖_K found against the proof of Lemma 2 (001, §3).
 
     Seed ``001_5df6aa3916744408.txt``, Lemma 2 (proof): ‖f_z,λ − f_z̄,λ‖_K ≤ 2Rκ(κ+1)/(λm)
@@ -180,19 +180,14 @@ def check_lemma2_K(ctx: Context) -> list[EmpiricalResult]:
         w = _worst(g, "rkhs")
         bd = _both("jamp.lemma2.K", **vals)
         lo, hi = w["value"] - w["err"], w["value"] + w["err"]
-        out.append(EmpiricalResult(
-            "jamp.lemma2.K", "sensitivity", f"m={m}, lam={lam:g}", w["value"], lo, hi,
-            bd["derived"], verdict(lo, hi, bd["derived"]), 1.0,
-            f"max ‖f_z − f_z̄‖_K by {_SEARCH_DOC}; bound at {_CONST_DOC}",
-            int(g["n_pairs"].sum()),
-            {"worst": w, "bound_stated": bd["stated"], "bound_derived": bd["derived"], **vals,
+        out.append(Result(evidence="empirical", key="jamp.lemma2.K", kind="sensitivity", name=f"m={m}, lam={lam:g}", statistic=w["value"], lo=lo, hi=hi, bound=bd["derived"], verdict=verdict(lo, hi, bd["derived"]), confidence=1.0, method=f"max ‖f_z − f_z̄‖_K by {_SEARCH_DOC}; bound at {_CONST_DOC}", n=int(g["n_pairs"].sum()), details={"worst": w, "bound_stated": bd["stated"], "bound_derived": bd["derived"], **vals,
              "n_rejected": rej, "per_base": g.set_index("base")["rkhs"].to_dict(),
              "seed_file": SEED}))
     return out
 
 
 @empirical_check("jamp.lemma2", "sensitivity")
-def check_lemma2(ctx: Context) -> list[EmpiricalResult]:
+def check_lemma2(ctx: Context) -> list[Result]:
     """Worst sup-norm distance found against Lemma 2 (001, §3), unclipped and clipped.
 
     Seed ``001_5df6aa3916744408.txt``, Lemma 2: Δf_z,λ = sup ‖f_z,λ − f_z̄,λ‖_∞ ≤
@@ -209,19 +204,14 @@ def check_lemma2(ctx: Context) -> list[EmpiricalResult]:
             w = _worst(g, crit)
             lo, hi = w["value"] - w["err"], w["value"] + w["err"] + w["disc"]
             what = "‖f_z − f_z̄‖_∞" if crit == "sup" else "‖π(f_z) − π(f_z̄)‖_∞"
-            out.append(EmpiricalResult(
-                "jamp.lemma2", "sensitivity", f"{label}, m={m}, lam={lam:g}", w["value"], lo, hi,
-                bd["derived"], verdict(lo, hi, bd["derived"]), 1.0,
-                f"max {what} by {_SEARCH_DOC}; bound at {_CONST_DOC}",
-                int(g["n_pairs"].sum()),
-                {"worst": w, "bound_stated": bd["stated"], "bound_derived": bd["derived"], **vals,
+            out.append(Result(evidence="empirical", key="jamp.lemma2", kind="sensitivity", name=f"{label}, m={m}, lam={lam:g}", statistic=w["value"], lo=lo, hi=hi, bound=bd["derived"], verdict=verdict(lo, hi, bd["derived"]), confidence=1.0, method=f"max {what} by {_SEARCH_DOC}; bound at {_CONST_DOC}", n=int(g["n_pairs"].sum()), details={"worst": w, "bound_stated": bd["stated"], "bound_derived": bd["derived"], **vals,
                  "n_rejected": rej, "per_base": g.set_index("base")[crit].to_dict(),
                  "seed_file": SEED}))
     return out
 
 
 @empirical_check("jamp.clip", "sensitivity")
-def check_clip(ctx: Context) -> list[EmpiricalResult]:
+def check_clip(ctx: Context) -> list[Result]:
     """Largest ‖π(f_z) − π(f_z̄)‖_∞ / ‖f_z − f_z̄‖_∞ over all searched pairs (001, §3).
 
     Seed ``001_5df6aa3916744408.txt``, §3 before Proposition 1: π is 1-Lipschitz in the sup
@@ -236,14 +226,9 @@ def check_clip(ctx: Context) -> list[EmpiricalResult]:
         s = float(g["clip_ratio"].max())
         active = float(g["clip_active"].mean()) if "clip_active" in g else math.nan
         lo, hi = s - CLIP_ROUNDING, s + CLIP_ROUNDING
-        out.append(EmpiricalResult(
-            "jamp.clip", "sensitivity", f"m={m}, lam={lam:g}", s, lo, hi, bound,
-            verdict(lo, hi, bound), 1.0,
-            "max over every searched neighbour pair of ‖π f_z − π f_z̄‖/‖f_z − f_z̄‖ on the search "
+        out.append(Result(evidence="empirical", key="jamp.clip", kind="sensitivity", name=f"m={m}, lam={lam:g}", statistic=s, lo=lo, hi=hi, bound=bound, verdict=verdict(lo, hi, bound), confidence=1.0, method="max over every searched neighbour pair of ‖π f_z − π f_z̄‖/‖f_z − f_z̄‖ on the search "
             "grid (clipping at M = 1.1); ratio 1 with π inactive on (almost) every pair means the "
-            "bound is attained, hence 'inconclusive' at rounding tolerance 1e-10",
-            int(g["n_pairs"].sum()),
-            {"n_rejected": n_rej, "clip_active_fraction": active, "seed_file": SEED}))
+            "bound is attained, hence 'inconclusive' at rounding tolerance 1e-10", n=int(g["n_pairs"].sum()), details={"n_rejected": n_rej, "clip_active_fraction": active, "seed_file": SEED}))
     return out
 
 
@@ -287,7 +272,7 @@ def _risk_frame(ctx: Context, name: str) -> tuple[pd.DataFrame, int, dict[str, A
 
 
 def _risk_result(ctx: Context, key: str, name: str, column: str, quantity: str,
-                 which_vals: Callable[[dict[str, Any]], dict[str, float]]) -> list[EmpiricalResult]:
+                 which_vals: Callable[[dict[str, Any]], dict[str, float]]) -> list[Result]:
     df, n_rej, cfg = _risk_frame(ctx, name)
     c = _constants()
     vals = {"R": c["M"] / math.sqrt(cfg["lam"]), "kappa": c["kappa"], "lam": cfg["lam"],
@@ -299,14 +284,10 @@ def _risk_result(ctx: Context, key: str, name: str, column: str, quantity: str,
                                             "R1_given_z", "excess_given_z", "gap", "clip_frac")}
     out = []
     for label, b in _variants(bd):
-        out.append(EmpiricalResult(
-            key, "risk", f"{label} bound, setting={name}, m={cfg['m']}, eps={cfg['eps']:.4g}, "
-            f"lam={cfg['lam']:.4g}", mean, lo, hi, b, verdict(lo, hi, b), ctx.profile.confidence,
-            f"mean over {len(df)} samples × {cfg['n_noise']} Laplace draws of {quantity}; exact "
+        out.append(Result(evidence="empirical", key=key, kind="risk", name=f"{label} bound, setting={name}, m={cfg['m']}, eps={cfg['eps']:.4g}, "
+            f"lam={cfg['lam']:.4g}", statistic=mean, lo=lo, hi=hi, bound=b, verdict=verdict(lo, hi, b), confidence=ctx.profile.confidence, method=f"mean over {len(df)} samples × {cfg['n_noise']} Laplace draws of {quantity}; exact "
             f"Cholesky/CG fit, population risk of π(f)+b by a 2^14-point midpoint rule (quadratic in b); "
-            f"t interval over samples; constants: {_CONST_DOC}",
-            len(df),
-            {"bound_stated": bd["stated"], "bound_derived": bd["derived"], "n_rejected": n_rej,
+            f"t interval over samples; constants: {_CONST_DOC}", n=len(df), details={"bound_stated": bd["stated"], "bound_derived": bd["derived"], "n_rejected": n_rej,
              "scale": cfg["scale"], "params": vals, "means": diag, "seed_file": SEED}))
     return out
 
@@ -316,7 +297,7 @@ def _same(v: dict[str, float]) -> dict[str, float]:
 
 
 @empirical_check("jamp.prop2", "risk")
-def check_prop2(ctx: Context) -> list[EmpiricalResult]:
+def check_prop2(ctx: Context) -> list[Result]:
     """E R₁ = E(E(f_zA) − E_z(f_zA)) against Proposition 2 (001, §4.1).
 
     Seed ``001_5df6aa3916744408.txt``, Proposition 2: E R₁ ≤ 8ε(2R²κ⁴(κ+1)²/(λ²m²ε²) + M²).
@@ -327,7 +308,7 @@ def check_prop2(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jamp.prop3", "risk")
-def check_prop3(ctx: Context) -> list[EmpiricalResult]:
+def check_prop3(ctx: Context) -> list[Result]:
     """E R₂ = E b² against Proposition 3 (001, §4.1).
 
     Seed ``001_5df6aa3916744408.txt``, Proposition 3: E R₂ = E b² ≤ 8R²κ⁴(κ+1)²/(λ²m²ε²).
@@ -348,7 +329,7 @@ def check_prop3(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jamp.prop4", "risk")
-def check_prop4(ctx: Context) -> list[EmpiricalResult]:
+def check_prop4(ctx: Context) -> list[Result]:
     """E(S + D(λ)) against Proposition 4 (001, §4.2).
 
     Seed ``001_5df6aa3916744408.txt``, Proposition 4: E(S + D(λ)) ≤ 8√(2π)M²/√m +
@@ -364,7 +345,7 @@ _Q3 = "E(π f + b) − E(f_ρ) = ‖π f + b − f_ρ‖²_ρ (the quantity Theo
 
 
 @empirical_check("jamp.thm2.bound", "risk")
-def check_thm2_bound(ctx: Context) -> list[EmpiricalResult]:
+def check_thm2_bound(ctx: Context) -> list[Result]:
     """E(E(f_zA) − (1+2ε)E(f_ρ)) against the last display of §4.3 (001), fixed ε.
 
     Seed ``001_5df6aa3916744408.txt``, §4.3 before Theorem 2 (an erratum: the final display
@@ -375,7 +356,7 @@ def check_thm2_bound(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jamp.thm2", "risk")
-def check_thm2_risk(ctx: Context) -> list[EmpiricalResult]:
+def check_thm2_risk(ctx: Context) -> list[Result]:
     """E(E(f_zA) − (1+2ε)E(f_ρ)) against Theorem 2's C_ε(1/m)^{min{1/2, 4r/(3+2r)}} (001, §4.3).
 
     Seed ``001_5df6aa3916744408.txt``, Theorem 2 (erratum: C_ε lacks (1+2ε) on the
@@ -385,7 +366,7 @@ def check_thm2_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jamp.thm3.bound", "risk")
-def check_thm3_bound(ctx: Context) -> list[EmpiricalResult]:
+def check_thm3_bound(ctx: Context) -> list[Result]:
     """E(E(f_zA) − E(f_ρ)) against the bound of the proof of Theorem 3 (001, §4.4).
 
     Seed ``001_5df6aa3916744408.txt``, proof of Theorem 3: 8M²ε + 24R²κ⁴(κ+1)²/(λ²m²ε²) +
@@ -395,7 +376,7 @@ def check_thm3_bound(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jamp.thm3", "risk")
-def check_thm3_risk(ctx: Context) -> list[EmpiricalResult]:
+def check_thm3_risk(ctx: Context) -> list[Result]:
     """E(E(f_zA) − E(f_ρ)) against Theorem 3's C̃(1/m)^{min{1/3, 4r/(3+6r)}} (001, §4.4).
 
     Seed ``001_5df6aa3916744408.txt``, Theorem 3, with its ε and λ schedules at m = ``profile.m``.
@@ -441,16 +422,13 @@ def _per_m(ctx: Context, name: str, key: str, columns: tuple[str, ...]) -> tuple
 
 
 def _rate_result(ctx: Context, key: str, name: str, col: str, rows: list[dict], n_rej: int,
-                 variant: str, method: str) -> EmpiricalResult:
+                 variant: str, method: str) -> Result:
     claimed = _claimed(key, _constants()["r"])
     ms = np.array([r["m"] for r in rows], dtype=float)
     ys = np.array([r[f"mean_{col}"] for r in rows])
     se = np.array([r[f"se_{col}"] for r in rows])
     fit = slope_fit(ms, ys, se, ctx.profile.confidence)
-    return EmpiricalResult(
-        key, "rate", variant, fit.slope, fit.lo, fit.hi, claimed, rate_verdict(fit, claimed),
-        fit.confidence, method, int(sum(r["n"] for r in rows)),
-        {"per_m": rows, "intercept": fit.intercept, "n_rejected": n_rej, "claimed": claimed,
+    return Result(evidence="empirical", key=key, kind="rate", name=variant, statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=rate_verdict(fit, claimed), confidence=fit.confidence, method=method, n=int(sum(r["n"] for r in rows)), details={"per_m": rows, "intercept": fit.intercept, "n_rejected": n_rej, "claimed": claimed,
          "seed_file": SEED, "column": col,
          # the plotted series (verify.figures.rate_series)
          "m": ms.tolist(), "mean": ys.tolist(), "se": se.tolist(),
@@ -458,7 +436,7 @@ def _rate_result(ctx: Context, key: str, name: str, col: str, rows: list[dict], 
 
 
 @empirical_check("jamp.thm2", "rate")
-def check_thm2_rate(ctx: Context) -> list[EmpiricalResult]:
+def check_thm2_rate(ctx: Context) -> list[Result]:
     """Decay over m of the risk under Theorem 2's schedule (001, §4.3), ε fixed.
 
     Seed ``001_5df6aa3916744408.txt``, Theorem 2: λ = (1/m)^{2/min{4, 3+2r}} and the claimed
@@ -483,7 +461,7 @@ def check_thm2_rate(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jamp.thm3", "rate")
-def check_thm3_rate(ctx: Context) -> list[EmpiricalResult]:
+def check_thm3_rate(ctx: Context) -> list[Result]:
     """Decay over m of E(E(f_zA) − E(f_ρ)) under Theorem 3's schedules (001, §4.4).
 
     Seed ``001_5df6aa3916744408.txt``, Theorem 3: ε = (1/m)^{min{1/3, 4r/(3+6r)}},
@@ -503,6 +481,6 @@ ALL_CHECKS = (check_lemma2_K, check_lemma2, check_clip, check_prop2, check_prop3
               check_thm2_rate, check_thm3_rate)
 
 
-def run_all(ctx: Context) -> list[EmpiricalResult]:
+def run_all(ctx: Context) -> list[Result]:
     """Every seed-001 check in registry order (shared runs computed once)."""
     return [r for fn in ALL_CHECKS for r in fn(ctx)]

@@ -50,7 +50,7 @@ from simulations.trials.jcc import (
 )
 from verify.stats import clopper_pearson, mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, EmpiricalResult, empirical_check
+from .core import Context, Result, empirical_check
 
 SEED = "003_8ef3daf3084cc981.txt"
 
@@ -109,7 +109,7 @@ def _sensitivity_frame(ctx: Context) -> pd.DataFrame:
     return _SENS_CACHE[key]
 
 
-def _sens_results(ctx: Context, key: str, column: str, norm: str, which: str | None = None) -> list[EmpiricalResult]:
+def _sens_results(ctx: Context, key: str, column: str, norm: str, which: str | None = None) -> list[Result]:
     df = _sensitivity_frame(ctx)
     n_rej = int(df["rejected"].sum()) if "rejected" in df else 0
     df = df[df["rejected"] == 0] if "rejected" in df else df
@@ -133,22 +133,17 @@ def _sens_results(ctx: Context, key: str, column: str, norm: str, which: str | N
             other = "derived" if which == "stated" else "stated"
             details[f"C_t_{other}"] = _value(key, other, **vals)
             details["eq17"] = _value("jcc.eq17", **vals)
-        out.append(EmpiricalResult(
-            key=key, kind="sensitivity", variant=variant, statistic=stat, lo=stat, hi=stat, bound=bound,
-            verdict=verdict(stat, stat, bound), confidence=1.0,
-            method=(f"{SEED}: adversarial search for max {norm} over neighbouring streams: replaced index i "
+        out.append(Result(evidence="empirical", key=key, kind="sensitivity", name=variant, statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound), confidence=1.0, method=f"{SEED}: adversarial search for max {norm} over neighbouring streams: replaced index i "
                     f"(all i < t, by linear propagation of f_t − f_t̄), {ctx.profile.n_search} inputs x' on a "
                     f"shifted grid of the circle, y_i, y' = ±M, then bounded-Brent refinement of x' for the 3 best; "
                     f"base streams {', '.join(SENS_FAMILIES)}; periodic Sobolev kernel (s = 1) with sup √K = κ, "
                     f"θ = {SENS_THETA}, t₀ = (κ²+1)^(1/θ), M = {SENS_M}"
-                    + ("; sup norm exact (piecewise quadratic)" if column == "sup" else "")),
-            n=int(g["n_pairs"].sum()), details=details,
-        ))
+                    + ("; sup norm exact (piecewise quadratic)" if column == "sup" else ""), n=int(g["n_pairs"].sum()), details=details))
     return out
 
 
 @empirical_check("jcc.eq16", "sensitivity")
-def check_eq16(ctx: Context) -> list[EmpiricalResult]:
+def check_eq16(ctx: Context) -> list[Result]:
     """(16) of Theorem 1's proof: ‖f_t − f_t̄‖_K ≤ 2η_{t−1}(κ²M/λ_{t−1} + M)κ.
 
     Seed ``003_8ef3daf3084cc981.txt``, Theorem 1, equation (16).  Statistic: the largest
@@ -162,7 +157,7 @@ def check_eq16(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jcc.eq17", "sensitivity")
-def check_eq17(ctx: Context) -> list[EmpiricalResult]:
+def check_eq17(ctx: Context) -> list[Result]:
     """(17) of Theorem 1's proof: Δf_t = sup ‖f_t − f_t̄‖_∞ ≤ 2κ²(κ²+1)M/(t−1+t₀)^{2θ−1}.
 
     Seed ``003_8ef3daf3084cc981.txt``, Theorem 1, equation (17) (Definition 2, (7)).  The same
@@ -172,7 +167,7 @@ def check_eq17(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jcc.thm1.C_t", "sensitivity")
-def check_thm1_C_t(ctx: Context) -> list[EmpiricalResult]:
+def check_thm1_C_t(ctx: Context) -> list[Result]:
     """Theorem 1, (12): C_t = 2(κ²+1)κM/(t−1+t₀)^{2θ−1} must dominate Δf_t (Lemma 1).
 
     Seed ``003_8ef3daf3084cc981.txt``, Theorem 1, equation (12).  The largest sup-norm change
@@ -231,7 +226,7 @@ def _mixture_quantile(df: pd.DataFrame, scale: float, q: float) -> float:
 
 
 @empirical_check("jcc.thm2", "violation")
-def check_thm2_violation(ctx: Context) -> list[EmpiricalResult]:
+def check_thm2_violation(ctx: Context) -> list[Result]:
     """Theorem 2, (27): with probability ≥ 1 − δ, ‖f_{t+1,A} − f_ρ‖_K ≤ C_ε t^{−(θ−1/2)}·4/δ.
 
     Seed ``003_8ef3daf3084cc981.txt``, Theorem 2, equation (27).  ``ctx.profile.n_trials``
@@ -278,21 +273,15 @@ def check_thm2_violation(ctx: Context) -> list[EmpiricalResult]:
                 freq_derived_noise=float(df[f"pexc_alt_{k}"].mean()), rejected=n_rej,
                 problem={k2: v for k2, v in spec.items()},
             )
-            out.append(EmpiricalResult(
-                key="jcc.thm2", kind="violation", variant=f"{name}, delta={d:g}, T={T}",
-                statistic=hits / n, lo=lo, hi=hi, bound=d, verdict=verdict(lo, hi, d),
-                confidence=ctx.profile.confidence,
-                method=(f"{SEED}: {n} independent runs (sample, recursion (3), one b_T ~ Laplace(C_T/ε), (12) "
+            out.append(Result(evidence="empirical", key="jcc.thm2", kind="violation", name=f"{name}, delta={d:g}, T={T}", statistic=hits / n, lo=lo, hi=hi, bound=d, verdict=verdict(lo, hi, d), confidence=ctx.profile.confidence, method=f"{SEED}: {n} independent runs (sample, recursion (3), one b_T ~ Laplace(C_T/ε), (12) "
                         f"stated, ε = {EPS}); exact ‖f_T + b_T − f_ρ‖_K (‖1‖²_K = 1/μ₀); exceedance of (27) "
                         f"stated, Clopper–Pearson; constants κ, M = sup-bound of f_ρ + σ, ‖f_ρ‖_K from the "
-                        f"distribution, t₀ = (κ²+1)^(1/θ), t = T − 1"),
-                n=n, details=details,
-            ))
+                        f"distribution, t₀ = (κ²+1)^(1/θ), t = T − 1", n=n, details=details))
     return out
 
 
 @empirical_check("jcc.thm2", "rate")
-def check_thm2_rate(ctx: Context) -> list[EmpiricalResult]:
+def check_thm2_rate(ctx: Context) -> list[Result]:
     """Theorem 2, (27) and §5: the error decays like t^{−(θ−1/2)} ("learning rate close to 1/2").
 
     Seed ``003_8ef3daf3084cc981.txt``, Theorem 2, equation (27).  For T over
@@ -329,19 +318,13 @@ def check_thm2_rate(ctx: Context) -> list[EmpiricalResult]:
         b0 = _value("jcc.thm2", "stated", **{**c_big, "t": 10**6}, delta=0.1)
         bias = [mean_error_norm(consts[int(T)]["P"], int(T), spec["theta"], consts[int(T)]["t0"]) for T in Ts]
         bias_fit = slope_fit(Ts - 1, bias)
-        out.append(EmpiricalResult(
-            key="jcc.thm2", kind="rate", variant=name, statistic=fit.slope, lo=fit.lo, hi=fit.hi,
-            bound=claimed, verdict=rate_verdict(fit, claimed), confidence=ctx.profile.confidence,
-            method=(f"{SEED}: weighted log-log slope of the mean of E_b‖f_T + b_T − f_ρ‖_K (exact) over "
+        out.append(Result(evidence="empirical", key="jcc.thm2", kind="rate", name=name, statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=rate_verdict(fit, claimed), confidence=ctx.profile.confidence, method=f"{SEED}: weighted log-log slope of the mean of E_b‖f_T + b_T − f_ρ‖_K (exact) over "
                     f"{ctx.profile.n_rate_trials} runs per T, against t = T − 1; claimed exponent 1/2 − θ of (27) "
-                    f"at θ = {spec['theta']}; κ = {spec['kappa']}, stated noise C_T/ε, ε = {EPS}"),
-            n=int(len(df)),
-            details=dict(
+                    f"at θ = {spec['theta']}; κ = {spec['kappa']}, stated noise C_T/ε, ε = {EPS}", n=int(len(df)), details=dict(
                 T=Ts.astype(int).tolist(), mean=mean.tolist(), se=se.tolist(),
                 mean_no_noise=df.groupby("T")["err0"].mean().loc[Ts].tolist(),
                 mean_error_lower_bound=bias, lower_bound_slope=bias_fit.slope,
                 bound_numeric_slope=math.log(b1 / b0) / math.log(100.0),
                 fnorm=consts[grid[0]]["fnorm"], r=spec.get("r"), theta=spec["theta"], rejected=n_rej,
-            ),
-        ))
+            )))
     return out

@@ -48,13 +48,12 @@ import pandas as pd
 import sympy as sp
 
 import bounds
-from bounds.symbols import P as PARAMS
 from bounds.symbols import S as SYM
 from simulations.mechanisms import calibrations
 from simulations.trials import jia as T
 
 from ..stats import mean_ci, rate_verdict, slope_fit, verdict
-from .core import Context, EmpiricalResult, empirical_check
+from .core import Context, Result, empirical_check
 
 SEED = "000_c13e7e0f812f87df.txt"
 #: the two λ of the sensitivity searches
@@ -95,7 +94,7 @@ def _value(key: str, which: str, **vals: float) -> float:
         v = float(bounds.value(key, vals, which=which))   # validates the values
         ev = bounds.evaluate(key)
         if which == "derived" and ev.status != "erratum" and ev.derived is not None:
-            subs = {PARAMS[k].symbol: float(x) for k, x in vals.items()}
+            subs = {ev.statement.ns[k].symbol: float(x) for k, x in vals.items()}
             v = float(ev.derived.subs(subs).evalf())
         return v
 
@@ -145,7 +144,7 @@ _SENS_METHOD = {
 }
 
 
-def _sens_results(ctx: Context, key: str, norm: str) -> list[EmpiricalResult]:
+def _sens_results(ctx: Context, key: str, norm: str) -> list[Result]:
     out = []
     frames = _sens_frames(ctx)
     for prob, df in frames.items():
@@ -173,8 +172,7 @@ def _sens_results(ctx: Context, key: str, norm: str) -> list[EmpiricalResult]:
                 details = {"problem": prob, "m": int(m), "lam": lam, "kappa": kappa, "C_L": C_L, "B": B,
                            "gamma": gamma, "which": which, "rejected": rejected}
                 if kept.empty:
-                    out.append(EmpiricalResult(key, "sensitivity", variant, math.nan, math.nan, math.nan, bound,
-                                               "inconclusive", 1.0, "every search was rejected", 0, details))
+                    out.append(Result(evidence="empirical", key=key, kind="sensitivity", name=variant, statistic=math.nan, lo=math.nan, hi=math.nan, bound=bound, verdict="inconclusive", confidence=1.0, method="every search was rejected", n=0, details=details))
                     continue
                 row = kept.iloc[0]
                 val, err = float(row[f"{norm}_value"]), float(row[f"{norm}_cert_error"])
@@ -185,13 +183,12 @@ def _sens_results(ctx: Context, key: str, norm: str) -> list[EmpiricalResult]:
                 method = (f"{what}, worst case found: {_SENS_METHOD[prob]}; {extra}, γ = 2; lo/hi = found ∓ "
                           "certified solver error (+1e-12 relative rounding); the search gives a lower bound "
                           "of the supremum, so 'holds' means no counterexample was found")
-                out.append(EmpiricalResult(key, "sensitivity", variant, val, lo, hi, bound, verdict(lo, hi, bound),
-                                           1.0, method, int(row[f"{norm}_n_pairs"]), details))
+                out.append(Result(evidence="empirical", key=key, kind="sensitivity", name=variant, statistic=val, lo=lo, hi=hi, bound=bound, verdict=verdict(lo, hi, bound), confidence=1.0, method=method, n=int(row[f"{norm}_n_pairs"]), details=details))
     return out
 
 
 @empirical_check("jia.thm1", "sensitivity")
-def thm1_sensitivity(ctx: Context) -> list[EmpiricalResult]:
+def thm1_sensitivity(ctx: Context) -> list[Result]:
     """Theorem 1 (§2, 000_c13e7e0f812f87df.txt): ‖f_z − f_z̄‖_K ≤ √(16B/(λγm)).
 
     Worst case over neighbours found by the adversarial searches of
@@ -204,7 +201,7 @@ def thm1_sensitivity(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.thm2", "sensitivity")
-def thm2_sensitivity(ctx: Context) -> list[EmpiricalResult]:
+def thm2_sensitivity(ctx: Context) -> list[Result]:
     """Theorem 2 (§2, 000_c13e7e0f812f87df.txt): ‖f_z − f_z̄‖_K ≤ 2κC_L/(λγm).
 
     Same searches as :func:`thm1_sensitivity`; C_L = jia.s5_1.C_L (derived) for least
@@ -214,7 +211,7 @@ def thm2_sensitivity(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.prop1.sensitivity", "sensitivity")
-def prop1_sensitivity(ctx: Context) -> list[EmpiricalResult]:
+def prop1_sensitivity(ctx: Context) -> list[Result]:
     """Proof of Proposition 1 (§3, 000_c13e7e0f812f87df.txt): Δf = sup ‖f_z − f_z̄‖_∞ ≤ 2κ²C_L/(λγm).
 
     The sup-norm is the maximum over an evaluation grid (uniform points, the data, x̄ and a
@@ -285,14 +282,13 @@ _PROBLEM_METHOD = {
 
 
 def _risk_result(key: str, variant: str, x: pd.Series, bound: float, conf: float, method: str,
-                 details: dict) -> EmpiricalResult:
+                 details: dict) -> Result:
     mean, lo, hi = mean_ci(x.to_numpy(), conf)
-    return EmpiricalResult(key, "risk", variant, mean, lo, hi, bound, verdict(lo, hi, bound), conf, method,
-                           int(x.size), details)
+    return Result(evidence="empirical", key=key, kind="risk", name=variant, statistic=mean, lo=lo, hi=hi, bound=bound, verdict=verdict(lo, hi, bound), confidence=conf, method=method, n=int(x.size), details=details)
 
 
 def _risk_check(ctx: Context, key: str, quantity: str, problems: Sequence[tuple[str, str]],
-                bound_params, what: str, cal_all: bool = True) -> list[EmpiricalResult]:
+                bound_params, what: str, cal_all: bool = True) -> list[Result]:
     out = []
     conf = ctx.profile.confidence
     for problem, sched in problems:
@@ -315,8 +311,7 @@ def _risk_check(ctx: Context, key: str, quantity: str, problems: Sequence[tuple[
                           f"{'Theorem 4' if sched == 'thm4' else '§5.1'} schedule at m; "
                           f"{_PROBLEM_METHOD[problem]}; {note}")
                 if len(kept) < 2:
-                    out.append(EmpiricalResult(key, "risk", variant, math.nan, math.nan, math.nan, bound,
-                                               "inconclusive", conf, method, len(kept), details))
+                    out.append(Result(evidence="empirical", key=key, kind="risk", name=variant, statistic=math.nan, lo=math.nan, hi=math.nan, bound=bound, verdict="inconclusive", confidence=conf, method=method, n=len(kept), details=details))
                     continue
                 out.append(_risk_result(key, variant, kept[quantity], bound, conf, method, details))
     return out
@@ -326,7 +321,7 @@ _BOTH = (("ls", "thm4"), ("svm", "thm4"))
 
 
 @empirical_check("jia.prop2", "risk")
-def prop2_risk(ctx: Context) -> list[EmpiricalResult]:
+def prop2_risk(ctx: Context) -> list[Result]:
     """Proposition 2 (§4.1, 000_c13e7e0f812f87df.txt): E R₁ ≤ 2B̃ε + 2ε E R₂, B̃ = 2(B₀ + λΩ(0)).
 
     R₁ = E(f_zA) − E_z(f_zA) for least squares and the SVM; E R₂ in the bound is the
@@ -340,7 +335,7 @@ def prop2_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.prop3", "risk")
-def prop3_risk(ctx: Context) -> list[EmpiricalResult]:
+def prop3_risk(ctx: Context) -> list[Result]:
     """Proposition 3 (§4.1, 000_c13e7e0f812f87df.txt): E R₂ ≤ κ²C_L/(λγmε) (derived: C_L E|b|).
 
     R₂ = E_z(f_zA) − E_z(f_z) for least squares (C_L = jia.s5_1.C_L derived) and the SVM (C_L = 1).
@@ -351,7 +346,7 @@ def prop3_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.prop4", "risk")
-def prop4_risk(ctx: Context) -> list[EmpiricalResult]:
+def prop4_risk(ctx: Context) -> list[Result]:
     """Proposition 4 (§4.2, 000_c13e7e0f812f87df.txt): E S ≤ 2√(2π)B_ρ/√m.
 
     S = E_z(f_λ) − E(f_λ) (does not depend on the noise; the derived-calibration trials are
@@ -369,7 +364,7 @@ def _thm4_bound_params(p, kept):
 
 
 @empirical_check("jia.thm4.bound", "risk")
-def thm4_bound_risk(ctx: Context) -> list[EmpiricalResult]:
+def thm4_bound_risk(ctx: Context) -> list[Result]:
     """Proof of Theorem 4 (§4.3, 000_c13e7e0f812f87df.txt): E[E(f_zA) − E(f_ρ)] ≤ 2(B₀+λΩ(0))ε +
     (1+2ε)κ²C_L/(λγmε) + 2√(2π)B_ρ/√m + c_βλ^β (stated; derived through Props 2–4).
 
@@ -381,7 +376,7 @@ def thm4_bound_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.thm4", "risk")
-def thm4_risk(ctx: Context) -> list[EmpiricalResult]:
+def thm4_risk(ctx: Context) -> list[Result]:
     """Theorem 4 (§4.3, 000_c13e7e0f812f87df.txt): with ε = 1/√(λm), λ = m^(−1/(2β+1)),
     E[E(f_zA) − E(f_ρ)] ≤ (2B₀ + 2Ω(0) + 3κ²C_L/γ + c_β) m^(−β/(2β+1)).
 
@@ -396,7 +391,7 @@ def thm4_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.s5_1.bound", "risk")
-def s5_1_bound_risk(ctx: Context) -> list[EmpiricalResult]:
+def s5_1_bound_risk(ctx: Context) -> list[Result]:
     """§5.1 (000_c13e7e0f812f87df.txt): DP least squares, Theorem 4's bound with B₀ = M²,
     B_ρ = 4M², R₂ = E b², λ and ε from the §5.1 schedule (ε = 1/(λm^{2/3}), λ = m^{−2/(3(β+1))}).
     """
@@ -409,7 +404,7 @@ def s5_1_bound_risk(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.s5_2.bound", "risk")
-def s5_2_bound_risk(ctx: Context) -> list[EmpiricalResult]:
+def s5_2_bound_risk(ctx: Context) -> list[Result]:
     """§5.2 (000_c13e7e0f812f87df.txt): E[R(sgn f_zA^h) − R(f_c)] ≤ √(2·Theorem 4's bound) with
     C_L = 1, γ = 2, B₀ = 1, Ω(0) = 0, B_ρ = (M+1)², λ and ε from Theorem 4's schedule.
     """
@@ -440,7 +435,7 @@ def _rate_ms(ctx: Context) -> list[int]:
 
 
 def _rate_check(ctx: Context, key: str, problem: str, sched: str, quantity: str, bound_key: str,
-                bound_params, what: str) -> list[EmpiricalResult]:
+                bound_params, what: str) -> list[Result]:
     p = ctx.profile
     ms = _rate_ms(ctx)
     trial = T.ls_risk_trial if problem == "ls" else T.svm_risk_trial
@@ -468,16 +463,14 @@ def _rate_check(ctx: Context, key: str, problem: str, sched: str, quantity: str,
               f"{_PROBLEM_METHOD[problem]}")
     good = [r for r in rows if r["mean"] > 0 and r["n"] > 1]
     if len(good) < 3:
-        return [EmpiricalResult(key, "rate", f"problem={problem}", math.nan, math.nan, math.nan, claimed,
-                                "inconclusive", p.confidence, method, len(kept), details)]
+        return [Result(evidence="empirical", key=key, kind="rate", name=f"problem={problem}", statistic=math.nan, lo=math.nan, hi=math.nan, bound=claimed, verdict="inconclusive", confidence=p.confidence, method=method, n=len(kept), details=details)]
     fit = slope_fit([r["m"] for r in good], [r["mean"] for r in good], [r["se"] for r in good], p.confidence)
     details["intercept"] = fit.intercept
-    return [EmpiricalResult(key, "rate", f"problem={problem}, schedule={sched}", fit.slope, fit.lo, fit.hi,
-                            claimed, rate_verdict(fit, claimed), p.confidence, method, len(kept), details)]
+    return [Result(evidence="empirical", key=key, kind="rate", name=f"problem={problem}, schedule={sched}", statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=rate_verdict(fit, claimed), confidence=p.confidence, method=method, n=len(kept), details=details)]
 
 
 @empirical_check("jia.thm4", "rate")
-def thm4_rate(ctx: Context) -> list[EmpiricalResult]:
+def thm4_rate(ctx: Context) -> list[Result]:
     """Theorem 4 (§4.3, 000_c13e7e0f812f87df.txt): excess risk = O(m^(−β/(2β+1))) under
     ε = 1/√(λm), λ = m^(−1/(2β+1)).
 
@@ -491,7 +484,7 @@ def thm4_rate(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.s5_1.rate", "rate")
-def s5_1_rate(ctx: Context) -> list[EmpiricalResult]:
+def s5_1_rate(ctx: Context) -> list[Result]:
     """§5.1 (000_c13e7e0f812f87df.txt): DP least squares, excess risk = O(m^(−2β/(3(β+1)))) under
     ε = 1/(λm^{2/3}), λ = m^(−2/(3(β+1))) (β = 0.6 here: claimed exponent −0.25).
     """
@@ -502,7 +495,7 @@ def s5_1_rate(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("jia.s5_2.rate", "rate")
-def s5_2_rate(ctx: Context) -> list[EmpiricalResult]:
+def s5_2_rate(ctx: Context) -> list[Result]:
     """§5.2 (000_c13e7e0f812f87df.txt): DP SVM misclassification excess = O(m^(−β/(2(2β+1))))
     under Theorem 4's schedule (β = ½: claimed exponent −1/8).
     """

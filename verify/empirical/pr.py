@@ -61,7 +61,7 @@ from verify.audit import audit, eps_from_rates, eps_lower_bound
 from verify.audit_mechanisms import MechanismAudit
 from verify.stats import clopper_pearson, mean_ci, verdict
 
-from .core import Context, EmpiricalResult, empirical_check
+from .core import Context, Result, empirical_check
 
 SEED = "004_69734a6b7aad1d0d.txt"
 H = 0.5
@@ -97,7 +97,7 @@ def _value(key: str, which: str = "stated", **vals: float) -> float:
 
 # --------------------------------------------------------------------------- Lemma 1
 @empirical_check("pr.lemma1", "sensitivity")
-def check_lemma1(ctx: Context) -> list[EmpiricalResult]:
+def check_lemma1(ctx: Context) -> list[Result]:
     """Lemma 1: ‖∂L/∂Φ_c(Φ, x, y) − ∂L/∂Φ_c(Φ, x', y')‖_F ≤ 2 for inputs in the unit ball.
 
     Seed ``004_69734a6b7aad1d0d.txt``, appendix, Lemma 1.  Statistic: the largest norm found by
@@ -117,24 +117,17 @@ def check_lemma1(ctx: Context) -> list[EmpiricalResult]:
         per_case = {c: float(g[f"max_{c}"].max()) for c in CASES}
         for which in ("stated", "derived"):
             bound = _value("pr.lemma1", which, K=int(K), R_x=1.0)
-            out.append(EmpiricalResult(
-                key="pr.lemma1", kind="sensitivity", variant=f"C={K}, d={d}, {which} bound",
-                statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound),
-                confidence=1.0,
-                method=(f"{SEED}: adversarial search over x on the unit sphere, x' antipodal, nearly parallel (in the ball) "
+            out.append(Result(evidence="empirical", key="pr.lemma1", kind="sensitivity", name=f"C={K}, d={d}, {which} bound", statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound), confidence=1.0, method=f"{SEED}: adversarial search over x on the unit sphere, x' antipodal, nearly parallel (in the ball) "
                         f"or random on the sphere, labels, class c, and Φ_k = a p pᵀ + a' r rᵀ (p ⊥ x̃', r ⊥ x̃, log-uniform "
-                        f"scales) or random PSD; exact per-example class gradients, Huber h = {H}"),
-                n=int(len(g) * 8 * p.n_search),
-                details=dict(K=int(K), d=int(d), per_case=per_case, rejected=n_rej,
+                        f"scales) or random PSD; exact per-example class gradients, Huber h = {H}", n=int(len(g) * 8 * p.n_search), details=dict(K=int(K), d=int(d), per_case=per_case, rejected=n_rej,
                              bound_stated=_value("pr.lemma1", "stated", K=int(K), R_x=1.0),
-                             bound_derived=_value("pr.lemma1", "derived", K=int(K), R_x=1.0)),
-            ))
+                             bound_derived=_value("pr.lemma1", "derived", K=int(K), R_x=1.0))))
     return out
 
 
 # --------------------------------------------------------------------------- Lemma 2
 @empirical_check("pr.lemma2", "sensitivity")
-def check_lemma2(ctx: Context) -> list[EmpiricalResult]:
+def check_lemma2(ctx: Context) -> list[Result]:
     """Lemma 2: J is λ-strongly convex w.r.t. Σ_c‖Φ_c − Φ'_c‖²_F.
 
     Seed ``004_69734a6b7aad1d0d.txt``, appendix, Lemma 2, (24)–(26).  A lower bound on a
@@ -161,19 +154,12 @@ def check_lemma2(ctx: Context) -> list[EmpiricalResult]:
         for which, claimed, bnd, dirs in (("stated", float(lam), kmin, "all directions"),
                                           ("stated", float(lam), krand, "random directions only"),
                                           ("derived", derived, kmin, "all directions")):
-            out.append(EmpiricalResult(
-                key="pr.lemma2", kind="sensitivity", variant=f"lambda={lam:g}, {which} modulus, {dirs}",
-                statistic=claimed, lo=claimed, hi=claimed, bound=bnd, verdict=verdict(claimed, claimed, bnd),
-                confidence=1.0,
-                method=(f"{SEED}: claimed strong-convexity modulus against the smallest curvature of J found "
+            out.append(Result(evidence="empirical", key="pr.lemma2", kind="sensitivity", name=f"lambda={lam:g}, {which} modulus, {dirs}", statistic=claimed, lo=claimed, hi=claimed, bound=bnd, verdict=verdict(claimed, claimed, bnd), confidence=1.0, method=f"{SEED}: claimed strong-convexity modulus against the smallest curvature of J found "
                         f"(second differences at α = 1/2 around random Φ ≻ 0, n = 20, d = 2, C = 3, "
                         f"{p.n_search} random directions × 4 streams + the common shift E); statistic = claim, "
-                        f"bound = curvature found"),
-                n=int(len(g) * (p.n_search + 1)),
-                details=dict(lam=float(lam), kappa_min=kmin, kappa_flat=float(g["kappa_flat"].max()),
+                        f"bound = curvature found", n=int(len(g) * (p.n_search + 1)), details=dict(lam=float(lam), kappa_min=kmin, kappa_flat=float(g["kappa_flat"].max()),
                              kappa_min_random=float(g["kappa_min_random"].min()),
-                             frac_random_below_lam=float(g["frac_below_lam"].mean()), rejected=n_rej),
-            ))
+                             frac_random_below_lam=float(g["frac_below_lam"].mean()), rejected=n_rej)))
     return out
 
 
@@ -186,7 +172,7 @@ def lemma4_exact(d: int, eps: float, delta: float, which: str = "stated") -> tup
 
 
 @empirical_check("pr.lemma4", "violation")
-def check_lemma4(ctx: Context) -> list[EmpiricalResult]:
+def check_lemma4(ctx: Context) -> list[Result]:
     """Lemma 4: P[‖b‖ ≥ (2(d+1)²/ε) log(d/δ)] ≤ δ.
 
     Seed ``004_69734a6b7aad1d0d.txt``, appendix, Lemma 4.  Exact tail of the Γ((d+1)², 2/ε) law
@@ -202,13 +188,8 @@ def check_lemma4(ctx: Context) -> list[EmpiricalResult]:
         for delta in L4_DELTA:
             t, P = lemma4_exact(d, 1.0, delta)
             td, Pd = lemma4_exact(d, 1.0, delta, "derived")
-            out.append(EmpiricalResult(
-                key="pr.lemma4", kind="violation", variant=f"d={d}, delta={delta:g}, exact",
-                statistic=P, lo=P, hi=P, bound=delta, verdict=verdict(P, P, delta), confidence=1.0,
-                method=f"{SEED}: exact P[‖b‖ ≥ t_stated] from scipy.stats.gamma(a=(d+1)², scale=2/ε), ε = 1",
-                n=0, details=dict(d=d, delta=delta, threshold=t, ratio_P_over_delta=P / delta,
-                                  threshold_derived=td, P_derived=Pd, ratio_derived=Pd / delta),
-            ))
+            out.append(Result(evidence="empirical", key="pr.lemma4", kind="violation", name=f"d={d}, delta={delta:g}, exact", statistic=P, lo=P, hi=P, bound=delta, verdict=verdict(P, P, delta), confidence=1.0, method=f"{SEED}: exact P[‖b‖ ≥ t_stated] from scipy.stats.gamma(a=(d+1)², scale=2/ε), ε = 1", n=0, details=dict(d=d, delta=delta, threshold=t, ratio_P_over_delta=P / delta,
+                                  threshold_derived=td, P_derived=Pd, ratio_derived=Pd / delta)))
     d, eps, delta = L4_MC["d"], L4_MC["eps"], L4_MC["delta"]
     t, P = lemma4_exact(d, eps, delta)
     N = int(p.n_trials * p.n_noise)
@@ -216,13 +197,8 @@ def check_lemma4(ctx: Context) -> list[EmpiricalResult]:
     b = sample_perturbation(d, eps, rng, size=N)
     k = int(np.sum(np.linalg.norm(b, axis=(1, 2)) >= t))
     lo, hi = clopper_pearson(k, N, p.confidence)
-    out.append(EmpiricalResult(
-        key="pr.lemma4", kind="violation", variant=f"d={d}, delta={delta:g}, Monte Carlo",
-        statistic=k / N, lo=lo, hi=hi, bound=delta, verdict=verdict(lo, hi, delta), confidence=p.confidence,
-        method=(f"{SEED}: {N} exact draws of b (‖b‖ ~ Γ((d+1)², 2/ε), direction uniform), frequency of "
-                f"‖b‖_F ≥ t_stated, Clopper–Pearson; ε = {eps}"),
-        n=N, details=dict(d=d, eps=eps, delta=delta, threshold=t, exact=P),
-    ))
+    out.append(Result(evidence="empirical", key="pr.lemma4", kind="violation", name=f"d={d}, delta={delta:g}, Monte Carlo", statistic=k / N, lo=lo, hi=hi, bound=delta, verdict=verdict(lo, hi, delta), confidence=p.confidence, method=f"{SEED}: {N} exact draws of b (‖b‖ ~ Γ((d+1)², 2/ε), direction uniform), frequency of "
+                f"‖b‖_F ≥ t_stated, Clopper–Pearson; ε = {eps}", n=N, details=dict(d=d, eps=eps, delta=delta, threshold=t, exact=P)))
     return out
 
 
@@ -250,7 +226,7 @@ def _thm5_frames(ctx: Context) -> dict[str, pd.DataFrame]:
     return _THM5_CACHE[key]
 
 
-def _thm5_results(ctx: Context, which: str) -> list[EmpiricalResult]:
+def _thm5_results(ctx: Context, which: str) -> list[Result]:
     key = "pr.thm5_2" if which == "52" else "pr.thm5_3"
     conf = ctx.profile.confidence
     out = []
@@ -288,23 +264,17 @@ def _thm5_results(ctx: Context, which: str) -> list[EmpiricalResult]:
             )
             if which == "52":
                 details["exceed_upper_end"] = int(ok[f"exceed52u_{k}"].sum())
-            out.append(EmpiricalResult(
-                key=key, kind="violation", variant=f"{name}, delta={delta:g}",
-                statistic=fails / total, lo=lo, hi=hi, bound=delta, verdict=verdict(lo, hi, delta),
-                confidence=conf,
-                method=(f"{SEED}: {len(ok)} data sets (n = {spec['n']}, Gaussian classes in the unit ball) × "
+            out.append(Result(evidence="empirical", key=key, kind="violation", name=f"{name}, delta={delta:g}", statistic=fails / total, lo=lo, hi=hi, bound=delta, verdict=verdict(lo, hi, delta), confidence=conf, method=f"{SEED}: {len(ok)} data sets (n = {spec['n']}, Gaussian classes in the unit ball) × "
                         f"{total // max(1, len(ok))} exact draws of b (ε = {spec['eps']}, λ = {spec['lam']}); "
                         f"inf J certified (dual gap, closure of the PSD cone), J_p solved on the PSD cone with a "
                         f"duality-gap certificate; frequency of {{J_p unbounded below or excess > stated bound}}, "
                         f"Clopper–Pearson"
-                        + ("" if which == "52" else "; L̃ = n × mean loss on 4000 fresh points")),
-                n=total, details=details,
-            ))
+                        + ("" if which == "52" else "; L̃ = n × mean loss on 4000 fresh points"), n=total, details=details))
     return out
 
 
 @empirical_check("pr.thm5_2", "violation")
-def check_thm5_2(ctx: Context) -> list[EmpiricalResult]:
+def check_thm5_2(ctx: Context) -> list[Result]:
     """Theorem 5.2: w.p. ≥ 1 − δ, J(Φ^p) ≤ J(Φ*) + 8(d+1)⁴C/(ε²λ) log²(d/δ).
 
     Seed ``004_69734a6b7aad1d0d.txt``, §5.2, Theorem 5.2, (14)–(19).  For each problem of
@@ -320,7 +290,7 @@ def check_thm5_2(ctx: Context) -> list[EmpiricalResult]:
 
 
 @empirical_check("pr.thm5_3", "violation")
-def check_thm5_3(ctx: Context) -> list[EmpiricalResult]:
+def check_thm5_3(ctx: Context) -> list[Result]:
     """Theorem 5.3: w.p. ≥ 1 − δ, L̃(Φ^p) ≤ L̃(Φ*) + the three terms of the theorem.
 
     Seed ``004_69734a6b7aad1d0d.txt``, §5.2, Theorem 5.3, (20)–(23).  Same runs as
@@ -371,7 +341,7 @@ def utility_table(ctx: Context) -> pd.DataFrame:
 
 
 @empirical_check("pr.thm5_2", "risk")
-def check_thm5_2_real(ctx: Context) -> list[EmpiricalResult]:
+def check_thm5_2_real(ctx: Context) -> list[Result]:
     """Theorem 5.2 on real data (iris): mean regularised excess J(Φ^p) − inf J per ε.
 
     Seed ``004_69734a6b7aad1d0d.txt``, §5.2, Theorem 5.2.  The theorem is a high-probability
@@ -390,19 +360,13 @@ def check_thm5_2_real(ctx: Context) -> list[EmpiricalResult]:
         bound = 2 * K / UTILITY_LAM * D * (D + 1) * (2 / eps) ** 2
         stat, lo, hi = row["excess"], row["excess_lo"], row["excess_hi"]
         v = verdict(lo, hi, bound) if math.isfinite(lo) else "inconclusive"
-        out.append(EmpiricalResult(
-            key="pr.thm5_2", kind="risk", variant=f"iris, eps={eps:g}",
-            statistic=stat, lo=lo, hi=hi, bound=bound, verdict=v, confidence=ctx.profile.confidence,
-            method=(f"{SEED}: iris (d = 4, C = 3, scaled into the unit ball), λ = {UTILITY_LAM}, h = {H}; one exact "
+        out.append(Result(evidence="empirical", key="pr.thm5_2", kind="risk", name=f"iris, eps={eps:g}", statistic=stat, lo=lo, hi=hi, bound=bound, verdict=v, confidence=ctx.profile.confidence, method=f"{SEED}: iris (d = 4, C = 3, scaled into the unit ball), λ = {UTILITY_LAM}, h = {H}; one exact "
                     f"draw of b per trial; mean J(Φ^p) − inf J over the draws with J_p bounded below (certified "
-                    f"solves), Student-t interval; bound E[2C‖b‖²/λ]"),
-            n=int(row["n_resolved"]),
-            details=dict(eps=eps, bounded_frac=row["bounded_frac"], bounded_ci=[row["bounded_lo"], row["bounded_hi"]],
+                    f"solves), Student-t interval; bound E[2C‖b‖²/λ]", n=int(row["n_resolved"]), details=dict(eps=eps, bounded_frac=row["bounded_frac"], bounded_ci=[row["bounded_lo"], row["bounded_hi"]],
                          accuracy=row["accuracy"], baseline_accuracy=row["baseline_accuracy"],
                          bound_stated_delta_0_05=_value("pr.thm5_2", "stated", d=d, K=K, eps=eps,
                                                         lam=UTILITY_LAM, delta=0.05),
-                         utility=utility),
-        ))
+                         utility=utility)))
     return out
 
 

@@ -38,12 +38,12 @@ import numpy as np
 import pandas as pd
 
 import bounds
-from bounds import talwar_thakurta_zhang_2014 as B
+from bounds.papers import ttz as B
 from simulations import private_erm as PE
 from simulations.trials import ttz as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, EmpiricalResult, clear_shared_runs, empirical_check, shared_run
+from .core import Context, Result, clear_shared_runs, empirical_check, shared_run
 
 SEED = "002_9f0d50e873e3e787.txt"
 #: FW checks: dimension, ε, δ, and the factors turning profile sizes into sample sizes
@@ -96,7 +96,7 @@ def _fw_risk_frame(ctx: Context) -> pd.DataFrame:
 
 
 @empirical_check("ttz.fw.lasso_explicit", "risk")
-def check_fw_risk(ctx: Context) -> list[EmpiricalResult]:
+def check_fw_risk(ctx: Context) -> list[Result]:
     """Mean excess risk of private Frank–Wolfe on LASSO with its CI, against the explicit bound."""
     df, rejected = _accepted(_fw_risk_frame(ctx))
     out = []
@@ -106,12 +106,8 @@ def check_fw_risk(ctx: Context) -> list[EmpiricalResult]:
         mean, lo, hi = mean_ci(d["excess"], ctx.profile.confidence)
         T_, scale = int(d["T"].iloc[0]), float(d["scale"].iloc[0])
         bound = fw_explicit_bound(scale, T_)
-        out.append(EmpiricalResult(
-            "ttz.fw.lasso_explicit", "risk", f"calibration={cal}, n={n}, p={FW_P}, ε={FW_EPS}", mean, lo, hi, bound,
-            verdict(lo, hi, bound), ctx.profile.confidence,
-            "E L(θ_T) − L* over data sets × noise (x ~ U[−1,1]^p, y = clip(⟨x, θ⁰⟩ + 0.1N)), L* certified by the "
-            "Frank–Wolfe gap; bound 2λ(1+ln 2p) + (16 + 16(T−1))/(T(T+1)) at the run's λ", len(d),
-            {"n": n, "p": FW_P, "eps": FW_EPS, "delta": FW_DELTA, "T": T_, "scale": scale,
+        out.append(Result(evidence="empirical", key="ttz.fw.lasso_explicit", kind="risk", name=f"calibration={cal}, n={n}, p={FW_P}, ε={FW_EPS}", statistic=mean, lo=lo, hi=hi, bound=bound, verdict=verdict(lo, hi, bound), confidence=ctx.profile.confidence, method="E L(θ_T) − L* over data sets × noise (x ~ U[−1,1]^p, y = clip(⟨x, θ⁰⟩ + 0.1N)), L* certified by the "
+            "Frank–Wolfe gap; bound 2λ(1+ln 2p) + (16 + 16(T−1))/(T(T+1)) at the run's λ", n=len(d), details={"n": n, "p": FW_P, "eps": FW_EPS, "delta": FW_DELTA, "T": T_, "scale": scale,
              "max_gap": float(d["gap"].max()), "mean_curvature": float(d["curvature"].mean()),
              "rejected": rejected}))
     return out
@@ -145,19 +141,15 @@ def _fw_rate_series(ctx: Context) -> dict[str, list[float]]:
 
 
 @empirical_check("ttz.thm1_2.lasso", "rate")
-def check_fw_rate(ctx: Context) -> list[EmpiricalResult]:
+def check_fw_rate(ctx: Context) -> list[Result]:
     """Slope of log excess risk against log n with the paper's T(n), against −2/3."""
     s = _fw_rate_series(ctx)
     fit = slope_fit(s["m"], s["mean"], s["se"], ctx.profile.confidence)
     bfit = slope_fit(s["m"], s["bound"])
     claimed = -2 / 3
     n_tr = _fw_rate_trials(ctx)
-    return [EmpiricalResult(
-        "ttz.thm1_2.lasso", "rate", f"n = {s['m'][0]}…{s['m'][-1]}, T = ⌈(2nε)^(2/3)⌉, derived scale",
-        fit.slope, fit.lo, fit.hi, claimed, rate_verdict(fit, claimed), ctx.profile.confidence,
-        "weighted LS slope of log mean excess risk against log n (private Frank–Wolfe, LASSO p = 5, ε = 0.5, "
-        "δ = 1e-8)", n_tr * len(s["m"]),
-        {"m": s["m"], "mean": s["mean"], "se": s["se"], "bound": s["bound"], "bound_slope": bfit.slope,
+    return [Result(evidence="empirical", key="ttz.thm1_2.lasso", kind="rate", name=f"n = {s['m'][0]}…{s['m'][-1]}, T = ⌈(2nε)^(2/3)⌉, derived scale", statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=rate_verdict(fit, claimed), confidence=ctx.profile.confidence, method="weighted LS slope of log mean excess risk against log n (private Frank–Wolfe, LASSO p = 5, ε = 0.5, "
+        "δ = 1e-8)", n=n_tr * len(s["m"]), details={"m": s["m"], "mean": s["mean"], "se": s["se"], "bound": s["bound"], "bound_slope": bfit.slope,
          "rejected": s["rejected"], "x_label": "n (sample size)"})]
 
 
@@ -195,20 +187,17 @@ _MD_METHOD = ("worst over a ∈ [0.01, 1] of the mean excess a(1 − θ̄₁) of
 
 
 @empirical_check("ttz.eq10", "rate")
-def check_md_l2(ctx: Context) -> list[EmpiricalResult]:
+def check_md_l2(ctx: Context) -> list[Result]:
     """ℓ2 ball: slope of log worst-case excess risk against log p (predicted √p: 0.5)."""
     s = md_series(ctx, "l2")
     fit = slope_fit(s["m"], s["mean"], s["se"], ctx.profile.confidence)
     bfit = slope_fit(s["m"], s["bound"])
-    return [EmpiricalResult("ttz.eq10", "rate", "unit ℓ2 ball, slope against log p", fit.slope, fit.lo, fit.hi, 0.5,
-                            rate_verdict(fit, 0.5), ctx.profile.confidence, _MD_METHOD,
-                            ctx.profile.n_rate_trials * len(s["m"]),
-                            {**s, "x_label": "p (dimension)", "y_label": "worst-case excess risk",
+    return [Result(evidence="empirical", key="ttz.eq10", kind="rate", name="unit ℓ2 ball, slope against log p", statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=0.5, verdict=rate_verdict(fit, 0.5), confidence=ctx.profile.confidence, method=_MD_METHOD, n=ctx.profile.n_rate_trials * len(s["m"]), details={**s, "x_label": "p (dimension)", "y_label": "worst-case excess risk",
                              "bound_slope": bfit.slope})]
 
 
 @empirical_check("ttz.eq11.l1", "rate")
-def check_md_l1(ctx: Context) -> list[EmpiricalResult]:
+def check_md_l1(ctx: Context) -> list[Result]:
     """ℓ1 ball: slope against log log p (predicted √log p: 0.5) and against log p (compared with ℓ2's 0.5)."""
     s = md_series(ctx, "l1")
     s2 = md_series(ctx, "l2")
@@ -222,16 +211,10 @@ def check_md_l1(ctx: Context) -> list[EmpiricalResult]:
     det = {**s, **common, "m": logp, "x_label": "log p"}
     det_p = {**s, **common, "x_label": "p (dimension)"}
     return [
-        EmpiricalResult("ttz.eq11.l1", "rate", "unit ℓ1 ball, slope against log log p", fit.slope, fit.lo, fit.hi,
-                        0.5, rate_verdict(fit, 0.5), ctx.profile.confidence, _MD_METHOD,
-                        ctx.profile.n_rate_trials * len(s["m"]), det),
-        EmpiricalResult("ttz.eq11.l1", "rate", "unit ℓ1 ball, slope against log p (vs ℓ2's √p)", fit_p.slope,
-                        fit_p.lo, fit_p.hi, 0.5, rate_verdict(fit_p, 0.5), ctx.profile.confidence, _MD_METHOD,
-                        ctx.profile.n_rate_trials * len(s["m"]), det_p),
-        EmpiricalResult("ttz.eq11.l1", "rate", "unit ℓ1 ball, slope against log log p vs the explicit bound's",
-                        fit.slope, fit.lo, fit.hi, bfit.slope, rate_verdict(fit, bfit.slope), ctx.profile.confidence,
-                        _MD_METHOD + "; claimed: the fitted slope of ttz.thm3_2.explicit (D²·G² = ln 2p·G²) on the "
-                        "same grid", ctx.profile.n_rate_trials * len(s["m"]), dict(det)),
+        Result(evidence="empirical", key="ttz.eq11.l1", kind="rate", name="unit ℓ1 ball, slope against log log p", statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=0.5, verdict=rate_verdict(fit, 0.5), confidence=ctx.profile.confidence, method=_MD_METHOD, n=ctx.profile.n_rate_trials * len(s["m"]), details=det),
+        Result(evidence="empirical", key="ttz.eq11.l1", kind="rate", name="unit ℓ1 ball, slope against log p (vs ℓ2's √p)", statistic=fit_p.slope, lo=fit_p.lo, hi=fit_p.hi, bound=0.5, verdict=rate_verdict(fit_p, 0.5), confidence=ctx.profile.confidence, method=_MD_METHOD, n=ctx.profile.n_rate_trials * len(s["m"]), details=det_p),
+        Result(evidence="empirical", key="ttz.eq11.l1", kind="rate", name="unit ℓ1 ball, slope against log log p vs the explicit bound's", statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=bfit.slope, verdict=rate_verdict(fit, bfit.slope), confidence=ctx.profile.confidence, method=_MD_METHOD + "; claimed: the fitted slope of ttz.thm3_2.explicit (D²·G² = ln 2p·G²) on the "
+                        "same grid", n=ctx.profile.n_rate_trials * len(s["m"]), details=dict(det)),
     ]
 
 
@@ -247,7 +230,7 @@ def _width_frame(ctx: Context) -> pd.DataFrame:
     return _cached(ctx, "widths", run)
 
 
-def _width_check(ctx: Context, set_: str) -> list[EmpiricalResult]:
+def _width_check(ctx: Context, set_: str) -> list[Result]:
     df, _ = _accepted(_width_frame(ctx))
     key, bound_fn = PE.WIDTH_BOUNDS[set_]
     out = []
@@ -260,39 +243,37 @@ def _width_check(ctx: Context, set_: str) -> list[EmpiricalResult]:
         det: dict[str, Any] = {"dims": list(dims), "n_mc": WIDTH_MC * len(d)}
         if exact is not None:
             det.update(exact=exact, exact_in_ci=bool(lo <= exact <= hi))
-        out.append(EmpiricalResult(key, "risk", f"{set_} {'×'.join(map(str, dims))}", mean, lo, hi, bound,
-                                   verdict(lo, hi, bound), ctx.profile.confidence,
-                                   "Monte Carlo mean of sup_C⟨θ, g⟩ (Student-t interval over trials) against the "
-                                   "closed-form bound; exact value (chi mean / quadrature) in details", len(d), det))
+        out.append(Result(evidence="empirical", key=key, kind="risk", name=f"{set_} {'×'.join(map(str, dims))}", statistic=mean, lo=lo, hi=hi, bound=bound, verdict=verdict(lo, hi, bound), confidence=ctx.profile.confidence, method="Monte Carlo mean of sup_C⟨θ, g⟩ (Student-t interval over trials) against the "
+                                   "closed-form bound; exact value (chi mean / quadrature) in details", n=len(d), details=det))
     return out
 
 
 @empirical_check("ttz.gw.l2", "risk")
-def check_gw_l2(ctx: Context) -> list[EmpiricalResult]:
+def check_gw_l2(ctx: Context) -> list[Result]:
     """Gaussian width of the unit ℓ2 ball (exact chi mean in details)."""
     return _width_check(ctx, "l2")
 
 
 @empirical_check("ttz.gw.l1", "risk")
-def check_gw_l1(ctx: Context) -> list[EmpiricalResult]:
+def check_gw_l1(ctx: Context) -> list[Result]:
     """Gaussian width of the unit ℓ1 ball."""
     return _width_check(ctx, "l1")
 
 
 @empirical_check("ttz.gw.simplex", "risk")
-def check_gw_simplex(ctx: Context) -> list[EmpiricalResult]:
+def check_gw_simplex(ctx: Context) -> list[Result]:
     """Gaussian width of the simplex."""
     return _width_check(ctx, "simplex")
 
 
 @empirical_check("ttz.gw.group", "risk")
-def check_gw_group(ctx: Context) -> list[EmpiricalResult]:
+def check_gw_group(ctx: Context) -> list[Result]:
     """Gaussian width of the grouped ℓ1/ℓ2 unit ball."""
     return _width_check(ctx, "group")
 
 
 @empirical_check("ttz.gw.nuclear", "risk")
-def check_gw_nuclear(ctx: Context) -> list[EmpiricalResult]:
+def check_gw_nuclear(ctx: Context) -> list[Result]:
     """Gaussian width of the unit nuclear-norm ball."""
     return _width_check(ctx, "nuclear")
 
@@ -301,7 +282,7 @@ def check_gw_nuclear(ctx: Context) -> list[EmpiricalResult]:
 # (e) Table 1 with measured numbers
 # --------------------------------------------------------------------------------------
 @empirical_check("ttz.table1", "risk")
-def check_table1(ctx: Context) -> list[EmpiricalResult]:
+def check_table1(ctx: Context) -> list[Result]:
     """Table 1 rows with the measured values of (a)–(c) (``details['table1']``)."""
     [fw] = [r for r in check_fw_risk(ctx) if r.variant.startswith("calibration=derived")]
     [rate] = check_fw_rate(ctx)
@@ -323,10 +304,7 @@ def check_table1(ctx: Context) -> list[EmpiricalResult]:
         r = dict(row)
         r["measured"] = measured.get(row["statement"], "—")
         rows.append(r)
-    return [EmpiricalResult("ttz.table1", "risk", "Table 1 with measured values (FW row as statistic)",
-                            fw.statistic, fw.lo, fw.hi, fw.bound, fw.verdict, ctx.profile.confidence,
-                            "the rows of Table 1 with the measured numbers of the FW and MD checks", fw.n,
-                            {"table1": rows, "markdown": B.table1_markdown({k: v for k, v in measured.items()})})]
+    return [Result(evidence="empirical", key="ttz.table1", kind="risk", name="Table 1 with measured values (FW row as statistic)", statistic=fw.statistic, lo=fw.lo, hi=fw.hi, bound=fw.bound, verdict=fw.verdict, confidence=ctx.profile.confidence, method="the rows of Table 1 with the measured numbers of the FW and MD checks", n=fw.n, details={"table1": rows, "markdown": B.table1_markdown({k: v for k, v in measured.items()})})]
 
 
 # --------------------------------------------------------------------------------------

@@ -59,21 +59,24 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from . import registry
-from .checks import leading_exponent, rate_check
-from .core import Check, Statement, register_paper, statement_factory
-from .symbols import S, define
+from ..checks import leading_exponent, rate_check
+from ..core import Statement
+from ..evidence import Check
+from ..paper import Paper
+from ..symbols import S
 
 SEED = "004_69734a6b7aad1d0d.txt"
-register_paper(
+PAPER = Paper(
     "pr",
-    SEED,
-    "Pathak, M.A., Raj, B.: Large margin multiclass Gaussian classification with differential "
-    "privacy. In: Privacy and Security Issues in Data Mining and Machine Learning (PSDML), "
-    "LNCS 6549, pp. 99–112. Springer (2010)",
-    "Large Margin Multiclass Gaussian Classification with Differential Privacy (PSDML 2010)",
+    seed=SEED,
+    citation=(
+        "Pathak, M.A., Raj, B.: Large margin multiclass Gaussian classification with differential "
+        "privacy. In: Privacy and Security Issues in Data Mining and Machine Learning (PSDML), "
+        "LNCS 6549, pp. 99–112. Springer (2010)"
+    ),
+    title="Large Margin Multiclass Gaussian Classification with Differential Privacy (PSDML 2010)",
 )
-_factory = statement_factory(registry, "pr", SEED)
+_factory = PAPER.add
 
 
 def add(key: str, label: str, kind: str, quantity: str, stated: sp.Expr | None, **kw) -> Statement:
@@ -88,23 +91,23 @@ def add(key: str, label: str, kind: str, quantity: str, stated: sp.Expr | None, 
 d, K, n, eps, lam, delta, h = S.d, S.K, S.n, S.eps, S.lam, S.delta, S.h
 
 R_x = sp.Symbol("R_x", positive=True)
-define("R_x", R_x, lo=0, hi=1, hi_open=False, description="bound on ‖x_i‖₂ (004: data in the unit ℓ2 ball)")
+PAPER.define("R_x", R_x, lo=0, hi=1, hi_open=False, description="bound on ‖x_i‖₂ (004: data in the unit ℓ2 ball)")
 alpha_k = sp.Symbol("alpha_k", positive=True)
-define("alpha_k", alpha_k, description="constant α of 004 Theorem 5.1 (the curvature bound c of Chaudhuri et al. 2011)")
+PAPER.define("alpha_k", alpha_k, description="constant α of 004 Theorem 5.1 (the curvature bound c of Chaudhuri et al. 2011)")
 r = sp.Symbol("b_norm", positive=True)
-define("b_norm", r, description="Frobenius norm ‖b‖ of the perturbation matrix (004)")
+PAPER.define("b_norm", r, description="Frobenius norm ‖b‖ of the perturbation matrix (004)")
 w = sp.Symbol("inv_eps", positive=True)
-define("inv_eps", w, description="1/ε, for rates as ε → 0")
+PAPER.define("inv_eps", w, description="1/ε, for rates as ε → 0")
 u = sp.Symbol("u_margin", real=True)
-define("u_margin", u, lo=-math.inf, description="Huber argument x̃ᵀ(Φ_y − Φ_c)x̃ (004)")
+PAPER.define("u_margin", u, lo=-math.inf, description="Huber argument x̃ᵀ(Φ_y − Φ_c)x̃ (004)")
 psi = sp.Symbol("psi_c", positive=True)
-define("psi_c", psi, description="inverse variance Ψ_c of a class (004, d = 1)")
+PAPER.define("psi_c", psi, description="inverse variance Ψ_c of a class (004, d = 1)")
 mu = sp.Symbol("mu_c", real=True)
-define("mu_c", mu, lo=-math.inf, description="class centroid μ_c (004, d = 1)")
+PAPER.define("mu_c", mu, lo=-math.inf, description="class centroid μ_c (004, d = 1)")
 x1 = sp.Symbol("x_in", real=True)
-define("x_in", x1, lo=-1, hi=1, lo_open=False, hi_open=False, description="an input x ∈ [−1, 1] (004, d = 1)")
+PAPER.define("x_in", x1, lo=-1, hi=1, lo_open=False, hi_open=False, description="an input x ∈ [−1, 1] (004, d = 1)")
 theta_c = sp.Symbol("theta_c", nonnegative=True)
-define("theta_c", theta_c, lo=0, lo_open=False, description="scalar offset θ_c ≥ 0 of a class (004)")
+PAPER.define("theta_c", theta_c, lo=0, lo_open=False, description="scalar offset θ_c ≥ 0 of a class (004)")
 
 #: the matrix-valued objects of §3–§4, as indexed symbols: Phi[c, i, j], b_pert[i, j]
 Phi = sp.IndexedBase("Phi")
@@ -961,7 +964,7 @@ def _thm51_derive(dep) -> sp.Expr:
 
 def _thm51_checks(st: Statement, dep) -> list[Check]:
     c = _decay_rate(dep("pr.eq7.noise"))
-    sens_stated = registry.stated("pr.lemma1")
+    sens_stated = PAPER.stated("pr.lemma1")
     step = sp.simplify(c * sens_stated / eps)
     sens = dep("pr.lemma1")
     # the surface-area step: with ‖b‖^k / surf(‖b‖), any k, the ratio is exp(c(‖b2‖ − ‖b1‖))
@@ -1205,8 +1208,8 @@ def _eq23_derive(dep) -> sp.Expr:
 
 
 def _eq23_checks(st: Statement, dep) -> list[Check]:
-    q1 = sp.simplify(_t53_second / (2 * registry.stated("pr.thm5_2")))
-    cited = registry.stated("pr.thm5_3.sridharan")
+    q1 = sp.simplify(_t53_second / (2 * PAPER.stated("pr.thm5_2")))
+    cited = PAPER.stated("pr.thm5_3.sridharan")
     q2 = sp.simplify(cited / (n * cited.subs(lam, lam / n)))
     return [
         _ok("Theorem 5.2 enters (23) twice (factor 2 of the cited bound)", q1 == 1, "symbolic",
@@ -1255,7 +1258,7 @@ def _thm53_derive(dep) -> sp.Expr:
 
 
 def _thm53_checks(st: Statement, dep) -> list[Check]:
-    q = sp.simplify(_t53_first / (lam * registry.stated("pr.eq22")))
+    q = sp.simplify(_t53_first / (lam * PAPER.stated("pr.eq22")))
     fails = [sp.Symbol("delta_b", positive=True), sp.Symbol("delta_S", positive=True)]
     union = sum(fails).subs({fails[0]: delta, fails[1]: delta})
     gN = reg_modulus()

@@ -48,8 +48,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from . import registry
-from .checks import (
+from ..checks import (
     balance,
     density_integrates_to_one,
     expectation,
@@ -63,26 +62,36 @@ from .checks import (
     schedule_check,
     substitute_schedule,
 )
-from .core import Check, register_paper, statement_factory
-from .privacy_logic import restricted_events_witness, scalar_release_checks
-from .symbols import S, define
+from ..privacy_logic import restricted_events_witness, scalar_release_checks
+from ..evidence import Check
+from ..paper import Paper
+from ..symbols import S
 
 SEED = "000_c13e7e0f812f87df.txt"
-register_paper(
+PAPER = Paper(
     "jia",
-    SEED,
-    "Nie, W., Wang, C.: Perturbation of convex risk minimization and its application in "
-    "differential private learning algorithms. J. Inequal. Appl. 2017, 9 (2017)",
-    "Perturbation of convex risk minimization (JIA 2017)",
+    seed=SEED,
+    citation=(
+        "Nie, W., Wang, C.: Perturbation of convex risk minimization and its application in "
+        "differential private learning algorithms. J. Inequal. Appl. 2017, 9 (2017)"
+    ),
+    title="Perturbation of convex risk minimization (JIA 2017)",
 )
-add = statement_factory(registry, "jia", SEED)
+PAPER.define("B", S.B, description="bound on λΩ(f_S) and |L(f_S(x), y)| (Theorem 1)")
+PAPER.define("B0", S.B0, description="bound on E_z(0)")
+PAPER.define("B_rho", S.B_rho, description="bound on L(f_λ(x), y)")
+PAPER.define("Omega0", S.Omega0, lo=0, lo_open=False, description="Ω(0)")
+PAPER.define("c_beta", S.c_beta, description="constant of the approximation-error assumption (4)")
+PAPER.define("beta", S.beta, hi=1, hi_open=False, description="approximation-error exponent β ∈ (0, 1] of (4)")
+PAPER.define("ER2", S.ER2, lo=0, lo_open=False, description="E R_2 (expected random error)")
+add = PAPER.add
 
 m, eps, lam, kappa, M, C_L, gamma, B = S.m, S.eps, S.lam, S.kappa, S.M, S.C_L, S.gamma, S.B
 B0, B_rho, Omega0, c_beta, beta, G, b, ER2 = S.B0, S.B_rho, S.Omega0, S.c_beta, S.beta, S.G, S.b, S.ER2
 B_Delta = sp.Symbol("B_Delta", positive=True)
-define("B_Delta", B_Delta, description="bound on the sensitivity Δf (000 Lemma 1)")
+PAPER.define("B_Delta", B_Delta, description="bound on the sensitivity Δf (000 Lemma 1)")
 C_tilde = sp.Symbol("C_tilde", positive=True)
-define("C_tilde", C_tilde, description="an unspecified constant independent of m")
+PAPER.define("C_tilde", C_tilde, description="an unspecified constant independent of m")
 t_ = sp.Symbol("t_", positive=True)  # the free parameter t ∈ (0, 1) of the proof of Theorem 1
 
 

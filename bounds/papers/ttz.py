@@ -92,24 +92,27 @@ import sympy as sp
 from scipy import integrate, special, stats
 from sympy.utilities.lambdify import implemented_function
 
-from . import registry
-from .checks import balance, leading_exponent, rate_check, schedule_check
-from .core import KINDS, Check, Statement, register_paper, statement_factory
-from .symbols import S, define
+from ..checks import balance, leading_exponent, rate_check, schedule_check
+from ..core import Statement
+from ..evidence import Check
+from ..paper import Paper
+from ..symbols import S
 
 SEED = "002_9f0d50e873e3e787.txt"
-register_paper(
+PAPER = Paper(
     "ttz",
-    SEED,
-    "Talwar, K., Thakurta, A., Zhang, L.: Private empirical risk minimization beyond the worst case: "
-    "the effect of the constraint set geometry. arXiv:1411.5417 (2014); Nearly optimal private LASSO, "
-    "NeurIPS 2015",
-    "Private ERM beyond the worst case / Nearly optimal private LASSO (Talwar, Thakurta & Zhang)",
+    seed=SEED,
+    citation=(
+        "Talwar, K., Thakurta, A., Zhang, L.: Private empirical risk minimization beyond the worst case: "
+        "the effect of the constraint set geometry. arXiv:1411.5417 (2014); Nearly optimal private LASSO, "
+        "NeurIPS 2015"
+    ),
+    title="Private ERM beyond the worst case / Nearly optimal private LASSO (Talwar, Thakurta & Zhang)",
 )
-_factory = statement_factory(registry, "ttz", SEED)
+_factory = PAPER.add
 
 #: the kind of order statements ("order" when the registry knows it, else "rate")
-ORDER_KIND = "order" if "order" in KINDS else "rate"
+ORDER_KIND = "order"
 
 
 def add(key: str, label: str, kind: str, quantity: str, stated: sp.Expr | None, **kw) -> Statement:
@@ -127,7 +130,7 @@ def _ok(name: str, ok: bool, method: str, detail: str, severity: str = "invalid"
 def _sym(name: str, sym_name: str, description: str, **kw) -> sp.Symbol:
     integer = kw.get("integer", False)
     s = sp.Symbol(sym_name, positive=True, integer=integer) if integer else sp.Symbol(sym_name, positive=True)
-    define(name, s, description=description, **kw)
+    PAPER.define(name, s, description=description, **kw)
     return s
 
 
@@ -294,7 +297,7 @@ add(
 
 
 def _polytope_check(st: Statement, dep) -> Check:
-    red = sp.simplify(st.stated.subs({smax: 1, k: 2 * p}) - registry.stated("ttz.gw.l1"))
+    red = sp.simplify(st.stated.subs({smax: 1, k: 2 * p}) - PAPER.stated("ttz.gw.l1"))
     return _ok("the ℓ1 ball is conv{±e_j}: k = 2p, max‖s‖₂ = 1 gives ttz.gw.l1", red == 0, "symbolic",
                f"difference after substitution: {sp.sstr(red)}", severity="mismatch")
 
@@ -777,8 +780,8 @@ def _fw_privacy_derive(dep) -> sp.Expr:
 
 
 def _fw_privacy_stated_scale(st: Statement, dep) -> Check:
-    e0 = registry.stated("ttz.fw.rnm").subs({Dsens: registry.stated("ttz.fw.sens"), lam_n: _fw_scale_stated})
-    tot = registry.stated("ttz.fw.adv_comp").subs(eps0, sp.simplify(e0))
+    e0 = PAPER.stated("ttz.fw.rnm").subs({Dsens: PAPER.stated("ttz.fw.sens"), lam_n: _fw_scale_stated})
+    tot = PAPER.stated("ttz.fw.adv_comp").subs(eps0, sp.simplify(e0))
     pt = {eps: 0.5, delta: 1e-6, T: 100}
     v = float(tot.subs(pt))
     return _ok("the paper's printed scale gives total loss ≤ ε", v <= 0.5 * (1 + 1e-9), "numeric",

@@ -39,8 +39,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from . import registry
-from .checks import (
+from ..checks import (
     balance,
     density_integrates_to_one,
     expectation,
@@ -52,25 +51,32 @@ from .checks import (
     schedule_check,
     substitute_schedule,
 )
-from .core import Check, register_paper, statement_factory
-from .privacy_logic import scalar_release_checks
-from .symbols import S, define
+from ..privacy_logic import scalar_release_checks
+from ..evidence import Check
+from ..paper import Paper
+from ..symbols import S
 
 SEED = "001_5df6aa3916744408.txt"
-register_paper(
+PAPER = Paper(
     "jamp",
-    SEED,
-    "Nie, W.L., Wang, C.: Error Analysis and Variable Selection for Differential Private Learning "
-    "Algorithm. J. Appl. Math. Phys. 5, 900–911 (2017)",
-    "Error analysis for DP least squares with clipping (JAMP 2017)",
+    seed=SEED,
+    citation=(
+        "Nie, W.L., Wang, C.: Error Analysis and Variable Selection for Differential Private Learning "
+        "Algorithm. J. Appl. Math. Phys. 5, 900–911 (2017)"
+    ),
+    title="Error analysis for DP least squares with clipping (JAMP 2017)",
 )
-add = statement_factory(registry, "jamp", SEED)
+PAPER.define("r", S.r, lo=0, lo_open=True, description="regularity f_ρ ∈ L_K^r(L²_ρX)")
+PAPER.define("R", S.R, description="bound on ||f_z,λ||_K")
+PAPER.define("mu", S.mu, description="an eigenvalue of L_K, 0 < μ ≤ κ²")
+PAPER.define("fnorm", S.fnorm, description="||L_K^{-r} f_ρ||_ρ")
+add = PAPER.add
 
 m, eps, lam, kappa, M, R, r, G, b = S.m, S.eps, S.lam, S.kappa, S.M, S.R, S.r, S.G, S.b
 fn, mu, u, Xi = S.fnorm, S.mu, S.u, S.Xi
 C_tilde = sp.Symbol("C_tilde", positive=True)
 C_eps = sp.Symbol("C_epsilon", positive=True)
-define("C_epsilon", C_eps, description="the constant C_ε of 001 Theorem 2")
+PAPER.define("C_epsilon", C_eps, description="the constant C_ε of 001 Theorem 2")
 
 _LAM_LE_1 = (sp.Le(lam, 1),)  # Lemma 2 assumes 0 < λ ≤ 1
 _R_GE_M = (sp.Ge(R, M),)  # Lemma 2 assumes R ≥ M
@@ -128,7 +134,7 @@ add(
     "Lemma 2 (``jamp.lemma2``).",
 )
 _Delta = sp.Symbol("Delta_pi", positive=True)
-define("Delta_pi", _Delta, description="Δπ(f_z,λ), the sup-norm sensitivity of the clipped output")
+PAPER.define("Delta_pi", _Delta, description="Δπ(f_z,λ), the sup-norm sensitivity of the clipped output")
 
 
 def _lemma1_checks(st, dep):

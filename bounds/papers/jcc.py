@@ -31,34 +31,39 @@ import numpy as np
 import sympy as sp
 from scipy import stats
 
-from . import registry
-from .checks import (
+from ..checks import (
     density_integrates_to_one,
     inequality,
     laplace_density,
     rate_check,
 )
-from .core import Check, register_paper, statement_factory
-from .privacy_logic import restricted_events_witness, scalar_release_checks
-from .symbols import S, define
+from ..privacy_logic import restricted_events_witness, scalar_release_checks
+from ..evidence import Check
+from ..paper import Paper
+from ..symbols import S
 
 SEED = "003_8ef3daf3084cc981.txt"
-register_paper(
+PAPER = Paper(
     "jcc",
-    SEED,
-    "A Study on Differential Private Online Learning. J. Comput. Commun. 5, 28–33 (2017), "
-    "doi:10.4236/jcc.2017.52004",
-    "Differentially private online kernel regression (JCC 2017)",
+    seed=SEED,
+    citation=(
+        "A Study on Differential Private Online Learning. J. Comput. Commun. 5, 28–33 (2017), "
+        "doi:10.4236/jcc.2017.52004"
+    ),
+    title="Differentially private online kernel regression (JCC 2017)",
 )
-add = statement_factory(registry, "jcc", SEED)
+PAPER.define("t0", S.t0, description="online offset t₀ > 0")
+PAPER.define("theta", S.theta, hi=1, description="online step exponent θ")
+PAPER.define("fnorm", S.fnorm, description="||f_ρ||_K")
+add = PAPER.add
 
 t, t0, theta, kappa, M, eps, delta, b, fn = S.t, S.t0, S.theta, S.kappa, S.M, S.eps, S.delta, S.b, S.fnorm
 i_ = sp.Symbol("i", positive=True, integer=True)
-define("i", i_, lo=1, lo_open=False, integer=True, description="index 1 ≤ i ≤ t of the martingale sum")
+PAPER.define("i", i_, lo=1, lo_open=False, integer=True, description="index 1 ≤ i ≤ t of the martingale sum")
 Bm = sp.Symbol("B_mart", positive=True)
-define("B_mart", Bm, description="almost-sure bound on ‖ξ_i‖ (Lemma 3)")
+PAPER.define("B_mart", Bm, description="almost-sure bound on ‖ξ_i‖ (Lemma 3)")
 sig = sp.Symbol("sigma_t", positive=True)
-define("sigma_t", sig, description="σ_t with Σ E_{i−1}‖ξ_i‖² ≤ σ_t² (Lemma 3)")
+PAPER.define("sigma_t", sig, description="σ_t with Σ E_{i−1}‖ξ_i‖² ≤ σ_t² (Lemma 3)")
 
 #: premises of Theorem 1 (1/2 < θ < 1, t₀^θ ≥ κ² + 1)
 THM1 = (sp.Gt(theta, sp.Rational(1, 2)), sp.Ge(t0**theta, kappa**2 + 1))
@@ -144,7 +149,7 @@ add(
 )
 
 C_t = sp.Symbol("C_t", positive=True)
-define("C_t", C_t, description="the sensitivity bound C_t of 003 Lemma 1")
+PAPER.define("C_t", C_t, description="the sensitivity bound C_t of 003 Lemma 1")
 add(
     "lemma1",
     "Lemma 1",
