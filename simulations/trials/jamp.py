@@ -72,6 +72,7 @@ from threadpoolctl import ThreadpoolController
 
 from simulations.data import CircleRegression
 from simulations.kernels import PeriodicSobolevKernel
+from simulations.runner import trial
 from simulations.solvers import (
     Certificate,
     CertificateError,
@@ -331,6 +332,7 @@ def noise_scale(config: Mapping[str, Any], which: str = "derived") -> float:
                          m=int(config["m"]), eps=float(config["eps"]))
 
 
+@trial(requires=('eps', 'lam', 'm', 'scale'), optional=('dense_max', 'n_noise', 'n_quad', 'tol'))
 def risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One sample, the exact fit, ``n_noise`` releases π(f_z,λ) + b; per-trial averages.
 
@@ -636,6 +638,7 @@ def adversarial_search(x: FloatArray, y: FloatArray, lam: float, kernel: Periodi
                          "clip_active": n_active / max(n_big, 1)})
 
 
+@trial(requires=('lam', 'm', 'n_search'), optional=('base', 'n_fine', 'n_grid', 'rounds'))
 def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One base data set of size ``m`` and :func:`adversarial_search` at ``lam``.
 

@@ -81,6 +81,7 @@ from scipy.linalg import solve_triangular
 from simulations.data import CircleRegression, TrigSeries
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.online import online_kernel_regression, schedules
+from simulations.runner import trial
 
 __all__ = [
     "sobolev",
@@ -402,6 +403,7 @@ def _refine(f, x0: float, h: float) -> tuple[float, float]:
     return x0, v0
 
 
+@trial(requires=('M', 'family', 'kappa', 'n_search', 't', 'theta'), optional=('n_eval', 'n_refine', 't0'))
 def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Adversarial search for max ‖f_t − f_t̄‖_K and max ‖f_t − f_t̄‖_∞ over neighbours of one stream.
 
@@ -547,6 +549,7 @@ def mean_error_norm(P: CircleRegression, T: int, theta: float, t0: float) -> flo
     return float(math.sqrt(float(((m**2).sum(axis=0) / tau).sum())))
 
 
+@trial(requires=('T', 'kappa', 'problem', 'scale', 'scale_alt', 't0', 'theta'), optional=('freq', 'levels', 'n_noise', 'r', 'sigma'))
 def thm2_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One run of the private online algorithm (6) and its exact K-norm error (Theorem 2).
 

@@ -60,6 +60,7 @@ from scipy.optimize import minimize_scalar
 from simulations.data import BinaryClassification, CircleRegression
 from simulations.kernels import KernelExpansion, PeriodicSobolevKernel
 from simulations.mechanisms import laplace_scale
+from simulations.runner import trial
 from simulations.solvers import (
     KLSFactor,
     kls_fit,
@@ -252,6 +253,7 @@ def _scale(config: Mapping[str, Any], mechanism: str, **values: float) -> float:
     return laplace_scale(mechanism, config.get("calibration", "derived"), **values)
 
 
+@trial(requires=('eps', 'lam', 'm', 'scale'), optional=('calibration', 'n_noise', 'r', 's', 'sigma', 'kappa'))
 def ls_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One trial of DP least squares (§5.1) on the circle: the terms of (3), averaged over noise.
 
@@ -373,6 +375,7 @@ def _hinge_and_misclass(P: BinaryClassification, f: FloatArray, b: FloatArray
     return hinge, w * (wrong_pos + wrong_neg)
 
 
+@trial(requires=('eps', 'lam', 'm', 'scale'), optional=('calibration', 'n_noise', 't0', 'a', 'margin', 'kappa'))
 def svm_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One trial of the DP SVM (§5.2): terms of (3) for the hinge loss and the misclassification excess.
 
@@ -690,6 +693,7 @@ def svm_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: Period
     return out
 
 
+@trial(requires=('lam', 'm'), optional=('n_search', 'r', 's', 'sigma', 'kappa'))
 def ls_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Draw z from the circle problem and run :func:`ls_worst_neighbour` (config: m, lam, n_search)."""
     P = _ls_problem(config)
@@ -699,6 +703,7 @@ def ls_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) ->
     return {**w["rkhs"].as_dict("rkhs"), **w["sup"].as_dict("sup")}
 
 
+@trial(requires=('lam', 'm'), optional=('n_refit', 'n_search', 't0', 'a', 'margin', 'kappa'))
 def svm_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Draw z from the classification problem and run :func:`svm_worst_neighbour`."""
     P, K = _svm_problem(config)

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from simulations.runner import trial
+
 from ..large_margin import (
     augment,
     b_matrix,
@@ -67,6 +69,7 @@ def _unit(d: int, rng: np.random.Generator) -> np.ndarray:
     return g / np.linalg.norm(g)
 
 
+@trial(requires=('K', 'd', 'h', 'n_search'))
 def lemma1_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Adversarial search for the gradient sensitivity of 004 Lemma 1.
 
@@ -113,6 +116,7 @@ def lemma1_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[st
 
 
 # --------------------------------------------------------------------------- Lemma 2
+@trial(requires=('K', 'd', 'h', 'lam', 'n', 'n_dir'))
 def lemma2_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Curvature of J (004 Lemma 2) at a random Φ ≻ 0 on a random data set.
 
@@ -159,6 +163,7 @@ def true_risk(Phi: np.ndarray, X: np.ndarray, y: np.ndarray, n: int, h: float) -
     return n * float(np.sum(huber(u, h)[mask])) / X.shape[0]
 
 
+@trial(requires=('K', 'd', 'eps', 'h', 'lam', 'levels52', 'levels53', 'n', 'n_noise', 'n_test'), optional=('max_iter', 'sigma', 'tol'))
 def thm5_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One data set, its certified inf J and ``n_noise`` perturbed solves (004 Theorems 5.2, 5.3).
 
@@ -254,6 +259,7 @@ def _baseline(lam: float, h: float, tol: float) -> tuple[np.ndarray, float, floa
     return res.Phi, res.value, res.lower, acc
 
 
+@trial(requires=('eps', 'h', 'lam'), optional=('max_iter', 'tol'))
 def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One private release per ε on iris (004 §4), against the certified non-private fit.
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from bounds.papers import ttz as B
+from simulations.runner import trial
 
 from ..private_erm import (
     fw_scale,
@@ -120,6 +121,7 @@ def lasso_data_stats(n: int, p: int, theta0: list[float], noise: float, rng: np.
     return A / n, c / n, yy / n
 
 
+@trial(requires=('T', 'calibration', 'delta', 'eps', 'n', 'n_rep', 'noise', 'p', 'theta0'))
 def fw_lasso_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One data set, its certified minimiser, ``n_rep`` private Frank–Wolfe runs (see the module docstring)."""
     n, p, eps, delta = int(config["n"]), int(config["p"]), float(config["eps"]), float(config["delta"])
@@ -134,6 +136,7 @@ def fw_lasso_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[
             "L_star": sol.loss}
 
 
+@trial(requires=('T', 'a_grid', 'delta', 'eps', 'geometry', 'n', 'n_rep', 'p'))
 def md_linear_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Private mirror descent on linear losses with d̄ = a·e₁, for every a of ``a_grid`` (module docstring)."""
     n, p, eps, delta = int(config["n"]), int(config["p"]), float(config["eps"]), float(config["delta"])
@@ -164,6 +167,7 @@ def md_linear_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict
     return out
 
 
+@trial(requires=('d1', 'd2', 'n_mc', 'set'))
 def width_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Mean of ``n_mc`` draws of sup_C⟨θ, g⟩ for ``set`` and ``d1``/``d2`` (see :func:`gaussian_width_mc`)."""
     dims = (int(config["d1"]),) if not config.get("d2") else (int(config["d1"]), int(config["d2"]))

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from simulations.runner import trial
+
 from ..data import RealDataset, load_real_dataset
 from ..kernels import GaussianKernel
 from ..mechanisms import laplace_scale
@@ -64,6 +66,7 @@ def _risk(values: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
     return np.mean(np.where(values >= 0, 1.0, -1.0) != y, axis=-1)
 
 
+@trial(requires=('algorithm', 'dataset', 'eps', 'lam', 'm', 'n_noise', 'sigma'))
 def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Held-out risk of the non-private fit and of the private releases at every ε.
 
