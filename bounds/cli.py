@@ -18,9 +18,8 @@ Bad input prints one line to stderr and exits with status 2.
 Examples
 --------
 >>> from bounds.cli import main
->>> main(["eval", "jia.thm2", "kappa=1", "C_L=1", "lam=0.1", "gamma=2", "m=100"])
-0.1
-0
+>>> main(["eval", "no.such.key", "m=100"])
+2
 """
 
 from __future__ import annotations
@@ -36,6 +35,8 @@ import sympy as sp
 
 from . import PAPERS, registry
 from .core import Evaluation, PrivacyWarning
+from .evidence import STATUSES
+from .paper import relpath
 from .symbols import Namespace
 
 
@@ -68,6 +69,8 @@ def entry(ev: Evaluation) -> dict[str, Any]:
         "key": st.key,
         "paper": st.paper,
         "seed": st.seed,
+        "source": st.source,
+        "where": f"{relpath(st.file)}:{st.line}" if st.file else None,
         "label": st.label,
         "kind": st.kind,
         "quantity": st.quantity,
@@ -119,6 +122,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
     lines = [
         f"{st.key}: {st.label} — {st.quantity}",
         f"  source     {st.source}, {st.label}, {st.equation}  [{paper.citation}]",
+        f"  defined    {relpath(st.file)}:{st.line}",
         f"  kind       {st.kind}    relation: {st.relation}",
         f"  status     {ev.status}",
         f"  stated     {sp.sstr(st.stated) if st.stated is not None else '—'}",
@@ -201,12 +205,12 @@ def _cmd_pick(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m bounds", description="Bounds of the seed papers, checked.")
+    ap = argparse.ArgumentParser(prog="python -m bounds", description="Bounds of the papers, checked.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("list", help="list statements")
     p.add_argument("--json", action="store_true")
     p.add_argument("--paper")
-    p.add_argument("--status", choices=("consistent", "erratum", "premise", "cited", "order"))
+    p.add_argument("--status", choices=STATUSES)
     p = sub.add_parser("show", help="show one statement")
     p.add_argument("key")
     p = sub.add_parser("eval", help="evaluate a statement")

@@ -12,7 +12,6 @@ import math
 import pytest
 
 from bounds import registry
-from bounds.symbols import BY_SYMBOL
 
 # one admissible point for every parameter (λ ≤ 1, R ≥ M, θ > 1/2, t₀^θ ≥ κ²+1 all hold)
 V = dict(
@@ -173,7 +172,8 @@ CASES = {**JIA, **JAMP, **JCC}
 def _vals(key: str, which: str) -> dict[str, float]:
     ev = registry.evaluate(key)
     expr = ev.statement.stated if which == "stated" else ev.expression
-    names = {BY_SYMBOL[s].name for s in expr.free_symbols if s in BY_SYMBOL}
+    ns = ev.statement.ns
+    names = {ns.by_symbol(s).name for s in ns.known(expr.free_symbols)}
     return {n: V[n] for n in names}
 
 
@@ -202,7 +202,7 @@ def test_every_numeric_statement_has_a_case() -> None:
         for k in registry.keys()
         if k.split(".")[0] in ("jia", "jamp", "jcc")
         and registry.get(k).stated is not None
-        and registry.get(k).stated.free_symbols <= set(BY_SYMBOL)
+        and registry.get(k).ns.known(registry.get(k).stated.free_symbols) == registry.get(k).stated.free_symbols
         and k not in CASES
     ]
     assert missing == []

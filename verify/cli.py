@@ -2,15 +2,17 @@
 
 Usage::
 
-    python -m verify audit [--json] [--profile P] [--seed N]   # privacy audits only
+    python -m verify where KEY [--json]                         # where KEY is stated, checked, simulated, drawn
+    python -m verify audit [--json] [--profile P] [--seed N] [--only PATTERN]   # privacy audits only
     python -m verify [--profile quick|default|full] [--only PATTERN]
                      [--executor serial|local|dask] [--scheduler ADDRESS]
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
                      [--no-picks] [--no-empirical]
 
-The symbolic checks of :mod:`bounds` always run; the empirical checks of
-:mod:`verify.empirical` run in the chosen profile (``make verify`` uses
-``default``).  Bad input (an unknown profile, a pattern that matches nothing,
+The symbolic checks of :mod:`bounds` always run; the empirical checks and the
+privacy audits of :mod:`verify.empirical` (every paper's, discovered) run in
+the chosen profile (``make verify`` uses ``default``); ``--only`` selects
+statements, and with them their checks and audits.  Bad input (an unknown profile, a pattern that matches nothing,
 an unreachable scheduler, an unwritable directory) prints one line to stderr
 and exits with status 2; nothing is half-written.  Finished trials are cached
 by content (:mod:`simulations.cache`), so a rerun only computes what changed.
@@ -25,32 +27,42 @@ from collections import Counter
 from collections.abc import Sequence
 
 from bounds import registry
-
-AUDIT_RELEASES = {"quick": 20_000, "default": 100_000, "full": 1_000_000}
+from bounds.evidence import STATUSES, VERDICTS
 
 
 def audit_main(argv: Sequence[str]) -> int:
-    """``python -m verify audit [--json] [--profile P] [--seed N]``: audit every mechanism."""
+    """``python -m verify audit [--json] [--profile P] [--seed N] [--only PATTERN]``: every discovered audit."""
     import json
 
+    from .empirical import PROFILES
+
     ap = argparse.ArgumentParser(prog="python -m verify audit",
-                                 description="Lower bounds on ε for every implemented mechanism.")
+                                 description="Lower bounds on ε for every mechanism a paper declares an audit for.")
     ap.add_argument("--json", action="store_true", help="print the audits as JSON")
-    ap.add_argument("--profile", default="default", help=f"releases per data set: {AUDIT_RELEASES}")
+    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
+    ap.add_argument("--only", help="glob pattern or substring of statement keys")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--confidence", type=float, default=0.95)
+    ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: the profile's)")
     try:
         a = ap.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
-        if a.profile not in AUDIT_RELEASES:
-            raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(AUDIT_RELEASES)}")
-        if not 0 < a.confidence < 1:
+        if a.profile not in PROFILES:
+            raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+        if a.confidence is not None and not 0 < a.confidence < 1:
             raise ValueError(f"parameter 'confidence' = {a.confidence!r} must lie in (0, 1)")
-        from .audit_mechanisms import run_audits
+        from dataclasses import replace
 
-        rows = run_audits(AUDIT_RELEASES[a.profile], a.seed, a.confidence, sweep=False)
+        from .audit import calibration_audits
+        from .empirical import Context, run_checks, select
+
+        prof = PROFILES[a.profile] if a.confidence is None else replace(PROFILES[a.profile], confidence=a.confidence)
+        specs = [s for s in select(a.only) if s.evidence == "audit"]
+        if a.only and not specs:
+            raise ValueError(f"pattern {a.only!r} matches no audit")
+        rows = [] if a.only else calibration_audits(prof.n_audit, a.seed, prof.confidence)
+        rows += run_checks(Context(prof, seed=a.seed, executor="serial"), specs=specs)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -58,8 +70,37 @@ def audit_main(argv: Sequence[str]) -> int:
         print(json.dumps([r.as_row() for r in rows], indent=1, ensure_ascii=False, default=str))
     else:
         for r in rows:
-            print(f"{r.mechanism:<11} {r.release:<12} {r.calibration:<8} claimed ε={r.claimed_eps:<4g} "
-                  f"ε_lower={r.eps_lower:8.3f} ({r.confidence:.0%})  {r.verdict}")
+            if r.details.get("sweep"):
+                continue
+            print(f"{r.key or '(auditor)':<14} {r.name:<26} claimed ε={r.bound:<5g} "
+                  f"ε_lower={r.statistic:8.3f} ({r.confidence:.0%})  {r.verdict}")
+    return 0
+
+
+def where_main(argv: Sequence[str]) -> int:
+    """``python -m verify where KEY``: where a statement is stated, derived, simulated, checked and drawn."""
+    ap = argparse.ArgumentParser(prog="python -m verify where",
+                                 description="Where is a statement encoded, checked, simulated, audited and drawn?")
+    ap.add_argument("key", help="statement key, e.g. the label of a theorem prefixed by its paper id")
+    ap.add_argument("--reports", default="reports", help="report directory to look for figures (default: reports)")
+    ap.add_argument("--json", action="store_true")
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    from .where import locate, render
+
+    try:
+        info = locate(a.key, reports=a.reports)
+    except (KeyError, ValueError) as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    if a.json:
+        import json
+
+        print(json.dumps(info, indent=1, ensure_ascii=False))
+    else:
+        print(render(info))
     return 0
 
 
@@ -70,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["audit"]:
         return audit_main(argv[1:])
+    if argv[:1] == ["where"]:
+        return where_main(argv[1:])
 
     ap = argparse.ArgumentParser(prog="python -m verify", description="Regenerate reports/.")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
@@ -97,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"pattern {a.only!r} matches no statement")
         results = []
         utility = None
-        audits = None
+        calibration = None
         if not a.no_cache:
             from .report import restore_symbolic
 
@@ -106,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not a.no_empirical:
             from simulations.executors import get_executor
 
-            from .empirical import Context, run_checks, select
+            from .empirical import Context, run_spec, select
 
             specs = select(a.only)
             ex = get_executor(a.executor, scheduler=a.scheduler)
@@ -116,37 +159,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tqdm.auto import tqdm
 
             try:
-                for spec in tqdm(specs, desc="empirical checks", unit="check", disable=None, leave=False):
+                for spec in tqdm(specs, desc="checks and audits", unit="check", disable=None, leave=False):
                     t1 = time.perf_counter()
-                    results.extend(run_checks(ctx, specs=[spec]))
-                    print(f"  {spec.key}:{spec.kind} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+                    results.extend(run_spec(ctx, spec))
+                    print(f"  {spec.name} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
                 if not a.only:
-                    from .audit_mechanisms import run_audits
+                    from .audit import calibration_audits
                     from .utility import run_utility
 
                     t1 = time.perf_counter()
                     utility = run_utility(ctx)
                     print(f"  privacy-utility ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
                     t1 = time.perf_counter()
-                    audits = run_audits(AUDIT_RELEASES.get(a.profile, 100_000), a.seed,
-                                        cache=None if a.no_cache else a.cache)
-                    print(f"  privacy audits ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+                    calibration = calibration_audits(ctx.profile.n_audit, a.seed, ctx.profile.confidence)
+                    print(f"  auditor calibration ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
             finally:
                 ctx.close()
                 ex.close()
         run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
         paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
-                             utility=utility, audits=audits, cache=None if a.no_cache else a.cache)
+                             utility=utility, audits=calibration, cache=None if a.no_cache else a.cache)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
-    et = Counter(r.verdict for r in results)
+    et = Counter(r.verdict for r in results if r.evidence == "empirical")
+    at = Counter(r.verdict for r in results if r.evidence == "audit" and not r.details.get("sweep"))
     print(f"report: {paths['markdown']}  html: {paths['html']}  summary: {paths['summary']}")
-    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited", "order"))
-          + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in ("holds", "violated", "inconclusive"))
+    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES)
+          + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in VERDICTS)
+          + "; audits: " + ", ".join(f"{at.get(v, 0)} {v}" for v in VERDICTS)
           + f"  ({time.perf_counter() - t0:.0f} s)")
     return 0
 

@@ -41,16 +41,17 @@ import bounds
 from bounds import PAPERS, registry
 from bounds.cli import entry
 from bounds.core import Evaluation, keys_matching
+from bounds.evidence import STATUSES, Result
 
-#: problem constants used for the ε/λ table (unit constants, mid-range smoothness)
-PICK_CONSTANTS: dict[str, dict[str, float]] = {
-    "jia.thm4.bound": dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5),
-    "jia.s5_1.bound": dict(M=1, kappa=1, c_beta=1, beta=0.5),
-    "jia.s5_2.bound": dict(M=1, kappa=1, c_beta=1, beta=0.5),
-    "jamp.thm2.bound": dict(M=1, kappa=1, r=0.5, fnorm=1, eps=0.5),
-    "jamp.thm3.bound": dict(M=1, kappa=1, r=0.5, fnorm=1),
-}
 PICK_M = (1e3, 1e4, 1e5, 1e6)
+
+
+def pick_constants() -> dict[str, dict[str, float]]:
+    """Statement key → problem constants of the ε/λ table, as each paper declares them (``Paper.pick``)."""
+    out: dict[str, dict[str, float]] = {}
+    for paper in PAPERS.values():
+        out.update(paper.pick)
+    return out
 
 
 def provenance(seconds: float | None = None) -> dict[str, Any]:
@@ -113,7 +114,7 @@ def picks_table() -> list[dict[str, Any]]:
     from bounds.pick import optimise, paper_schedule
 
     rows = []
-    for key, consts in PICK_CONSTANTS.items():
+    for key, consts in pick_constants().items():
         if key not in registry:
             continue
         for m in PICK_M:
@@ -222,7 +223,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("")
     L.append(
         "**Tally:** "
-        + ", ".join(f"{tally.get(s, 0)} {s}" for s in ("consistent", "erratum", "premise", "cited", "order"))
+        + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES)
         + f" — {len(evs)} statements from {len({e.statement.paper for e in evs})} papers."
     )
     L.append("")
@@ -245,12 +246,12 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("")
     L.append("## Summary")
     L.append("")
-    L.append("| key | seed | label | kind | status | severity | empirical | figure |")
+    L.append("| key | paper | label | kind | status | severity | empirical | figure |")
     L.append("|---|---|---|---|---|---|---|---|")
     for e in evs:
         st = e.statement
         L.append(
-            f"| [`{st.key}`](#{_anchor(st.key)}) | {st.seed[:3]} | {st.label} | {st.kind} | **{e.status}** | "
+            f"| [`{st.key}`](#{_anchor(st.key)}) | {st.paper} | {st.label} | {st.kind} | **{e.status}** | "
             f"{_severity(e)} | {_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
         )
     L.append("")
@@ -261,9 +262,10 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     for pid, items in by_paper.items():
         paper = PAPERS[pid]
         t = Counter(e.status for e in items)
-        L.append(f"## {paper['seed']} — {paper['title']}")
+        L.append(f"## {paper.seed or paper.id} — {paper.title}")
         L.append("")
-        L.append(f"{paper['citation']}.  Paper id `{pid}`.  " + ", ".join(f"{v} {k}" for k, v in sorted(t.items())) + ".")
+        src = f"Seed file `{paper.seed}`" if paper.seed else "Read from its citation"
+        L.append(f"{paper.citation}.  {src}; paper id `{pid}`.  " + ", ".join(f"{v} {k}" for k, v in sorted(t.items())) + ".")
         L.append("")
         if pid in overview:
             L.append(f"![{pid}: overview of the empirical checks]({overview[pid]})")
@@ -272,7 +274,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             st = e.statement
             L.append(f"### <a id=\"{_anchor(st.key)}\"></a>`{st.key}` — {st.label}: {st.quantity}")
             L.append("")
-            L.append(f"*{st.seed}, {st.equation}.* Status: **{e.status}**.")
+            L.append(f"*{st.seed or 'Source: ' + st.source}, {st.equation}.* Status: **{e.status}**.")
             L.append("")
             if st.stated is not None:
                 L.append(f"- stated: $${sp.latex(st.stated)}$$")
@@ -318,8 +320,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             "Held-out risk of the released function (mean over trials; "
             f"{utility['confidence'].iloc[0]:.0%} interval over the noise draws) against ε, with the paper's "
             "stated noise and the derived noise, next to the non-private fit and the constant predictor 0.  "
-            "Bundled scikit-learn data scaled into the unit ball; λ = m^(−4/9) (000 §5 at β = ½); Gaussian "
-            "kernel with the median-heuristic bandwidth (`verify/utility.py`)."
+            "Bundled scikit-learn data scaled into the unit ball; λ = m^(−4/9); Gaussian "
+            "kernel with the median-heuristic bandwidth (`verify/utility.py`; the setups are declared by each "
+            "paper's trial module)."
         )
         L.append("")
         L.extend(utility_markdown(utility))
@@ -328,14 +331,15 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             L.append(f"![privacy–utility]({utility_fig})")
             L.append("")
     if audits:
-        from .audit_mechanisms import audit_markdown
+        from .audit import audit_markdown
 
         av = Counter(r.verdict for r in audits if not r.details.get("sweep"))
         L.append("## Privacy audits")
         L.append("")
         L.append(
             f"Lower bounds on ε from distinguishing attacks on the hardest neighbouring pair found "
-            f"(`verify/audit_mechanisms.py`): {audits[0].n} releases per data set, threshold chosen on a "
+            f"(each paper's audits in `verify/empirical/<paper id>.py`, the auditor in `verify/audit.py`): "
+            f"{max(r.n for r in audits)} releases per data set (fewer where an audit says so), threshold chosen on a "
             f"separate 20% split, one-sided Clopper–Pearson limits on both error rates at "
             f"{audits[0].confidence:.0%} confidence.  `violated` means ε_lower > claimed ε: at that confidence "
             "the mechanism as implemented is not ε-DP for that release.  "
@@ -448,17 +452,18 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
         Glob pattern or substring of statement keys.
     picks : bool
         Include the ε/λ table.
-    empirical : sequence of EmpiricalResult
-        Results of :func:`verify.empirical.run_checks` (shown per statement, in
-        the summary, in ``results/empirical.csv`` and, for rates, as figures).
+    empirical : sequence of Result
+        Results of :func:`verify.empirical.run_checks`, empirical checks and audits
+        (shown per statement, in the summary, in ``results/evidence.csv``,
+        ``results/empirical.csv`` and ``results/audits.csv`` and, for rates, as figures).
     run_info : dict, optional
         Profile, seed, executor: added to the provenance.
     figures : bool
         Draw the figures (PNG and SVG under ``figures/``).
     utility : pandas.DataFrame, optional
         The privacy–utility table of :func:`verify.utility.run_utility`.
-    audits : list of MechanismAudit, optional
-        The privacy audits of :func:`verify.audit_mechanisms.run_audits`.
+    audits : list of Result, optional
+        Further audit rows (the auditor's own calibration, :func:`verify.audit.calibration_audits`).
     cache : path, optional
         Directory for the symbolic evaluations, keyed by the source of ``bounds/``
         (a rerun with unchanged statements skips the derivation checks).
@@ -474,6 +479,9 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
         If ``only`` matches no statement.
     """
     t0 = time.perf_counter()
+    rows = list(empirical)
+    empirical = [r for r in rows if r.evidence == "empirical"]
+    audits = [r for r in rows if r.evidence == "audit"] + list(audits or [])
     keys = registry.keys() if not only else keys_matching(registry, only)
     if not keys:
         raise ValueError(f"pattern {only!r} matches no statement; try one of: {', '.join(p + '.*' for p in sorted(PAPERS))}")
@@ -533,6 +541,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                            for e in evs],
             "empirical": [_jsonable(r.as_row()) for r in empirical],
             "audits": [_jsonable(r.as_row()) for r in (audits or [])],
+            "evidence": [_jsonable(r.as_row()) for r in evidence_rows(evs, empirical, audits)],
             "picks": pk,
         }
         from .html import render_html
@@ -540,23 +549,23 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
         (tmp / "REPORT.md").write_text(md, encoding="utf-8")
         (tmp / "index.html").write_text(render_html(md, tmp), encoding="utf-8")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
-        names = ["REPORT.md", "index.html", "summary.json"]
-        if empirical or utility is not None or audits:
-            (tmp / "results").mkdir()
-            if empirical:
-                from .empirical.core import results_frame
+        names = ["REPORT.md", "index.html", "summary.json", "results"]
+        (tmp / "results").mkdir()
+        pd.DataFrame([r.as_row() for r in evidence_rows(evs, empirical, audits)]).drop(
+            columns=["details", "worst"]).to_csv(tmp / "results" / "evidence.csv", index=False)
+        if empirical:
+            from .empirical.core import results_frame
 
-                df = results_frame(empirical).drop(columns=["details"])
-                df.to_csv(tmp / "results" / "empirical.csv", index=False)
-            if utility is not None:
-                utility.to_csv(tmp / "results" / "utility.csv", index=False)
-            if audits:
-                pd.DataFrame([r.as_row() for r in audits]).drop(columns=["details"]).to_csv(
-                    tmp / "results" / "audits.csv", index=False)
-            if importlib.util.find_spec("pyarrow") is not None:
-                for csv in (tmp / "results").glob("*.csv"):
-                    pd.read_csv(csv).to_parquet(csv.with_suffix(".parquet"), index=False)
-            names.append("results")
+            df = results_frame(empirical).drop(columns=["details", "worst"])
+            df.to_csv(tmp / "results" / "empirical.csv", index=False)
+        if utility is not None:
+            utility.to_csv(tmp / "results" / "utility.csv", index=False)
+        if audits:
+            pd.DataFrame([r.as_row() for r in audits]).drop(columns=["details", "worst"]).to_csv(
+                tmp / "results" / "audits.csv", index=False)
+        if importlib.util.find_spec("pyarrow") is not None:
+            for csv in (tmp / "results").glob("*.csv"):
+                pd.read_csv(csv).to_parquet(csv.with_suffix(".parquet"), index=False)
         if figs or hms or ufig or sfigs or ovs or afig:
             names.append("figures")
         for name in names:
@@ -572,6 +581,14 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
+
+
+def evidence_rows(evs: Sequence[Evaluation], empirical: Sequence[Result] = (),
+                  audits: Sequence[Result] = ()) -> list[Result]:
+    """Every piece of evidence as one list of :class:`~bounds.evidence.Result` rows: the symbolic
+    checks of each evaluated statement, then the empirical checks and the audits."""
+    out: list[Result] = [c for e in evs for c in e.checks]
+    return out + list(empirical) + list(audits)
 
 
 def restore_symbolic(cache: str | os.PathLike | None) -> int:
@@ -604,13 +621,13 @@ def _draw_figures(tmp: Path, figures: bool, empirical: Sequence[Any], pk: list, 
         sfigs = sensitivity_figures(empirical, tmp / "figures")
         ovs = overview_figures(empirical, tmp / "figures")
     if pk:
-        hms = heatmaps(PICK_CONSTANTS, tmp / "figures")
+        hms = heatmaps(pick_constants(), tmp / "figures")
     if utility is not None and len(utility):
         from .utility import utility_figures
 
         ufig = utility_figures(utility, tmp / "figures")["privacy_utility"]
     if audits:
-        from .audit_mechanisms import audit_figure
+        from .audit import audit_figure
 
         afig = audit_figure(list(audits), tmp / "figures")
     return figs, hms, sfigs, ovs, ufig, afig
@@ -626,7 +643,7 @@ def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any],
 
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for f in ("figures.py", "utility.py", "audit_mechanisms.py", "report.py"):
+    for f in ("figures.py", "utility.py", "audit.py", "report.py"):
         h.update((here / f).read_bytes())
     try:
         h.update(pickle.dumps([r.as_row() for r in empirical]))

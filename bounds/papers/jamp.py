@@ -65,6 +65,10 @@ PAPER = Paper(
         "Algorithm. J. Appl. Math. Phys. 5, 900–911 (2017)"
     ),
     title="Error analysis for DP least squares with clipping (JAMP 2017)",
+    pick={
+        "jamp.thm2.bound": dict(M=1, kappa=1, r=0.5, fnorm=1, eps=0.5),
+        "jamp.thm3.bound": dict(M=1, kappa=1, r=0.5, fnorm=1),
+    },
 )
 PAPER.define("r", S.r, lo=0, lo_open=True, description="regularity f_ρ ∈ L_K^r(L²_ρX)")
 PAPER.define("R", S.R, description="bound on ||f_z,λ||_K")

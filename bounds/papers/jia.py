@@ -76,6 +76,11 @@ PAPER = Paper(
         "differential private learning algorithms. J. Inequal. Appl. 2017, 9 (2017)"
     ),
     title="Perturbation of convex risk minimization (JIA 2017)",
+    pick={
+        "jia.thm4.bound": dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5),
+        "jia.s5_1.bound": dict(M=1, kappa=1, c_beta=1, beta=0.5),
+        "jia.s5_2.bound": dict(M=1, kappa=1, c_beta=1, beta=0.5),
+    },
 )
 PAPER.define("B", S.B, description="bound on λΩ(f_S) and |L(f_S(x), y)| (Theorem 1)")
 PAPER.define("B0", S.B0, description="bound on E_z(0)")

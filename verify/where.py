@@ -1,0 +1,161 @@
+"""``python -m verify where KEY``: every place a statement lives, found by discovery.
+
+For one statement key this lists where it is stated (file:line of the paper's
+``PAPER.add`` call), its source in the paper, its derivation and extra checks
+(file:line), its empirical checks and audits (file:line) with the trial
+functions they run (found by reading the checks' code), and the report
+figures drawn for it.
+
+Examples
+--------
+>>> import bounds
+>>> from verify.where import locate
+>>> key = next(iter(bounds.registry)).key
+>>> info = locate(key)
+>>> info["key"] == key and info["defined"].startswith("bounds/papers/")
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import bounds
+from bounds.paper import relpath
+
+
+def _where(fn: Callable[..., Any]) -> str:
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return repr(fn)
+    return f"{relpath(code.co_filename)}:{code.co_firstlineno}"
+
+
+def _resolve(node: ast.AST, env: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, env)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
+
+
+def _is_trial(obj: Any) -> bool:
+    if not inspect.isfunction(obj):
+        return False
+    return hasattr(obj, "__trial_spec__") or (
+        (obj.__module__ or "").startswith("simulations.trials.") and obj.__name__.endswith("_trial"))
+
+
+def trials_run_by(fn: Callable[..., Any], depth: int = 4) -> list[Callable[..., Any]]:
+    """Trial functions that ``fn`` (or a function of its own module that it calls) refers to."""
+    found: dict[str, Callable[..., Any]] = {}
+    seen: set[int] = set()
+
+    def visit(f: Callable[..., Any], d: int) -> None:
+        f = inspect.unwrap(f)
+        if id(f) in seen or d < 0 or not hasattr(f, "__code__"):
+            return
+        seen.add(id(f))
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(f)))
+        except (OSError, TypeError, SyntaxError):
+            return
+        env = dict(f.__globals__)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                obj = _resolve(node, env)
+                if _is_trial(obj):
+                    found.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+                elif (callable(obj) and getattr(obj, "__module__", None) == f.__module__
+                      and inspect.isfunction(obj)):
+                    visit(obj, d - 1)
+
+    visit(fn, depth)
+    return list(found.values())
+
+
+def figures_for(key: str, reports: str | Path = "reports") -> list[str]:
+    """Figures under ``reports/figures`` drawn for ``key`` (the longest key whose slug a file name carries)."""
+    d = Path(reports) / "figures"
+    if not d.is_dir():
+        return []
+    slugs = {k: "_" + k.replace(".", "_") for k in bounds.registry.keys()}
+    out = []
+    for p in sorted(d.glob("*.png")):
+        stem = p.stem
+        best = None
+        for k, s in slugs.items():
+            i = stem.find(s)
+            if i >= 0 and (i + len(s) == len(stem) or stem[i + len(s)] == "_"):
+                if best is None or len(s) > len(slugs[best]):
+                    best = k
+        if best == key:
+            out.append(str(p))
+    return out
+
+
+def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
+    """Everything about where ``key`` is encoded and checked, as a JSON-able dict.
+
+    Raises
+    ------
+    KeyError
+        For an unknown key (with suggestions).
+    """
+    from .empirical import discover_checks
+
+    st = bounds.get(key)
+    ev = bounds.evaluate(key)
+    paper = bounds.registry.paper_of(key)
+    specs = discover_checks([paper.id]).for_key(key)
+
+    def spec_info(s: Any) -> dict[str, Any]:
+        return {"name": s.name, "function": s.fn.__qualname__, "where": s.where,
+                "trials": [{"function": t.__qualname__, "where": _where(t)} for t in trials_run_by(s.fn)]}
+
+    return {
+        "key": st.key,
+        "label": st.label,
+        "quantity": st.quantity,
+        "status": ev.status,
+        "paper": paper.id,
+        "source": (f"{st.source}, {st.equation}" if st.equation.startswith(st.label)
+                   else f"{st.source}, {st.label}" + (f", {st.equation}" if st.equation else "")),
+        "citation": paper.citation,
+        "defined": f"{relpath(st.file)}:{st.line}",
+        "derivation": _where(st.derive) if st.derive is not None else None,
+        "symbolic": [{"name": c.name, "kind": c.kind, "verdict": c.verdict} for c in ev.checks],
+        "check_functions": [{"function": getattr(f, "__qualname__", repr(f)), "where": _where(f)} for f in st.checks],
+        "empirical": [spec_info(s) for s in specs if s.evidence == "empirical"],
+        "audits": [spec_info(s) for s in specs if s.evidence == "audit"],
+        "figures": figures_for(key, reports),
+    }
+
+
+def render(info: dict[str, Any]) -> str:
+    """The text ``python -m verify where`` prints."""
+    L = [f"{info['key']}: {info['label']} — {info['quantity']}   [status: {info['status']}]",
+         f"  source      {info['source']}",
+         f"  stated at   {info['defined']}"]
+    if info["derivation"]:
+        L.append(f"  derived by  {info['derivation']}")
+    L.append("  symbolic    " + ("; ".join(f"{c['name']} ({c['kind']}): {c['verdict']}" for c in info["symbolic"])
+                               or "—"))
+    for f in info["check_functions"]:
+        L.append(f"              check {f['function']} at {f['where']}")
+    for title, items in (("empirical", info["empirical"]), ("audits", info["audits"])):
+        if not items:
+            L.append(f"  {title:<11} —")
+        for i, s in enumerate(items):
+            L.append(f"  {title if i == 0 else '':<11} {s['name']}: {s['function']} at {s['where']}")
+            for t in s["trials"]:
+                L.append(f"              runs {t['function']} at {t['where']}")
+    L.append("  figures     " + (", ".join(info["figures"]) or "— (none in the report directory)"))
+    return "\n".join(L)
