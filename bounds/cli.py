@@ -2,6 +2,8 @@
 
 Subcommands
 -----------
+``papers [--json]``
+    every discovered paper: id, module, source (seed file or citation), statement tally.
 ``list [--json] [--paper ID] [--status S]``
     every statement with its computed status.
 ``show KEY``
@@ -115,6 +117,23 @@ def _cmd_list(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_papers(a: argparse.Namespace) -> int:
+    """Every discovered paper: id, source, statements and the tally of their statuses."""
+    rows = []
+    for pid, paper in PAPERS.items():
+        evs = [registry.evaluate(k) for k in paper.statements]
+        tally = {s: sum(e.status == s for e in evs) for s in STATUSES}
+        rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally))
+    if a.json:
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        return 0
+    for r in rows:
+        t = ", ".join(f"{n} {s}" for s, n in r["tally"].items() if n)
+        print(f"{r['id']:<6} {r['module']:<26} {r['statements']:>3} statements ({t})")
+        print(f"       {r['source_kind']}: {r['source']}")
+    return 0
+
+
 def _cmd_show(a: argparse.Namespace) -> int:
     ev = registry.evaluate(a.key)
     st = ev.statement
@@ -207,6 +226,8 @@ def _cmd_pick(a: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m bounds", description="Bounds of the papers, checked.")
     sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("papers", help="list the discovered papers")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("list", help="list statements")
     p.add_argument("--json", action="store_true")
     p.add_argument("--paper")
@@ -251,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError:
             print(f"error: --lam must be 'optimise', 'paper' or a number, not {a.lam!r}", file=sys.stderr)
             return 2
-    handlers = {"list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick}
+    handlers = {"papers": _cmd_papers, "list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick}
     try:
         return handlers[a.cmd](a)
     except (CLIError, ValueError, KeyError) as exc:

@@ -1,9 +1,11 @@
-"""Core objects of the symbolic layer: Statement, Check, Evaluation and the Registry.
+"""Core objects of the symbolic layer: Statement, Evaluation and the Registry.
 
-A :class:`Statement` is one numbered result of a seed paper (or one formula of
+A :class:`Statement` is one numbered result of a paper (or one formula of
 its application section): the expression the paper *states*, a function that
 *derives* the same quantity from the statements it depends on the way the
-paper's proof does, the assumption domains of its symbols and its source.
+paper's proof does, the assumption domains of its symbols (the paper's
+namespace) and its source.  Statements are added to a
+:class:`~bounds.paper.Paper`; a :class:`Registry` is built from papers.
 
 The :class:`Registry` runs every derivation twice, once from the dependencies'
 *derived* expressions and once from their *stated* expressions, compares the
@@ -21,13 +23,20 @@ logic, normalisation of densities, rates) and computes a status:
     the stated expression does not follow; both are kept, the derived one is
     the default for numeric use.
 
-Statuses are never typed in: they are the outcome of the checks.
+Statuses are never typed in: they are the outcome of the checks (each a
+:class:`~bounds.evidence.Result`).  The vocabulary lives in :mod:`bounds.evidence`.
 
 Examples
 --------
->>> from bounds import registry
->>> ev = registry.evaluate("jia.thm2")
->>> ev.status
+>>> import sympy as sp
+>>> from bounds.core import Registry
+>>> from bounds.paper import Paper
+>>> from bounds.symbols import S
+>>> demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+>>> _ = demo.add("thm1", "Theorem 1", "theorem", "sensitivity", 2 * S.kappa / (S.lam * S.m),
+...              derive=lambda dep: 2 * S.kappa / (S.lam * S.m), relation="upper",
+...              params=("kappa", "lam", "m"), doc="Doe (2026), Theorem 1.")
+>>> Registry([demo]).evaluate("demo.thm1").status
 'consistent'
 """
 
@@ -73,9 +82,9 @@ class Statement:
     Parameters
     ----------
     key : str
-        Stable identifier, ``<paper id>.<label slug>[.<quantity>]`` (``jia.prop1.scale``).
+        Stable identifier, ``<paper id>.<label slug>[.<quantity>]`` (``demo.prop1.scale``).
     seed : str
-        Seed file name (``000_c13e7e0f812f87df.txt``).
+        Seed file name for a paper read from a seed file, else empty.
     label : str
         The paper's label as printed (``Proposition 1``, ``Section 5.1``).
     kind : str
@@ -438,10 +447,18 @@ class Registry:
 
         Examples
         --------
-        >>> from bounds import registry
-        >>> v = dict(kappa=1, C_L=1, lam=0.1, gamma=2, m=100)
-        >>> round(registry.value("jia.thm2", v), 6)
-        0.1
+        >>> from bounds.core import Registry
+        >>> from bounds.paper import Paper
+        >>> from bounds.symbols import S
+        >>> demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+        >>> _ = demo.add("thm1", "Theorem 1", "theorem", "q", 2 * S.kappa / (S.lam * S.m),
+        ...              params=("kappa", "lam", "m"), relation="none", doc="Doe (2026), Theorem 1.")
+        >>> Registry([demo]).value("demo.thm1", dict(kappa=1, lam=0.1, m=100))
+        0.2
+        >>> Registry([demo]).value("demo.thm1", dict(kappa=1, lam=0, m=100))
+        Traceback (most recent call last):
+        ...
+        ValueError: parameter 'lam' = 0 violates the assumption lam > 0 of statement demo.thm1 (Theorem 1)
         """
         st = self.get(key)
         if which not in ("derived", "stated"):
@@ -532,7 +549,7 @@ def _holds(st: Statement, dstated: sp.Expr) -> bool:
 
 
 def keys_matching(reg: Registry, pattern: str) -> list[str]:
-    """Keys matching a glob pattern (``jia.*``) or containing ``pattern``."""
+    """Keys matching a glob pattern (``<paper id>.*``) or containing ``pattern``."""
     import fnmatch
 
     ks = reg.keys()

@@ -1,11 +1,12 @@
 """Core of the empirical checks: results, profiles, the run context and the check registry.
 
-A check is a function registered with :func:`empirical_check` under the key
-of the :mod:`bounds` statement it tests; it takes a :class:`Context` and
-returns a list of :class:`EmpiricalResult` (one per variant: calibration,
-data set, m, ...).  The per-paper modules (``verify/empirical/jia.py`` for
-seed 000, ``jamp.py`` for 001, ``jcc.py`` for 003) hold the checks; the trial
-functions they run live in ``simulations/trials/`` under the same names.
+A check is a function marked with :func:`empirical_check` (or, for a privacy
+audit, :func:`audit_check`) under the key of the :mod:`bounds` statement it
+tests; it takes a :class:`Context` and returns a list of
+:class:`~bounds.evidence.Result` (one per variant: calibration, data set, m,
+...).  A paper's checks live in ``verify/empirical/<paper id>.py`` and the
+trial functions they run in ``simulations/trials/<paper id>.py``; both are
+found by discovery (:func:`verify.empirical.discover_checks`).
 
 Examples
 --------
