@@ -69,6 +69,8 @@ def test_pick_json() -> None:
         ("verify", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--only", "jia.thm2",
          "--out", "/tmp/dp-erm-verify-never"),
         ("verify", "audit", "--profile", "huge"),
+        ("verify", "audit", "--only", "no-such-statement"),
+        ("verify", "where", "no.such.key"),
     ],
 )
 def test_bad_input_one_line_exit_2(args) -> None:
@@ -104,3 +106,27 @@ def test_verify_quick_empirical_run_and_its_cache(tmp_path) -> None:
     first = (out / "results" / "empirical.csv").read_text()
     p = run(*args)                                              # second run: from the cache
     assert p.returncode == 0 and (out / "results" / "empirical.csv").read_text() == first
+
+
+def test_where_prints_every_place() -> None:
+    p = run("verify", "where", "jia.thm2")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "stated at   bounds/papers/jia.py:" in out
+    assert "000_c13e7e0f812f87df.txt" in out
+    assert "verify/empirical/jia.py:" in out and "simulations/trials/jia.py:" in out   # check and its trials
+    p = run("verify", "where", "jia.s5_1", "--json")
+    d = json.loads(p.stdout)
+    assert d["audits"] and all(a["where"].startswith("verify/empirical/jia.py:") for a in d["audits"])
+
+
+def test_papers_lists_every_discovered_paper() -> None:
+    import bounds
+
+    p = run("bounds", "papers", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["id"] for r in rows] == list(bounds.PAPERS)
+    for r in rows:
+        assert r["source"] and r["module"] == f"bounds/papers/{r['id']}.py"
+        assert sum(r["tally"].values()) == r["statements"] > 0
