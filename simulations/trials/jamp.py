@@ -332,7 +332,8 @@ def noise_scale(config: Mapping[str, Any], which: str = "derived") -> float:
                          m=int(config["m"]), eps=float(config["eps"]))
 
 
-@trial(requires=('eps', 'lam', 'm', 'scale'), optional=('dense_max', 'n_noise', 'n_quad', 'tol'))
+@trial(requires=('eps', 'lam', 'm', 'scale'),
+       optional=('dense_max', 'n_noise', 'n_quad', 'tol', *PROBLEM_DEFAULTS))
 def risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One sample, the exact fit, ``n_noise`` releases π(f_z,λ) + b; per-trial averages.
 
@@ -638,7 +639,8 @@ def adversarial_search(x: FloatArray, y: FloatArray, lam: float, kernel: Periodi
                          "clip_active": n_active / max(n_big, 1)})
 
 
-@trial(requires=('lam', 'm', 'n_search'), optional=('base', 'n_fine', 'n_grid', 'rounds'))
+@trial(requires=('lam', 'm', 'n_search'),
+       optional=('base', 'n_fine', 'n_grid', 'rounds', 'dense_max', 'n_quad', *PROBLEM_DEFAULTS))
 def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One base data set of size ``m`` and :func:`adversarial_search` at ``lam``.
 

@@ -549,7 +549,8 @@ def mean_error_norm(P: CircleRegression, T: int, theta: float, t0: float) -> flo
     return float(math.sqrt(float(((m**2).sum(axis=0) / tau).sum())))
 
 
-@trial(requires=('T', 'kappa', 'problem', 'scale', 'scale_alt', 't0', 'theta'), optional=('freq', 'levels', 'n_noise', 'r', 'sigma'))
+@trial(requires=('T', 'kappa', 'problem', 'scale', 't0', 'theta'),
+       optional=('freq', 'levels', 'n_noise', 'r', 'sigma', 'scale_alt'))
 def thm2_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One run of the private online algorithm (6) and its exact K-norm error (Theorem 2).
 
