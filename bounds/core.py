@@ -352,13 +352,18 @@ class Registry:
         for dep in st.depends:
             self.get(dep)  # fail early on a typo
         derived = dstated = None
+
+        def own(k: str) -> str:   # a dependency may be named without the paper prefix
+            return k if k in self._statements else f"{st.paper}.{k}"
+
         if st.derive is not None:
-            derived = st.derive(self.derived)
-            dstated = st.derive(self.stated_or_derived)
+            derived = st.derive(lambda k: self.derived(own(k)))
+            dstated = st.derive(lambda k: self.stated_or_derived(own(k)))
         checks: list[Check] = []
         if derived is not None and st.stated is not None and st.relation != "none":
             checks.append(compare(st, st.stated, derived, label="stated vs derived"))
         def res(k: str) -> sp.Expr:
+            k = own(k)
             if k == st.key:
                 return derived if derived is not None else st.stated
             return self.derived(k)
