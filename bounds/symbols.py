@@ -225,13 +225,16 @@ class Namespace(Mapping[str, Param]):
     (inf, 'eps', False)
     """
 
-    def __init__(self, params: Iterable[Param] = (), parent: Namespace | None = None, name: str = "") -> None:
+    def __init__(self, params: Iterable[Param] = (), parent: Namespace | None = None, name: str = "",
+                 frozen: bool = False) -> None:
         self.name = name
         self.parent = parent
+        self.frozen = False
         self._own: dict[str, Param] = {}
         self._by_symbol: dict[sp.Symbol, Param] = {}
         for p in params:
             self._add(p)
+        self.frozen = frozen
 
     # -- Mapping ---------------------------------------------------------
     def __getitem__(self, name: str) -> Param:
@@ -293,6 +296,9 @@ class Namespace(Mapping[str, Param]):
             For a name defined twice here, or a symbol name already used by another parameter.
         """
         where = f"namespace {self.name!r}" if self.name else "the namespace"
+        if self.frozen:
+            raise ValueError(f"parameter {name!r}: {where} is frozen; define it in the paper's own namespace "
+                             "(PAPER.define)")
         if name in self._own:
             if self._own[name].symbol != symbol:
                 raise ValueError(f"parameter {name!r} is already defined in {where} with symbol "
@@ -306,7 +312,7 @@ class Namespace(Mapping[str, Param]):
 
 
 #: the shared parameters, the root namespace of every paper
-SHARED = Namespace(_SHARED_PARAMS, name="shared")
+SHARED = Namespace(_SHARED_PARAMS, name="shared", frozen=True)
 
 #: the shared parameters by name (an alias of :data:`SHARED`)
 P = SHARED
