@@ -9,9 +9,12 @@ import pytest
 
 from simulations.online import online_kernel_regression
 from simulations.trials import jcc as tr
+from verify.empirical import discover_checks
 from verify.empirical import jcc as ej
-from verify.empirical.core import CHECKS, PROFILES, Context
+from verify.empirical.core import PROFILES, Context
 from verify.stats import VERDICTS
+
+CHECKS = {s.name: s for s in discover_checks() if s.evidence == "empirical"}
 
 TINY = dict(m_sens=(20,), n_search=8, n_trials=6, n_noise=20, m=30, m_grid=(20, 40, 80), n_rate_trials=4)
 

@@ -22,9 +22,12 @@ from simulations.solvers import (
     union_rkhs_distance,
 )
 from simulations.trials import jia as T
+from verify.empirical import discover_checks
 from verify.empirical import jia as J
-from verify.empirical.core import CHECKS, PROFILES, Context
+from verify.empirical.core import PROFILES, Context
 from verify.stats import VERDICTS
+
+CHECKS = {s.name: s for s in discover_checks() if s.evidence == "empirical"}
 
 TINY = dict(n_trials=4, n_noise=20, m=40, m_grid=(30, 40, 60), n_rate_trials=3, n_search=8, m_sens=(20,))
 

@@ -332,8 +332,8 @@ def noise_scale(config: Mapping[str, Any], which: str = "derived") -> float:
                          m=int(config["m"]), eps=float(config["eps"]))
 
 
-@trial(requires=('eps', 'lam', 'm', 'scale'),
-       optional=('dense_max', 'n_noise', 'n_quad', 'tol', *PROBLEM_DEFAULTS))
+@trial(requires=('eps', 'lam', 'm'),
+       optional=('scale', 'dense_max', 'n_noise', 'n_quad', 'tol', *PROBLEM_DEFAULTS))
 def risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One sample, the exact fit, ``n_noise`` releases π(f_z,λ) + b; per-trial averages.
 

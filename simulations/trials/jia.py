@@ -253,8 +253,8 @@ def _scale(config: Mapping[str, Any], mechanism: str, **values: float) -> float:
     return laplace_scale(mechanism, config.get("calibration", "derived"), **values)
 
 
-@trial(requires=('eps', 'lam', 'm', 'scale'),
-       optional=('calibration', 'n_noise', 'r', 's', 'sigma', 'kappa', 'problem', 'sched'))  # problem, sched: labels
+@trial(requires=('eps', 'lam', 'm'),
+       optional=('scale', 'calibration', 'n_noise', 'r', 's', 'sigma', 'kappa', 'problem', 'sched'))  # problem, sched: labels
 def ls_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One trial of DP least squares (§5.1) on the circle: the terms of (3), averaged over noise.
 
@@ -376,8 +376,8 @@ def _hinge_and_misclass(P: BinaryClassification, f: FloatArray, b: FloatArray
     return hinge, w * (wrong_pos + wrong_neg)
 
 
-@trial(requires=('eps', 'lam', 'm', 'scale'),
-       optional=('calibration', 'n_noise', 't0', 'a', 'margin', 'kappa', 'problem', 'sched'))  # problem, sched: labels
+@trial(requires=('eps', 'lam', 'm'),
+       optional=('scale', 'calibration', 'n_noise', 't0', 'a', 'margin', 'kappa', 'problem', 'sched'))  # problem, sched: labels
 def svm_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One trial of the DP SVM (§5.2): terms of (3) for the hinge loss and the misclassification excess.
 
