@@ -117,3 +117,38 @@ def test_interrupted_run_resumes_from_the_batches_it_finished(tmp_path):
     CALLS.clear()
     resumed = run_trials(_counting_trial, {"n": 5}, 8, seed=1, batch_size=2, cache=cache)
     assert len(CALLS) == 4 and resumed.equals(full)
+
+
+# ---------------------------------------------------------------- configuration validation
+def _undeclared_trial(config, rng):
+    return {"x": float(config["m"])}
+
+
+def test_a_missing_key_is_a_clear_value_error_not_a_bare_key_error() -> None:
+    from simulations.runner import ConfigError, run_trials, uniform_trial
+
+    # undeclared trial: the configuration raises ConfigError (a ValueError) naming the trial and the key
+    with pytest.raises(ValueError, match=r"trial _undeclared_trial: configuration lacks key 'm'"):
+        run_trials(_undeclared_trial, {"n": 1}, 1, executor="serial")
+    # declared trial: refused before any trial runs, unknown keys too
+    from simulations.runner import trial
+
+    declared = trial(requires=("n",))(uniform_trial)
+    try:
+        with pytest.raises(ConfigError, match="lacks key 'n'"):
+            run_trials(declared, {}, 1, executor="serial")
+        with pytest.raises(ValueError, match="unknown key 'nn'"):
+            run_trials(declared, {"n": 2, "nn": 3}, 1, executor="serial")
+    finally:
+        del uniform_trial.__trial_spec__
+
+
+def test_trial_config_survives_pickling_with_its_name() -> None:
+    import pickle
+
+    from simulations.runner import ConfigError, _make_config
+
+    c = pickle.loads(pickle.dumps(_make_config({"a": 1}, "my_trial")))
+    assert c["a"] == 1 and c.get("b", 7) == 7
+    with pytest.raises(ConfigError, match="trial my_trial: configuration lacks key 'b'"):
+        c["b"]
