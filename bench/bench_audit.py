@@ -27,7 +27,8 @@ from simulations.data import CircleRegression  # noqa: E402
 from simulations.estimators import DPKernelLeastSquares  # noqa: E402
 from simulations.mechanisms import laplace_scale  # noqa: E402
 from verify.audit import audit  # noqa: E402
-from verify.audit_mechanisms import kls_pair, laplace_function, laplace_value  # noqa: E402
+from simulations.pairs import kls_pair  # noqa: E402
+from verify.audit import laplace_function, laplace_value  # noqa: E402
 
 M_DATA, LAM, EPS, N = 500, 0.1, 0.5, 100_000
 
@@ -38,11 +39,11 @@ def main() -> None:
     pair = kls_pair(M_DATA, LAM, 0)
     t_pair = time.perf_counter() - t0
     scale = laplace_scale("jia.s5_1", "derived", kappa=P.kappa, lam=LAM, m=M_DATA, eps=EPS, M=P.M)
-    g = pair.value_point()
-    i, j = pair.function_points()
+    g = pair["value_point"]
+    i, j = pair["function_points"]
     t0 = time.perf_counter()
-    rv = audit(*laplace_value(pair.f0[g], pair.f1[g], scale), n=N, seed=0)
-    rf = audit(*laplace_function(pair.f0, pair.f1, i, j, scale), n=N, seed=0)
+    rv = audit(*laplace_value(pair["f0"][g], pair["f1"][g], scale), n=N, seed=0)
+    rf = audit(*laplace_function(pair["f0"], pair["f1"], i, j, scale), n=N, seed=0)
     t_audit = time.perf_counter() - t0
     # peer: refit per release (z only; z̄ costs the same)
     X, y = P.sample(M_DATA, np.random.default_rng(np.random.SeedSequence([0, M_DATA])))
@@ -50,7 +51,7 @@ def main() -> None:
     k_peer = 50
     t0 = time.perf_counter()
     for s in range(k_peer):
-        est.set_params(random_state=s).fit(X, y).predict(pair.grid[:, None])
+        est.set_params(random_state=s).fit(X, y).predict(pair["grid"][:, None])
     t_peer = (time.perf_counter() - t0) / k_peer * 2 * N * 2      # 2 data sets × 2 release models
     print(f"{'row':<52} {'seconds':>9}")
     print(f"{'pair search, m = 500 (all indices × 128 candidates)':<52} {t_pair:>9.2f}")

@@ -125,8 +125,8 @@ def test_audits_rows(monkeypatch):
     rows = pr.audits(n=50, seed=0, confidence=0.95)
     assert len(rows) == 2
     r = rows[0]
-    assert r.mechanism == "pr.thm5_1" and r.n == 50 and r.verdict in ("violated", "consistent")
-    assert r.claimed_eps == pytest.approx(0.5 + math.log(1 + 2 * 8 / (40 * 20) + 64 / (40 * 20) ** 2))
+    assert r.key == "pr.thm5_1" and r.evidence == "audit" and r.n == 50 and r.verdict in ("violated", "holds")
+    assert r.bound == pytest.approx(0.5 + math.log(1 + 2 * 8 / (40 * 20) + 64 / (40 * 20) ** 2))
     d = r.details
     assert d["bottom"] + d["unresolved"] + d["solved"] == 100
     assert d["fpr"] == 0.0                           # no release from z is ever taken for z̄

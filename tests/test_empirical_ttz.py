@@ -145,10 +145,10 @@ def test_serial_equals_local():
 
 def test_audits_small():
     rows = V.audits(n=3000, seed=0)
-    assert [(r.mechanism, r.calibration) for r in rows] == [
+    assert [(r.details["mechanism"], r.details["calibration"]) for r in rows] == [
         ("ttz.fw", "stated"), ("ttz.fw", "derived"), ("ttz.fw.step", "stated"), ("ttz.fw.step", "derived")]
     step = rows[2]
     # the printed per-step accounting: the exact loss of one selection exceeds the ε₀ = 1 it accounts for
     assert step.details["exact_eps_of_one_selection"] > 1.0
     assert rows[3].details["exact_eps_of_one_selection"] <= 1.0
-    assert all(r.eps_lower <= r.details.get("exact_eps_of_one_selection", math.inf) + 1e-9 for r in rows[2:])
+    assert all(r.statistic <= r.details.get("exact_eps_of_one_selection", math.inf) + 1e-9 for r in rows[2:])

@@ -47,6 +47,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from bounds.evidence import Result
+
 #: a release function: (rng, n) -> n statistics (one scalar per release)
 Releases = Callable[[np.random.Generator, int], np.ndarray]
 
@@ -232,3 +234,211 @@ def gaussian_true_eps(sigma: float, delta: float, sensitivity: float = 1.0) -> f
     while d(hi) > 0:
         hi *= 2
     return float(optimize.brentq(d, 0.0, hi, xtol=1e-12))
+
+
+# ---------------------------------------------------------------------------
+# release models (generic: a paper's audit builds its releases from these)
+# ---------------------------------------------------------------------------
+
+def laplace_value(v0: float, v1: float, scale: float, sign: bool = False) -> tuple[Callable, Callable]:
+    """Releases of one value f(x*) + b (or its sign) on z and on z̄."""
+    def rel(v: float) -> Callable:
+        def f(rng: np.random.Generator, n: int) -> np.ndarray:
+            out = v + rng.laplace(0.0, scale, n)
+            return np.where(out >= 0, 1.0, -1.0) if sign else out
+        return f
+    return rel(v0), rel(v1)
+
+
+def laplace_function(f0: np.ndarray, f1: np.ndarray, i: int, j: int, scale: float,
+                     sign: bool = False) -> tuple[Callable, Callable]:
+    """Releases of the function f + b observed at t_i and t_j; statistic: value(t_j) − value(t_i)."""
+    def rel(f: np.ndarray) -> Callable:
+        def g(rng: np.random.Generator, n: int) -> np.ndarray:
+            b = rng.laplace(0.0, scale, n)
+            a, c = f[i] + b, f[j] + b
+            if sign:
+                a, c = np.where(a >= 0, 1.0, -1.0), np.where(c >= 0, 1.0, -1.0)
+            return np.round(c - a, 10)          # removes the rounding jitter of (f + b) − (f + b)
+        return g
+    return rel(f0), rel(f1)
+
+
+def gp_function(f0: np.ndarray, f1: np.ndarray, Kgrid: np.ndarray, scale: float) -> tuple[Callable, Callable]:
+    """Releases f + scale·G on the grid, G ~ N(0, K_grid); statistic: ⟨K⁺(f1 − f0), release − f0⟩."""
+    w, U = np.linalg.eigh(Kgrid)
+    keep = w > w.max() * 1e-10
+    root = U[:, keep] * np.sqrt(w[keep])
+    d = f1 - f0
+    proj = U[:, keep] @ ((U[:, keep].T @ d) / w[keep])          # K⁺ d on the kept eigenspace
+
+    def rel(f: np.ndarray) -> Callable:
+        def g(rng: np.random.Generator, n: int) -> np.ndarray:
+            xi = rng.standard_normal((n, root.shape[1]))
+            v = f[None, :] + scale * (xi @ root.T)
+            return (v - f0[None, :]) @ proj
+        return g
+    return rel(f0), rel(f1)
+
+
+LEAK_FUNCTION = ("one scalar b is added to the whole function, so differences of its values are "
+                 "noise-free and reveal f_z − f_z̄ exactly")
+LEAK_VALUE = "no leak beyond the claim was detected at this pair"
+
+
+def audit_result(key: str, *, mechanism: str, source: str, release: str, calibration: str, claimed: float,
+                 result: AuditResult, attack: str, leak: str = LEAK_VALUE, details: dict[str, Any] | None = None,
+                 delta: float = 0.0) -> Result:
+    """One audit row as a :class:`~bounds.evidence.Result` (``evidence="audit"``, kind ``privacy``).
+
+    ``statistic`` and ``lo`` are ε_lower, ``hi`` the attack's ε at the observed rates, ``bound`` the
+    claimed ε; the verdict is ``violated`` when ε_lower exceeds the claim.  ``leak`` is shown only
+    for a violated claim.
+
+    Examples
+    --------
+    >>> r = audit(*laplace_releases(0.5), n=20_000, seed=0)
+    >>> row = audit_result("demo.thm1", mechanism="laplace", source="textbook", release="value",
+    ...                    calibration="exact", claimed=0.5, result=r, attack="threshold")
+    >>> row.evidence, row.verdict, row.bound
+    ('audit', 'holds', 0.5)
+    """
+    violated = result.eps_lower > claimed
+    return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}",
+                  verdict="violated" if violated else "holds", statistic=result.eps_lower, lo=result.eps_lower,
+                  hi=result.eps_point, bound=claimed, confidence=result.confidence, n=result.n, method=attack,
+                  detail=leak if violated else LEAK_VALUE,
+                  details={"mechanism": mechanism, "source": source, "release": release, "calibration": calibration,
+                           "delta": delta, "eps_point": result.eps_point, "fpr": result.fpr, "fnr": result.fnr,
+                           "threshold": result.threshold, **(details or {})})
+
+
+def audit_row(key: str, mechanism: str, source: str, release: str, calibration: str, claimed_eps: float,
+              delta: float, eps_lower: float, eps_point: float, confidence: float, n: int, verdict: str,
+              attack: str, leak: str, details: dict[str, Any] | None = None) -> Result:
+    """An audit row from its fields, for audits that compute ε_lower themselves (a pre-registered test).
+
+    ``verdict`` is ``violated`` or ``consistent``/``holds``; it must agree with ε_lower > claimed ε.
+    """
+    violated = eps_lower > claimed_eps
+    if (verdict == "violated") != violated:
+        raise ValueError(f"audit of {key}: parameter 'verdict' = {verdict!r} disagrees with "
+                         f"eps_lower = {eps_lower:.4g} against the claimed {claimed_eps:g}")
+    return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}",
+                  verdict="violated" if violated else "holds", statistic=eps_lower, lo=eps_lower, hi=eps_point,
+                  bound=claimed_eps, confidence=confidence, n=n, method=attack,
+                  detail=leak if violated else LEAK_VALUE,
+                  details={"mechanism": mechanism, "source": source, "release": release, "calibration": calibration,
+                           "delta": delta, "eps_point": eps_point, **(details or {})})
+
+
+def scalar_noise_audits(key: str, *, mechanism: str, source: str, pair: dict[str, Any], scales: dict[str, float],
+                        claimed: float, n: int, seed: int, confidence: float, sign: bool = False,
+                        details: dict[str, Any] | None = None, value_attack: str = "threshold on the released value at x*",
+                        function_attack: str = "difference of the released function at two points",
+                        function_leak: str = LEAK_FUNCTION, stated_note: str = "") -> list[Result]:
+    """Audits of a function released with ONE scalar noise b, per release model and calibration.
+
+    ``pair`` is a hardest neighbouring pair (:mod:`simulations.pairs`); ``scales`` maps a calibration
+    (``stated``, ``derived``) to the Laplace scale.  Two release models: ``value`` (f(x*) + b at the point
+    x* where the pair differs most; with ``sign``, its sign) and ``function`` (the function at the two
+    points where f_z̄ − f_z is smallest and largest: their difference carries no noise).
+    """
+    f0, f1 = pair["f0"], pair["f1"]
+    g = pair["value_point"]
+    i, j = pair["function_points"]
+    base = {"pair": pair["note"], "index": pair["index"], "replacement": pair["replacement"],
+            "max_abs_diff": pair["max_abs_diff"], **(details or {})}
+    out = []
+    for cal, scale in scales.items():
+        det = dict(base, scale=scale)
+        r = audit(*laplace_value(f0[g], f1[g], scale, sign=sign), n=n, seed=seed, confidence=confidence)
+        diff = float(abs(f1[g] - f0[g]))
+        leak = (f"one released value already loses more than ε: at this pair |f_z(x*) − f_z̄(x*)| = {diff:.3g} "
+                f"exceeds ε × scale = {claimed * scale:.3g}" + (f" ({stated_note})" if cal == "stated" and stated_note
+                                                                else ""))
+        out.append(audit_result(key, mechanism=mechanism, source=source, release="value", calibration=cal,
+                                claimed=claimed, result=r, attack=value_attack, leak=leak,
+                                details=dict(det, value_diff=diff)))
+        r = audit(*laplace_function(f0, f1, i, j, scale, sign=sign), n=n, seed=seed, confidence=confidence)
+        out.append(audit_result(key, mechanism=mechanism, source=source, release="function", calibration=cal,
+                                claimed=claimed, result=r, attack=function_attack, leak=function_leak, details=det))
+    return out
+
+
+def calibration_audits(n: int, seed: int, confidence: float, eps: float = 1.0, delta: float = 1e-5) -> list[Result]:
+    """The auditor on textbook mechanisms of known ε: Laplace (ε-DP) and Gaussian ((ε, δ)-DP).
+
+    These rows test the auditor, not a paper (key ``""``); ``details["ratio"]`` = ε_lower / ε_true
+    is how much of the true ε the auditor recovers with ``n`` releases (the Gaussian's ε_true is its
+    exact ε at δ, Balle & Wang 2018).
+    """
+    lap = audit(*laplace_releases(eps), n=n, seed=seed, confidence=confidence)
+    sigma = math.sqrt(2 * math.log(1.25 / delta)) / eps
+    true = gaussian_true_eps(sigma, delta)
+    ga = audit(*gaussian_releases(eps, delta), n=n, seed=seed, confidence=confidence, delta=delta)
+    return [
+        audit_result("", mechanism="laplace", source="textbook Laplace mechanism, Δ = 1", release="value",
+                     calibration="exact", claimed=eps, result=lap, attack="threshold on the value",
+                     details={"eps_true": eps, "ratio": lap.eps_lower / eps, "calibration_of_auditor": True}),
+        audit_result("", mechanism="gaussian", source="textbook Gaussian mechanism, Δ = 1, σ = √(2 ln(1.25/δ))/ε",
+                     release="value", calibration="exact", claimed=eps, result=ga, attack="threshold on the value",
+                     delta=delta,
+                     details={"eps_true": true, "ratio": ga.eps_lower / true, "calibration_of_auditor": True}),
+    ]
+
+
+def audit_markdown(rows: list[Result]) -> list[str]:
+    """Report lines: the audit table (sweep rows excluded)."""
+    L = ["| mechanism | source | release | noise | claimed ε (δ) | ε_lower | attack's ε at observed rates | verdict | what leaks |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r.details.get("sweep"):
+            continue
+        D = r.details
+        d = f"{r.bound:g}" + (f" ({D['delta']:g})" if D.get("delta") else "")
+        if "ratio" in r.details:
+            d += f"; true ε {r.details['eps_true']:.3g}, recovered {r.details['ratio']:.0%}"
+        pt = "∞" if math.isinf(r.hi) else f"{r.hi:.3g}"
+        def esc(t: str) -> str:
+            return t.replace("|", "\\|").replace("\n", " ")
+
+        key = f"[`{r.key}`](#s-{r.key.replace('.', '-').replace('_', '-').lower()})" if r.key else "(auditor)"
+        L.append(f"| {key} `{D['mechanism']}` | {esc(D['source'])} | {D['release']} | {D['calibration']} | {d} | "
+                 f"{r.statistic:.3f} | {pt} | **{r.verdict}** | {esc(r.detail)} |")
+    return L
+
+
+def audit_figure(rows: list[Result], directory) -> str | None:
+    """ε_lower against the claimed ε (the sweep rows); returns the PNG path relative to the report."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sw = [r for r in rows if r.details.get("sweep")]
+    if not sw:
+        return None
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(5.2, 3.8), constrained_layout=True)
+    eps = sorted({r.bound for r in sw})
+    ax.plot(eps, eps, "k--", lw=1, label="ε_lower = claimed ε")
+    for i, (rel, cal) in enumerate([(a, b) for a in ("value", "function") for b in ("stated", "derived")]):
+        pts = sorted((r.bound, r.statistic) for r in sw
+                     if r.details["release"] == rel and r.details["calibration"] == cal)
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-3) for p in pts], "o-" if rel == "function" else "s-",
+                color=f"C{i}", label=f"{rel} release, {cal} noise")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("claimed ε")
+    ax.set_ylabel(f"ε_lower ({sw[0].confidence:.0%} confidence)")
+    ax.set_title(f"{sw[0].details['source']} ({sw[0].key}), {sw[0].n} releases per data set", fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    for ext in ("png", "svg"):
+        fig.savefig(directory / f"audit_eps.{ext}", dpi=150 if ext == "png" else None)
+    plt.close(fig)
+    return f"{directory.name}/audit_eps.png"

@@ -673,3 +673,16 @@ def _sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> d
     out.update(clip_ratio=res.clip_ratio, n_pairs=float(res.n_pairs), consistency=res.consistency,
                fit_cert=res.details["fit_cert"], clip_active=res.details["clip_active"])
     return out
+
+
+@trial(requires=("m", "lam", "data_seed", "clip"), optional=("n_cand", "n_grid"), artefacts=("pair",))
+def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """The hardest neighbouring pair of the clipped release π(f_z,λ) (equation (2)), as an artefact.
+
+    Deterministic: the data set comes from ``SeedSequence([data_seed, m])`` (:mod:`simulations.pairs`).
+    """
+    from simulations.pairs import kls_pair
+
+    kw = {k: int(config[k]) for k in ("n_cand", "n_grid") if k in config}
+    pair = kls_pair(int(config["m"]), float(config["lam"]), int(config["data_seed"]), clip=float(config["clip"]), **kw)
+    return {"pair": pair, "max_abs_diff": pair["max_abs_diff"]}

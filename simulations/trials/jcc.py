@@ -590,3 +590,18 @@ def thm2_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str,
         if "scale_alt" in config:
             out[f"pexc_alt_{k}"] = conditional_exceedance(e0sq, c1, im, float(config["scale_alt"]), float(lev))
     return out
+
+
+@trial(requires=("T", "kappa", "theta", "data_seed"), optional=("n_cand", "n_grid", "M"), artefacts=("pair",))
+def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """The hardest neighbouring stream of the online algorithm (3) for the audit of Theorem 1, as an artefact.
+
+    Deterministic: the stream comes from ``SeedSequence([data_seed, T])`` (:mod:`simulations.pairs`).
+    ``pair["values"]`` holds κ, M, t, t₀, θ for the noise calibration (t₀ the smallest with t₀^θ ≥ κ² + 1).
+    """
+    from simulations.pairs import online_pair
+
+    kw = {k: config[k] for k in ("n_cand", "n_grid", "M") if k in config}
+    pair = online_pair(int(config["T"]), float(config["kappa"]), float(config["theta"]), int(config["data_seed"]),
+                       **kw)
+    return {"pair": pair, "max_abs_diff": pair["max_abs_diff"]}

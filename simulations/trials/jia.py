@@ -714,3 +714,27 @@ def svm_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -
     w = svm_worst_neighbour(X, y, lam, K, n_search=int(config.get("n_search", 64)),
                             n_refit=int(config.get("n_refit", 8)))
     return {**w["rkhs"].as_dict("rkhs"), **w["sup"].as_dict("sup")}
+
+
+# ---------------------------------------------------------------------------
+# hardest neighbouring pairs for the privacy audits (artefacts, reused by verify/empirical/jia.py)
+# ---------------------------------------------------------------------------
+
+
+@trial(requires=("algorithm", "m", "lam", "data_seed"), optional=("n_cand", "n_grid"), artefacts=("pair",))
+def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """The hardest neighbouring pair of §5.1 (``algorithm="kls"``) or §5.2 (``"svm"``), as an artefact.
+
+    The data set is drawn from ``SeedSequence([data_seed, m])`` (:mod:`simulations.pairs`), not from
+    ``rng``, so that the audited pair is the one the earlier reports audited; the trial is
+    deterministic.  Returns ``pair`` (grid, f_z, f_z̄, index, replacement) and its largest difference.
+    """
+    from simulations.pairs import kls_pair, svm_pair
+
+    kw = {k: int(config[k]) for k in ("n_cand", "n_grid") if k in config}
+    alg = str(config["algorithm"])
+    if alg not in ("kls", "svm"):
+        raise ValueError(f"parameter 'algorithm' = {alg!r} of audit_pair_trial is not 'kls' or 'svm'")
+    fn = kls_pair if alg == "kls" else svm_pair
+    pair = fn(int(config["m"]), float(config["lam"]), int(config["data_seed"]), **kw)
+    return {"pair": pair, "max_abs_diff": pair["max_abs_diff"]}

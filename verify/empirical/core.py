@@ -18,10 +18,9 @@ Examples
 
 from __future__ import annotations
 
-import math
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +120,20 @@ class Context:
             self._ex = get_executor(self.executor)
         return run_grid(trial, configs, n_trials, seed=self.seed, executor=self._ex,
                         progress=self.progress, desc=desc, cache=self.cache)
+
+    def artefact(self, trial: TrialFn, config: Mapping[str, Any], name: str, desc: str | None = None) -> Any:
+        """The artefact ``name`` of one trial of ``config`` (a worst pair, say), through the cached engine.
+
+        Raises
+        ------
+        RuntimeError
+            When the trial was rejected (its certificate failed).
+        """
+        df = self.run(trial, [config], 1, desc=desc)
+        row = df.iloc[0]
+        if int(row["rejected"]):
+            raise RuntimeError(f"trial {trial.__qualname__} was rejected: {row.get('reject_reason', '')}")
+        return row[name]
 
     def close(self) -> None:
         if self._ex is not None and not isinstance(self.executor, Executor):

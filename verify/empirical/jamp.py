@@ -54,7 +54,7 @@ from bounds.symbols import S
 from simulations.trials import jamp as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, Result, clear_shared_runs, empirical_check, shared_run
+from .core import Context, Result, audit_check, clear_shared_runs, empirical_check, shared_run
 
 SEED = "001_5df6aa3916744408.txt"
 #: fixed ε of Theorem 2 (the paper assumes 0 < ε < 1)
@@ -484,3 +484,31 @@ ALL_CHECKS = (check_lemma2_K, check_lemma2, check_clip, check_prop2, check_prop3
 def run_all(ctx: Context) -> list[Result]:
     """Every seed-001 check in registry order (shared runs computed once)."""
     return [r for fn in ALL_CHECKS for r in fn(ctx)]
+
+
+# ---------------------------------------------------------------------------
+# privacy audit of Proposition 1 (clipped release π(f_z,λ) + b)
+# ---------------------------------------------------------------------------
+
+
+@audit_check("jamp.prop1.scale")
+def audit_prop1(ctx: Context) -> list[Result]:
+    """Audit of Proposition 1, equation (2): π(f_z,λ) + b with b ~ Laplace(``jamp.prop1.scale``), R = M/√λ.
+
+    Seed ``001_5df6aa3916744408.txt``.  The hardest neighbour of the clipped release (m = 100, λ = 0.1,
+    claimed ε = 0.5), released with the stated and the derived scale; value and function releases.
+    """
+    from simulations.mechanisms import laplace_scale
+    from simulations.pairs import circle_regression
+    from verify.audit import scalar_noise_audits
+
+    P = circle_regression()
+    m, lam, eps = 100, 0.1, 0.5
+    pair = ctx.artefact(T.audit_pair_trial, {"m": m, "lam": lam, "data_seed": ctx.seed, "clip": P.M}, "pair",
+                        desc="jamp audit pair")
+    p = ctx.profile
+    scales = {c: laplace_scale("jamp.prop1", c, R=P.M / math.sqrt(lam), kappa=P.kappa, lam=lam, m=m, eps=eps)
+              for c in ("stated", "derived")}
+    return scalar_noise_audits("jamp.prop1.scale", mechanism="jamp.prop1", source="001 Proposition 1, eq. (2)",
+                               pair=pair, scales=scales, claimed=eps, n=p.n_audit, seed=ctx.seed,
+                               confidence=p.confidence)

@@ -50,7 +50,7 @@ from simulations.trials.jcc import (
 )
 from verify.stats import clopper_pearson, mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, Result, empirical_check
+from .core import Context, Result, audit_check, empirical_check
 
 SEED = "003_8ef3daf3084cc981.txt"
 
@@ -328,3 +328,28 @@ def check_thm2_rate(ctx: Context) -> list[Result]:
                 fnorm=consts[grid[0]]["fnorm"], r=spec.get("r"), theta=spec["theta"], rejected=n_rej,
             )))
     return out
+
+
+# ---------------------------------------------------------------------------
+# privacy audit of Theorem 1 (f_T + b_T, b_T ~ Laplace(C_T/ε))
+# ---------------------------------------------------------------------------
+
+
+@audit_check("jcc.thm1.density")
+def audit_thm1(ctx: Context) -> list[Result]:
+    """Audit of Theorem 1, (6): the online function f_T released with one Laplace scalar of scale C_T/ε.
+
+    Seed ``003_8ef3daf3084cc981.txt``.  κ = 2, where C_t's missing factor κ matters; T = 100, θ = 0.75,
+    t₀ the smallest with t₀^θ ≥ κ² + 1; claimed ε = 0.5; stated and derived C_T.
+    """
+    from simulations.trials.jcc import audit_pair_trial
+    from verify.audit import scalar_noise_audits
+
+    eps = 0.5
+    pair = ctx.artefact(audit_pair_trial, {"T": 100, "kappa": 2.0, "theta": 0.75, "data_seed": ctx.seed}, "pair",
+                        desc="jcc audit pair")
+    p = ctx.profile
+    vals = pair["values"]
+    scales = {c: bounds.value("jcc.thm1.C_t", vals, which=c) / eps for c in ("stated", "derived")}
+    return scalar_noise_audits("jcc.thm1.density", mechanism="jcc.thm1", source="003 Theorem 1, eq. (6)", pair=pair,
+                               scales=scales, claimed=eps, n=p.n_audit, seed=ctx.seed, confidence=p.confidence)

@@ -57,11 +57,10 @@ from simulations.large_margin import (
     solve,
 )
 from simulations.trials.pr import CASES, lemma1_trial, lemma2_trial, thm5_trial, utility_trial
-from verify.audit import audit, eps_from_rates, eps_lower_bound
-from verify.audit_mechanisms import MechanismAudit
+from verify.audit import audit, audit_row, eps_from_rates, eps_lower_bound
 from verify.stats import clopper_pearson, mean_ci, verdict
 
-from .core import Context, Result, empirical_check
+from .core import Context, Result, audit_check, empirical_check
 
 SEED = "004_69734a6b7aad1d0d.txt"
 H = 0.5
@@ -389,7 +388,7 @@ def audit_pair(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return X, y, X1, y1
 
 
-def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[MechanismAudit]:
+def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Result]:
     """Audit of 004 Theorem 5.1 (objective perturbation, released Φ^p) on a hard neighbouring pair.
 
     Seed ``004_69734a6b7aad1d0d.txt``, §5.1, Theorem 5.1.  Each release is a full certified
@@ -444,8 +443,8 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Mec
     lower = eps_lower_bound(fp, N, fn, N, 0.0, confidence)
     point = max(0.0, eps_from_rates(fp / N, fn / N, 0.0))
     v = "violated" if lower > claimed else "consistent"
-    rows.append(MechanismAudit(
-        mechanism="pr.thm5_1", source="004 §4, (7)–(8); Theorem 5.1", release="Phi^p", calibration="stated",
+    rows.append(audit_row(
+        key="pr.thm5_1", mechanism="pr.thm5_1", source="004 §4, (7)–(8); Theorem 5.1", release="Phi^p", calibration="stated",
         claimed_eps=claimed, delta=0.0, eps_lower=lower, eps_point=point, confidence=confidence, n=N, verdict=v,
         attack=f"KKT residual: say z̄ when log10 r_z(Φ^p) − log10 r_z̄(Φ^p) > {AUDIT_TAU:g} (fixed in advance)",
         leak=leak if v == "violated" else "no leak beyond the claim was detected at this pair",
@@ -462,8 +461,8 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Mec
 
     res = audit(replay(0), replay(1), n=N, seed=seed, confidence=confidence)
     v = "violated" if res.eps_lower > claimed else "consistent"
-    rows.append(MechanismAudit(
-        mechanism="pr.thm5_1", source="004 §4, (7)–(8); Theorem 5.1", release="Phi^p", calibration="stated",
+    rows.append(audit_row(
+        key="pr.thm5_1", mechanism="pr.thm5_1", source="004 §4, (7)–(8); Theorem 5.1", release="Phi^p", calibration="stated",
         claimed_eps=claimed, delta=0.0, eps_lower=res.eps_lower, eps_point=res.eps_point, confidence=confidence,
         n=N, verdict=v, attack="KKT residual statistic, threshold chosen on a 20% selection split (verify.audit)",
         leak=leak if v == "violated" else "no leak beyond the claim was detected at this pair",
@@ -471,3 +470,10 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Mec
                      selection="20% of the same releases"),
     ))
     return rows
+
+
+@audit_check("pr.thm5_1")
+def audit_thm5_1(ctx: Context) -> list[Result]:
+    """Audit of Theorem 5.1 (:func:`audits`), with the profile's releases and confidence."""
+    p = ctx.profile
+    return audits(p.n_audit, ctx.seed, p.confidence)

@@ -43,7 +43,7 @@ from simulations import private_erm as PE
 from simulations.trials import ttz as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
 
-from .core import Context, Result, clear_shared_runs, empirical_check, shared_run
+from .core import Context, Result, audit_check, clear_shared_runs, empirical_check, shared_run
 
 SEED = "002_9f0d50e873e3e787.txt"
 #: FW checks: dimension, ε, δ, and the factors turning profile sizes into sample sizes
@@ -371,7 +371,7 @@ def _fw_releases(X: np.ndarray, y: np.ndarray, T_: int, scale: float, v: np.ndar
     return rel
 
 
-def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list:
+def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list[Result]:
     """Privacy audits of private Frank–Wolfe (:func:`verify.audit.audit`), release model: θ_T.
 
     Rows (both calibrations of ``ttz.fw.scale``):
@@ -385,10 +385,9 @@ def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list:
 
     Returns
     -------
-    list of :class:`verify.audit_mechanisms.MechanismAudit`
+    list of :class:`bounds.evidence.Result` (evidence ``audit``)
     """
-    from verify.audit import audit
-    from verify.audit_mechanisms import MechanismAudit
+    from verify.audit import audit, audit_row
 
     out = []
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2002]))
@@ -405,8 +404,8 @@ def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list:
         res = audit(_fw_releases(X, y, T_, scale, v), _fw_releases(X2, y2, T_, scale, v), n=n, seed=seed,
                     confidence=confidence, delta=delta)
         vd = "violated" if res.eps_lower > eps else "consistent"
-        out.append(MechanismAudit(
-            "ttz.fw", "002 §5, Algorithm 2 (private Frank–Wolfe), scale ttz.fw.scale", "theta_T", cal, eps, delta,
+        out.append(audit_row(
+            "ttz.fw.privacy", "ttz.fw", "002 §5, Algorithm 2 (private Frank–Wolfe), scale ttz.fw.scale", "theta_T", cal, eps, delta,
             res.eps_lower, res.eps_point, confidence, n, vd,
             "threshold on ⟨θ_T, v⟩, v = difference of mean outputs (separate runs)",
             "the printed scale is ¼ of the required one" if vd == "violated" else
@@ -422,11 +421,73 @@ def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list:
         res = audit(_fw_releases(Xa, ya, 2, scale, ones), _fw_releases(Xb, yb, 2, scale, ones), n=n, seed=seed + 1,
                     confidence=confidence)
         vd = "violated" if res.eps_lower > eps0 else "consistent"
-        out.append(MechanismAudit(
-            "ttz.fw.step", "002 §5, one noisy vertex selection at the per-step ε₀ of ttz.fw.scale", "theta_2", cal,
+        out.append(audit_row(
+            "ttz.fw.scale", "ttz.fw.step", "002 §5, one noisy vertex selection at the per-step ε₀ of ttz.fw.scale", "theta_2", cal,
             eps0, 0.0, res.eps_lower, res.eps_point, confidence, n, vd, "the released vertex (sign of θ₂)",
             "scores ±∇_jL move in opposite directions by up to 2L₁‖C‖₁/n: report-noisy-min loses 2Δ/λ, four times "
             "the ε₀ the printed scale accounts for" if vd == "violated" else
             "no leak beyond the claim was detected at this pair",
             {**inf2, "scale": scale, "n_data": n_step, "fpr": res.fpr, "fnr": res.fnr, "threshold": res.threshold}))
     return out
+
+
+def audit_mirror_descent(n: int = 20_000, seed: int = 0, confidence: float = 0.95, eps: float = 0.5,
+                         delta: float = 1e-5, n_data: int = 20, p: int = 2) -> list[Result]:
+    """Audit of 002's private mirror descent (Algorithm 1, Euclidean potential over the ℓ2 ball).
+
+    LASSO loss on n_data records (x ∈ [−1, 1]^p, |y| ≤ 1); its ℓ2-Lipschitz constant on the unit
+    ball is L = 2(√p + 1)√p; Gaussian noise σ from ``ttz.md.sigma.zcdp`` (zCDP composition over T = n_data
+    steps, converted to (ε, δ)); step size from ``ttz.thm3_2.explicit``.  Pair: the record whose
+    replacement moves the gradient at 0 most.  Release: the averaged iterate; statistic: its projection
+    on the difference of the mean outputs of the two data sets (estimated on separate runs).
+    """
+    from simulations import private_erm as PE
+    from simulations.trials import ttz as TT
+    from verify.audit import audit, audit_result
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 2003]))
+    X, y = TT.lasso_data(n_data, p, [0.5, -0.3], 0.1, rng)
+    prod = y[:, None] * X
+    i = int(np.unravel_index(int(np.argmax(np.abs(prod))), prod.shape)[0])
+    X2, y2 = X.copy(), y.copy()
+    X2[i], y2[i] = -np.sign(prod[i]) * np.ones(p), 1.0
+    L = 2 * (math.sqrt(p) + 1) * math.sqrt(p)
+    T = n_data
+    sigma = PE.md_sigma(L, n_data, T, eps, delta)
+    eta = PE.md_step_size(0.5, L, sigma, math.sqrt(p), 1.0, T)
+
+    def releases(Xd: np.ndarray, yd: np.ndarray, v: np.ndarray | None) -> Callable:
+        A, c, _ = PE.lasso_stats(Xd, yd)
+
+        def rel(r: np.random.Generator, k: int) -> np.ndarray:
+            th = PE.private_mirror_descent(lambda t: 2 * (t @ A - c), p, "l2", T, eta, sigma, r, n_rep=k)
+            return th if v is None else th @ v
+        return rel
+
+    v = releases(X2, y2, None)(rng, 4000).mean(axis=0) - releases(X, y, None)(rng, 4000).mean(axis=0)
+    v /= max(float(np.linalg.norm(v)), 1e-12)
+    det = {"n_data": n_data, "p": p, "T": T, "sigma": sigma, "eta": eta, "L2": L, "index": i}
+    res = audit(releases(X, y, v), releases(X2, y2, v), n=n, seed=seed, confidence=confidence, delta=delta)
+    return [audit_result("ttz.md.sigma.zcdp", mechanism="ttz.md",
+                         source="002 §3, Algorithm 1 (private mirror descent, ℓ2 ball)", release="theta_avg",
+                         calibration="derived", claimed=eps, result=res, delta=delta,
+                         attack="threshold on ⟨θ̄, v⟩, v = difference of mean outputs (separate runs)",
+                         details=det)]
+
+
+#: releases of the Frank–Wolfe and mirror-descent audits are capped (each release reruns the algorithm)
+AUDIT_CAP = 20_000
+
+
+@audit_check("ttz.fw.privacy")
+def audit_fw(ctx: Context) -> list[Result]:
+    """Audits of private Frank–Wolfe (:func:`audits`): the whole algorithm and one noisy selection."""
+    p = ctx.profile
+    return audits(min(p.n_audit, AUDIT_CAP), ctx.seed, p.confidence)
+
+
+@audit_check("ttz.md.sigma.zcdp")
+def audit_md(ctx: Context) -> list[Result]:
+    """Audit of private mirror descent (:func:`audit_mirror_descent`)."""
+    p = ctx.profile
+    return audit_mirror_descent(min(p.n_audit, AUDIT_CAP), ctx.seed, p.confidence)
