@@ -38,7 +38,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-
 #: the project's packages (the code a fingerprint may cover)
 PACKAGES = ("bounds", "simulations", "verify")
 #: where each layer keeps its paper modules, lowest layer first
@@ -111,7 +110,7 @@ def code_files(module: str, root: Path | str = ROOT) -> list[Path]:
         if path is None:
             continue
         seen[name] = path
-        for pkg_dir_layer, d in PAPER_DIRS:
+        for _layer, d in PAPER_DIRS:
             rel = path.relative_to(root).as_posix()
             if rel.startswith(d + "/") and path.stem in ids:
                 papers.add(path.stem)

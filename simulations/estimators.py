@@ -1,27 +1,28 @@
-"""The private algorithms of seeds 000, 001 and 003 as scikit-learn estimators.
+"""Output-perturbed kernel algorithms as scikit-learn estimators.
 
 Each estimator fits the exact non-private solution (with its optimality
-certificate), then draws the papers' output-perturbation noise once, with the
-scale taken from :mod:`bounds` (``calibration="derived"`` by default, or the
-paper's ``"stated"`` one where they differ).  ``random_state`` is an int (fed
+certificate), then draws the output-perturbation noise of a declared
+:class:`~simulations.mechanisms.Mechanism` once, with the scale taken from
+:mod:`bounds` (``calibration="derived"`` by default, or the paper's
+``"stated"`` one where they differ).  The ``mechanism`` parameter names the
+paper's mechanism (``<paper id>.<label>``; see
+:func:`simulations.mechanisms.mechanisms`); whether the function is clipped
+first comes from the mechanism's declaration.  ``random_state`` is an int (fed
 to a SeedSequence) or a numpy Generator; the same seed gives the same release.
 
-=============================  =======================================================
-estimator                      algorithm
-=============================  =======================================================
-``DPKernelLeastSquares``       000 §5.1 (``paper="jia"``) or 001 (2) with clipping π
-                               (``paper="jamp"``)
-``DPKernelSVM``                000 §5.2: offset-free SVM, output sgn(f_z + b)
-``DPOnlineKernelRegression``   003 (3) and (6): f_T + b_T
-=============================  =======================================================
+``DPKernelLeastSquares`` (kernel least squares + b), ``DPKernelSVM``
+(offset-free SVM, output sgn(f_z + b)) and ``DPOnlineKernelRegression``
+(online kernel regression f_T + b_T).
 
 Examples
 --------
 >>> import numpy as np
 >>> from simulations.estimators import DPKernelLeastSquares
+>>> from simulations.mechanisms import mechanisms
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-0.5, 0.5, (200, 2)); y = np.clip(X[:, 0] + 0.1 * rng.normal(size=200), -1, 1)
->>> est = DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=1).fit(X, y)
+>>> ls = next(n for n in mechanisms() if n.endswith("s5_1"))        # a least-squares mechanism
+>>> est = DPKernelLeastSquares(mechanism=ls, lam=0.1, eps=0.5, random_state=1).fit(X, y)
 >>> est.predict(X[:3]).shape
 (3,)
 >>> est.noise_scale_ > 0 and est.certificate_.ok
@@ -30,14 +31,12 @@ True
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
 
 from .kernels import GaussianKernel, Kernel
-from .mechanisms import laplace_scale
+from .mechanisms import Mechanism, get_mechanism
 from .online import online_kernel_regression
 from .solvers import kls_fit, svm_fit
 
@@ -54,6 +53,14 @@ class _DPBase(BaseEstimator):
     def _kernel(self) -> Kernel:
         return GaussianKernel(1.0) if self.kernel is None else self.kernel
 
+    def _mechanism(self) -> Mechanism:
+        if self.mechanism is None:
+            from .mechanisms import mechanisms
+
+            raise ValueError(f"parameter 'mechanism' of {type(self).__name__} must name a declared mechanism: "
+                             f"{', '.join(mechanisms())}")
+        return get_mechanism(self.mechanism)
+
     def _draw(self, scale: float) -> float:
         return float(_rng(self.random_state).laplace(0.0, scale))
 
@@ -68,7 +75,7 @@ class _DPBase(BaseEstimator):
 
 
 class DPKernelLeastSquares(RegressorMixin, _DPBase):
-    """Output-perturbed kernel least squares (000 §5.1 or 001 equation (2)).
+    """Output-perturbed kernel least squares (optionally clipped to [−M, M] before the noise).
 
     Parameters
     ----------
@@ -80,9 +87,8 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
         A :class:`simulations.kernels.Kernel` (default Gaussian, κ = 1).
     M : float
         Bound on |y| (the papers' M); targets outside [−M, M] are rejected.
-    paper : {"jia", "jamp"}
-        000 §5.1 (noise scale ``jia.s5_1.scale``) or 001 (clip to [−M, M],
-        noise ``jamp.prop1.scale`` with R = M/√λ, which needs λ ≤ 1).
+    mechanism : str
+        A declared mechanism (its noise scale statement, and whether it clips).
     calibration : {"derived", "stated"}
         Noise scale from the toolkit's derivation or as the paper prints it.
     random_state : int, Generator or None
@@ -92,32 +98,25 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
     alpha_, X_fit_, noise_scale_, noise_, certificate_, kernel_, clip_
     """
 
-    def __init__(self, lam=0.1, eps=0.5, kernel=None, M=1.0, paper="jia", calibration="derived", random_state=None):
+    def __init__(self, mechanism=None, lam=0.1, eps=0.5, kernel=None, M=1.0, calibration="derived",
+                 random_state=None):
+        self.mechanism = mechanism
         self.lam = lam
         self.eps = eps
         self.kernel = kernel
         self.M = M
-        self.paper = paper
         self.calibration = calibration
         self.random_state = random_state
 
     def fit(self, X, y):
         X, y = check_X_y(X, y, y_numeric=True)
         if np.max(np.abs(y)) > self.M:
-            raise ValueError(f"parameter 'y' exceeds M = {self.M} (|y| ≤ M is assumed by 000 and 001)")
+            raise ValueError(f"parameter 'y' exceeds M = {self.M} (|y| ≤ M is assumed by the mechanism)")
+        mech = self._mechanism()
         k = self._kernel()
-        m = len(y)
         res = kls_fit(k(X, X), y, self.lam)
-        vals = dict(kappa=k.kappa, lam=self.lam, m=m, eps=self.eps)
-        if self.paper == "jia":
-            self.noise_scale_ = laplace_scale("jia.s5_1", self.calibration, M=self.M, **vals)
-            self.clip_ = None
-        elif self.paper == "jamp":
-            R = self.M / math.sqrt(self.lam)
-            self.noise_scale_ = laplace_scale("jamp.prop1", self.calibration, R=R, **vals)
-            self.clip_ = float(self.M)
-        else:
-            raise ValueError(f"parameter 'paper' = {self.paper!r} must be 'jia' or 'jamp'")
+        self.noise_scale_ = mech.scale(self.calibration, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps, M=self.M)
+        self.clip_ = float(self.M) if mech.clip else None
         self.kernel_, self.X_fit_, self.alpha_ = k, X, res.alpha
         self.certificate_ = res.certificate
         self.noise_ = self._draw(self.noise_scale_)
@@ -129,15 +128,16 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
 
 
 class DPKernelSVM(ClassifierMixin, _DPBase):
-    """Output-perturbed offset-free kernel SVM of 000 §5.2; predicts sgn(f_z + b).
+    """Output-perturbed offset-free kernel SVM; predicts sgn(f_z + b).
 
     Parameters
     ----------
-    lam, eps, kernel, calibration, random_state
-        As in :class:`DPKernelLeastSquares`; the noise scale is ``jia.s5_2.scale``.
+    mechanism, lam, eps, kernel, calibration, random_state
+        As in :class:`DPKernelLeastSquares`.
     """
 
-    def __init__(self, lam=0.1, eps=0.5, kernel=None, calibration="derived", random_state=None):
+    def __init__(self, mechanism=None, lam=0.1, eps=0.5, kernel=None, calibration="derived", random_state=None):
+        self.mechanism = mechanism
         self.lam = lam
         self.eps = eps
         self.kernel = kernel
@@ -148,11 +148,12 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
         X, y = check_X_y(X, y)
         self.classes_ = np.unique(y)
         if len(self.classes_) != 2:
-            raise ValueError("parameter 'y' must have exactly two classes (000 §5.2 is binary)")
+            raise ValueError("parameter 'y' must have exactly two classes (the SVM is binary)")
         ys = np.where(y == self.classes_[1], 1.0, -1.0)
         k = self._kernel()
         res = svm_fit(k(X, X), ys, self.lam)
-        self.noise_scale_ = laplace_scale("jia.s5_2", self.calibration, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps)
+        self.noise_scale_ = self._mechanism().scale(self.calibration, kappa=k.kappa, lam=self.lam, m=len(y),
+                                                     eps=self.eps)
         self.kernel_, self.X_fit_, self.alpha_, self.clip_ = k, X, res.alpha, None
         self.certificate_ = res.certificate
         self.noise_ = self._draw(self.noise_scale_)
@@ -164,7 +165,7 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
 
 
 class DPOnlineKernelRegression(RegressorMixin, _DPBase):
-    """The online algorithm of 003, (3), released with Laplace noise (6) after T = m steps.
+    """Online kernel regression released with one Laplace scalar after T = m steps.
 
     Parameters
     ----------
@@ -172,11 +173,13 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
         Step exponent, 1/2 < θ < 1.
     t0 : float or None
         Offset; default the smallest admissible, t₀ = (κ² + 1)^{1/θ}.
-    eps, kernel, M, calibration, random_state
-        As in :class:`DPKernelLeastSquares`; the scale is C_T/ε from ``jcc.thm1.C_t``.
+    mechanism, eps, kernel, M, calibration, random_state
+        As in :class:`DPKernelLeastSquares`.
     """
 
-    def __init__(self, theta=0.75, t0=None, eps=0.5, kernel=None, M=1.0, calibration="derived", random_state=None):
+    def __init__(self, mechanism=None, theta=0.75, t0=None, eps=0.5, kernel=None, M=1.0, calibration="derived",
+                 random_state=None):
+        self.mechanism = mechanism
         self.theta = theta
         self.t0 = t0
         self.eps = eps
@@ -188,14 +191,13 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
     def fit(self, X, y):
         X, y = check_X_y(X, y, y_numeric=True)
         if np.max(np.abs(y)) > self.M:
-            raise ValueError(f"parameter 'y' exceeds M = {self.M} (003 assumes y ∈ [−M, M])")
+            raise ValueError(f"parameter 'y' exceeds M = {self.M} (the mechanism assumes y ∈ [−M, M])")
         k = self._kernel()
         t0 = (k.kappa**2 + 1) ** (1 / self.theta) * (1 + 1e-12) if self.t0 is None else self.t0
         a = online_kernel_regression(k(X, X), y, self.theta, t0)
         self.t0_ = t0
-        self.noise_scale_ = laplace_scale(
-            "jcc.thm1", self.calibration, kappa=k.kappa, M=self.M, t=len(y), t0=t0, theta=self.theta, eps=self.eps
-        )
+        self.noise_scale_ = self._mechanism().scale(self.calibration, kappa=k.kappa, M=self.M, m=len(y), t0=t0,
+                                                     theta=self.theta, eps=self.eps)
         self.kernel_, self.X_fit_, self.alpha_, self.clip_ = k, X, a, None
         self.noise_ = self._draw(self.noise_scale_)
         return self

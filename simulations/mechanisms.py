@@ -1,49 +1,104 @@
 """Noise mechanisms, calibrated from :mod:`bounds`.
 
-Every output-perturbation mechanism of the seed papers adds one real Laplace
-variable ``b`` to a fitted function.  Its scale comes from the symbolic layer,
-either as the paper *states* it or as the toolkit *derives* it (they differ
-where the paper has an erratum), so a simulation can run both calibrations.
+An output-perturbation mechanism adds one real Laplace variable ``b`` to a
+fitted function.  Its scale comes from the symbolic layer, either as the
+paper *states* it or as the toolkit *derives* it (they differ where the paper
+has an erratum), so a simulation can run both calibrations.
 
-=================  =====================  =========================================
-mechanism          bounds key (scale)     release
-=================  =====================  =========================================
-``jia.prop1``      ``jia.prop1.scale``    f_z + b (000 Proposition 1, general loss)
-``jia.s5_1``       ``jia.s5_1.scale``     f_z^ls + b (000 §5.1, least squares)
-``jia.s5_2``       ``jia.s5_2.scale``     sgn(f_z^h + b) (000 §5.2, SVM)
-``jamp.prop1``     ``jamp.prop1.scale``   π(f_z,λ) + b (001 Proposition 1, clipped)
-``jcc.thm1``       ``jcc.thm1.C_t``/ε     f_t + b_t (003 Theorem 1, online)
-=================  =====================  =========================================
+A paper declares its mechanisms in its trial module
+(``simulations/trials/<paper id>.py``) as ``MECHANISMS = (Mechanism(...), ...)``;
+:func:`mechanisms` discovers them for every paper :mod:`bounds` knows.  No
+mechanism is listed here.
 
 Examples
 --------
 >>> import numpy as np
->>> from simulations.mechanisms import laplace_scale, release
->>> s_stated = laplace_scale("jia.s5_2", "stated", kappa=1, lam=0.1, m=100, eps=0.5)
->>> s_derived = laplace_scale("jia.s5_2", "derived", kappa=1, lam=0.1, m=100, eps=0.5)
->>> round(s_derived / s_stated, 6)
-2.0
->>> out = release(np.zeros(3), s_derived, n=4, rng=np.random.default_rng(0))
+>>> from simulations.mechanisms import mechanisms, laplace_scale, release
+>>> name, mech = next(iter(mechanisms().items()))
+>>> mech.name == name and mech.scale_key.startswith(name.split(".")[0] + ".")
+True
+>>> out = release(np.zeros(3), 0.5, n=4, rng=np.random.default_rng(0))
 >>> out.shape
 (4, 3)
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 import bounds
 
-#: mechanism name -> (bounds key of the noise scale, whether the key gives C_t and must be divided by ε)
-MECHANISMS: dict[str, tuple[str, bool]] = {
-    "jia.prop1": ("jia.prop1.scale", False),
-    "jia.s5_1": ("jia.s5_1.scale", False),
-    "jia.s5_2": ("jia.s5_2.scale", False),
-    "jamp.prop1": ("jamp.prop1.scale", False),
-    "jcc.thm1": ("jcc.thm1.C_t", True),
-}
+
+@dataclass(frozen=True)
+class Mechanism:
+    """An output-perturbation mechanism of a paper: its name and the statement that calibrates it.
+
+    Parameters
+    ----------
+    name : str
+        ``<paper id>.<label>`` (the mechanism of that result).
+    scale_key : str
+        The :mod:`bounds` statement giving the Laplace scale (or, with ``per_eps``, the
+        sensitivity that ε divides).
+    per_eps : bool
+        Whether the scale is the statement's value divided by ε.
+    clip : bool
+        Whether the function is clipped to [−M, M] before the noise.
+    inputs : callable, optional
+        Maps the problem's values (κ, λ, m, ε, M, ...) to the statement's parameters (for
+        example R = M/√λ); by default the values the statement uses are passed through.
+    release : str
+        What is released (one line).
+    """
+
+    name: str
+    scale_key: str
+    per_eps: bool = False
+    clip: bool = False
+    inputs: Callable[[Mapping[str, float]], dict[str, float]] | None = None
+    release: str = ""
+
+    def statement_values(self, problem: Mapping[str, float]) -> dict[str, float]:
+        """The scale statement's parameters from the problem's values."""
+        if self.inputs is not None:
+            return dict(self.inputs(problem))
+        keep = set(bounds.get(self.scale_key).params) | ({"eps"} if self.per_eps else set())
+        return {k: v for k, v in problem.items() if k in keep}
+
+    def scale(self, which: str = "derived", **problem: float) -> float:
+        """The Laplace scale at the problem's values (see :func:`laplace_scale`)."""
+        return laplace_scale(self.name, which, **self.statement_values(problem))
+
+
+def mechanisms() -> dict[str, Mechanism]:
+    """Every mechanism declared by a paper's trial module (``MECHANISMS``), by name."""
+    out: dict[str, Mechanism] = {}
+    for pid in bounds.registry.papers:
+        name = f"simulations.trials.{pid}"
+        if importlib.util.find_spec(name) is None:
+            continue
+        for mech in getattr(importlib.import_module(name), "MECHANISMS", ()):
+            out[mech.name] = mech
+    return out
+
+
+def get_mechanism(name: str) -> Mechanism:
+    """The declared mechanism ``name``.
+
+    Raises
+    ------
+    ValueError
+        Naming the mechanism and the declared ones.
+    """
+    known = mechanisms()
+    if name not in known:
+        raise ValueError(f"unknown mechanism {name!r}; declared: {', '.join(known) or 'none'}")
+    return known[name]
 
 
 def laplace_scale(mechanism: str, which: str = "derived", **values: float) -> float:
@@ -52,13 +107,13 @@ def laplace_scale(mechanism: str, which: str = "derived", **values: float) -> fl
     Parameters
     ----------
     mechanism : str
-        A key of :data:`MECHANISMS`.
+        The name of a declared :class:`Mechanism`.
     which : {"derived", "stated"}
         The toolkit's calibration (default; it equals the stated one when the
         paper is right) or the paper's as printed.
     **values
-        Parameters of the scale statement (κ, λ, m, ε, ...).  For ``jcc.thm1``
-        pass ``eps`` as well; it divides C_t.
+        Parameters of the scale statement (κ, λ, m, ε, ...).  For a mechanism with
+        ``per_eps``, pass ``eps`` as well; it divides the statement's value.
 
     Returns
     -------
@@ -69,9 +124,8 @@ def laplace_scale(mechanism: str, which: str = "derived", **values: float) -> fl
     ValueError
         For an unknown mechanism or values outside the statement's assumptions.
     """
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"unknown mechanism {mechanism!r}; known: {', '.join(MECHANISMS)}")
-    key, per_eps = MECHANISMS[mechanism]
+    mech = get_mechanism(mechanism)
+    key, per_eps = mech.scale_key, mech.per_eps
     vals = dict(values)
     if per_eps:
         eps = vals.pop("eps", None)
@@ -92,7 +146,7 @@ def release(
 
     One scalar b ~ Laplace(0, scale) per release is added to every value (the
     papers add a single real number to the function); ``clip`` applies the
-    projection π onto [−clip, clip] *before* the noise (001, equation (2)).
+    projection π onto [−clip, clip] *before* the noise (a clipped release).
 
     Parameters
     ----------
@@ -141,8 +195,10 @@ def calibrations(mechanism: str, **values: float) -> Calibration:
     Examples
     --------
     >>> from simulations.mechanisms import calibrations
-    >>> round(calibrations("jia.prop1", kappa=1, C_L=1, lam=0.1, gamma=2, m=100, eps=0.5).ratio, 6)
-    2.0
+    >>> c = calibrations("no.such", kappa=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown mechanism 'no.such'; declared: ...
     """
     return Calibration(
         mechanism,

@@ -44,15 +44,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-import bounds
-
 from .solvers import Certificate, CertificateError
 
 FloatArray = NDArray[np.float64]
 
 __all__ = [
-    "fw_scale",
-    "md_sigma",
     "md_step_size",
     "lasso_stats",
     "lasso_loss",
@@ -66,45 +62,16 @@ __all__ = [
     "private_fw_lasso",
     "private_mirror_descent",
     "gaussian_width_mc",
-    "WIDTH_CLOSED_FORMS",
     "l1_vertices",
 ]
 
 
 # --------------------------------------------------------------------------------------
-# noise calibration (from bounds/)
+# step size
 # --------------------------------------------------------------------------------------
-def fw_scale(L1: float, C1: float, T: int, n: int, eps: float, delta: float, which: str = "derived") -> float:
-    """Laplace scale λ of the vertex scores (``ttz.fw.scale``): the paper's (``stated``) or the derived one.
-
-    Examples
-    --------
-    >>> round(fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "derived") / fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "stated"), 6)
-    4.0
-    """
-    return bounds.value("ttz.fw.scale", {"L1": L1, "C1": C1, "T": T, "n": n, "eps": eps, "delta": delta},
-                        which=which)
-
-
-def md_sigma(L: float, n: int, T: int, eps: float, delta: float) -> float:
-    """σ of Algorithm 1's Gaussian noise for (ε, δ)-DP after T steps (``ttz.md.sigma.zcdp``, zCDP).
-
-    Examples
-    --------
-    >>> s = md_sigma(1.0, 1000, 100, 1.0, 1e-5)
-    >>> rho = (math.sqrt(math.log(1e5) + 1) - math.sqrt(math.log(1e5))) ** 2
-    >>> round(s**2 / (2 * 100 / (1000**2 * rho)), 9)
-    1.0
-    """
-    import warnings
-
-    with warnings.catch_warnings():  # ε ≥ 1 is allowed here (zCDP conversion holds for every ε)
-        warnings.simplefilter("ignore")
-        return math.sqrt(bounds.value("ttz.md.sigma.zcdp", {"L2": L, "n": n, "T": T, "eps": eps, "delta": delta}))
-
-
 def md_step_size(D2: float, Lstar: float, sigma: float, G: float, r: float, T: int) -> float:
-    """The step η = √(D²/(T(L*² + σ²(G² + r²)))) that minimises the bound of ``ttz.thm3_2.explicit``."""
+    """The step η = √(D²/(T(L*² + σ²(G² + r²)))) that minimises the mirror-descent regret bound
+    D²/(2ηT) + η(L*² + σ²(G² + r²))/2 (Talwar, Thakurta & Zhang, Theorem 3.2 with explicit constants)."""
     return math.sqrt(D2 / (T * (Lstar**2 + sigma**2 * (G**2 + r**2))))
 
 
@@ -390,27 +357,3 @@ def gaussian_width_mc(set_: str, dims: tuple[int, ...], n_mc: int, rng: np.rando
     se = float(v.std(ddof=1) / math.sqrt(v.size))
     q = float(stats.t.ppf(0.5 + confidence / 2, v.size - 1))
     return m, m - q * se, m + q * se
-
-
-def _closed_forms() -> dict[str, Callable[[tuple[int, ...]], float]]:
-    from bounds.papers import ttz as ttz
-
-    return {
-        "l2": lambda d: float(ttz.chi_mean(d[0])),
-        "l1": lambda d: ttz.expected_max_abs_gaussian(d[0]),
-        "simplex": lambda d: ttz.expected_max_gaussian(d[0]),
-        "group": lambda d: ttz.expected_max_chi(d[0], d[1]),
-    }
-
-
-#: exact Gaussian widths (chi mean; quadratures of the laws of ‖g‖_∞, max g_i, max of chi variables)
-WIDTH_CLOSED_FORMS: dict[str, Callable[[tuple[int, ...]], float]] = _closed_forms()
-
-#: the upper bounds of ``bounds`` (statement key, bound)
-WIDTH_BOUNDS: dict[str, tuple[str, Callable[[tuple[int, ...]], float]]] = {
-    "l2": ("ttz.gw.l2", lambda d: math.sqrt(d[0])),
-    "l1": ("ttz.gw.l1", lambda d: math.sqrt(2 * math.log(2 * d[0]))),
-    "simplex": ("ttz.gw.simplex", lambda d: math.sqrt(2 * math.log(d[0]))),
-    "group": ("ttz.gw.group", lambda d: math.sqrt(d[0]) + math.sqrt(2 * math.log(d[1]))),
-    "nuclear": ("ttz.gw.nuclear", lambda d: math.sqrt(d[0]) + math.sqrt(d[1])),
-}

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import bounds
-from bounds.papers import pr as pr
 from bounds.core import STATUSES
+from bounds.papers import pr as pr
 
 REG = bounds.registry
 KEYS = [k for k in REG.keys() if k.startswith("pr.")]

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from scipy import special, stats
 
 import bounds
-from bounds.papers import ttz as ttz
 from bounds.core import STATUSES
+from bounds.papers import ttz as ttz
 
 REG = bounds.registry
 KEYS = [k for k in REG.keys() if k.startswith("ttz.")]

@@ -77,14 +77,14 @@ def test_mirror_descent_noiseless_finds_minimiser():
 
 def test_md_sigma_formula():
     rho = (math.sqrt(math.log(1e8) + 0.5) - math.sqrt(math.log(1e8))) ** 2
-    assert PE.md_sigma(2.0, 500, 40, 0.5, 1e-8) ** 2 == pytest.approx(40 * (4.0 / 500) ** 2 / (2 * rho), rel=1e-12)
+    assert T.md_sigma(2.0, 500, 40, 0.5, 1e-8) ** 2 == pytest.approx(40 * (4.0 / 500) ** 2 / (2 * rho), rel=1e-12)
 
 
 def test_width_mc_covers_exact():
     rng = np.random.default_rng(5)
     for set_, dims in (("l2", (7,)), ("l1", (7,)), ("simplex", (7,)), ("group", (3, 5))):
         m, lo, hi = PE.gaussian_width_mc(set_, dims, 40000, rng, confidence=0.999)
-        assert lo <= PE.WIDTH_CLOSED_FORMS[set_](dims) <= hi, set_
+        assert lo <= T.WIDTH_CLOSED_FORMS[set_](dims) <= hi, set_
 
 
 def test_streamed_stats_equal_direct():

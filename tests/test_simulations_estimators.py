@@ -29,13 +29,13 @@ def data():
 def test_kls_noise_scale_by_hand(data) -> None:
     X, y = data
     lam, eps, m = 0.1, 0.5, len(y)
-    est = DPKernelLeastSquares(lam=lam, eps=eps, random_state=0).fit(X, y)
+    est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=lam, eps=eps, random_state=0).fit(X, y)
     # 000 §5.1 derived: Δf/ε with C_L = 2M(κ/√λ + 1), γ = 2, κ = M = 1
     assert est.noise_scale_ == pytest.approx(2 * (1 / math.sqrt(lam) + 1) / (lam * m * eps))
-    stated = DPKernelLeastSquares(lam=lam, eps=eps, calibration="stated", random_state=0).fit(X, y)
+    stated = DPKernelLeastSquares(mechanism="jia.s5_1", lam=lam, eps=eps, calibration="stated", random_state=0).fit(X, y)
     # the paper's α/2 = Mκ²(κ+1)/(λ^{3/2} m ε)
     assert stated.noise_scale_ == pytest.approx(2 / (lam**1.5 * m * eps))
-    jamp = DPKernelLeastSquares(lam=lam, eps=eps, paper="jamp", random_state=0).fit(X, y)
+    jamp = DPKernelLeastSquares(mechanism="jamp.prop1", lam=lam, eps=eps, random_state=0).fit(X, y)
     # 001 Proposition 1 with R = M/√λ: 2Rκ²(κ+1)/(λmε)
     assert jamp.noise_scale_ == pytest.approx(2 * (1 / math.sqrt(lam)) * 2 / (lam * m * eps))
 
@@ -43,7 +43,7 @@ def test_kls_noise_scale_by_hand(data) -> None:
 def test_large_eps_recovers_kernel_ridge(data) -> None:
     X, y = data
     lam = 0.05
-    est = DPKernelLeastSquares(lam=lam, eps=1e9, random_state=0).fit(X, y)
+    est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=lam, eps=1e9, random_state=0).fit(X, y)
     k = GaussianKernel(1.0)
     ref = KernelRidge(alpha=lam * len(y), kernel="precomputed").fit(k(X, X), y)
     np.testing.assert_allclose(est.predict(X), ref.predict(k(X, X)), atol=1e-7)
@@ -52,30 +52,30 @@ def test_large_eps_recovers_kernel_ridge(data) -> None:
 
 def test_reproducible_and_clone(data) -> None:
     X, y = data
-    a = DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=7).fit(X, y).predict(X[:5])
-    b = clone(DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=7)).fit(X, y).predict(X[:5])
+    a = DPKernelLeastSquares(mechanism="jia.s5_1", lam=0.1, eps=0.5, random_state=7).fit(X, y).predict(X[:5])
+    b = clone(DPKernelLeastSquares(mechanism="jia.s5_1", lam=0.1, eps=0.5, random_state=7)).fit(X, y).predict(X[:5])
     np.testing.assert_array_equal(a, b)
-    c = DPKernelLeastSquares(lam=0.1, eps=0.5, random_state=8).fit(X, y).predict(X[:5])
+    c = DPKernelLeastSquares(mechanism="jia.s5_1", lam=0.1, eps=0.5, random_state=8).fit(X, y).predict(X[:5])
     assert not np.allclose(a, c)
-    est = DPKernelLeastSquares().set_params(lam=0.2)
+    est = DPKernelLeastSquares(mechanism="jia.s5_1").set_params(lam=0.2)
     assert est.get_params()["lam"] == 0.2
 
 
 def test_pipeline_and_bad_targets(data) -> None:
     X, y = data
     unit = FunctionTransformer(lambda Z: Z / max(1.0, np.linalg.norm(Z, axis=1).max()))
-    pipe = make_pipeline(unit, DPKernelLeastSquares(lam=0.1, eps=1.0, random_state=0)).fit(X, y)
+    pipe = make_pipeline(unit, DPKernelLeastSquares(mechanism="jia.s5_1", lam=0.1, eps=1.0, random_state=0)).fit(X, y)
     assert pipe.predict(X).shape == (len(y),)
     with pytest.raises(ValueError, match="exceeds M"):
-        DPKernelLeastSquares(M=0.5).fit(X, y * 2)
-    with pytest.raises(ValueError, match="paper"):
-        DPKernelLeastSquares(paper="nope").fit(X, y)
+        DPKernelLeastSquares(mechanism="jia.s5_1", M=0.5).fit(X, y * 2)
+    with pytest.raises(ValueError, match="unknown mechanism 'nope'"):
+        DPKernelLeastSquares(mechanism="nope").fit(X, y)
 
 
 def test_svm_classifier(data) -> None:
     X, _ = data
     y = np.where(X[:, 0] > 0, "pos", "neg")
-    clf = DPKernelSVM(lam=0.01, eps=1e9, random_state=0).fit(X, y)
+    clf = DPKernelSVM(mechanism="jia.s5_2", lam=0.01, eps=1e9, random_state=0).fit(X, y)
     assert set(clf.predict(X)) <= {"pos", "neg"}
     assert clf.score(X, y) > 0.9 and clf.certificate_.ok
     assert clf.noise_scale_ == pytest.approx(1.0 / (0.01 * len(y) * 1e9))  # κ²/(λmε), κ = 1
@@ -83,9 +83,9 @@ def test_svm_classifier(data) -> None:
 
 def test_online_estimator(data) -> None:
     X, y = data
-    est = DPOnlineKernelRegression(theta=0.75, eps=1e9, random_state=0).fit(X, y)
+    est = DPOnlineKernelRegression(mechanism="jcc.thm1", theta=0.75, eps=1e9, random_state=0).fit(X, y)
     assert est.t0_ ** 0.75 >= 2 - 1e-9  # t₀^θ ≥ κ² + 1
     assert np.isfinite(est.predict(X)).all()
-    stated = DPOnlineKernelRegression(theta=0.75, eps=0.5, calibration="stated", random_state=0).fit(X, y)
-    derived = DPOnlineKernelRegression(theta=0.75, eps=0.5, random_state=0).fit(X, y)
+    stated = DPOnlineKernelRegression(mechanism="jcc.thm1", theta=0.75, eps=0.5, calibration="stated", random_state=0).fit(X, y)
+    derived = DPOnlineKernelRegression(mechanism="jcc.thm1", theta=0.75, eps=0.5, random_state=0).fit(X, y)
     assert derived.noise_scale_ == pytest.approx(stated.noise_scale_)  # κ = 1: (12) and (17) agree

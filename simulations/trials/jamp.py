@@ -72,6 +72,7 @@ from threadpoolctl import ThreadpoolController
 
 from simulations.data import CircleRegression
 from simulations.kernels import PeriodicSobolevKernel
+from simulations.mechanisms import Mechanism
 from simulations.runner import trial
 from simulations.solvers import (
     Certificate,
@@ -82,6 +83,7 @@ from simulations.solvers import (
     replace_point,
     union_rkhs_distance,
 )
+from simulations.trials.utility import UtilitySetup
 
 __all__ = [
     "PROBLEM_DEFAULTS",
@@ -686,3 +688,20 @@ def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dic
     kw = {k: int(config[k]) for k in ("n_cand", "n_grid") if k in config}
     pair = kls_pair(int(config["m"]), float(config["lam"]), int(config["data_seed"]), clip=float(config["clip"]), **kw)
     return {"pair": pair, "max_abs_diff": pair["max_abs_diff"]}
+
+
+def _prop1_inputs(v: Mapping[str, float]) -> dict[str, float]:
+    """Proposition 1's parameters from the problem: R = M/√λ (proof of Lemma 2, needs λ ≤ 1)."""
+    return {"R": float(v["M"]) / math.sqrt(float(v["lam"])), "kappa": v["kappa"], "lam": v["lam"], "m": v["m"],
+            "eps": v["eps"]}
+
+
+#: the paper's mechanism (discovered by simulations.mechanisms.mechanisms)
+MECHANISMS = (
+    Mechanism("jamp.prop1", "jamp.prop1.scale", clip=True, inputs=_prop1_inputs,
+              release="π(f_z,λ) + b (Proposition 1, equation (2), clipped to [−M, M])"),
+)
+
+
+#: privacy–utility setup on bundled real data (discovered by simulations.trials.utility.utility_setups)
+UTILITY_SETUPS = (UtilitySetup("kls_jamp", "diabetes", "kls", "jamp.prop1", "square", "held-out squared error"),)

@@ -80,6 +80,7 @@ from scipy.linalg import solve_triangular
 
 from simulations.data import CircleRegression, TrigSeries
 from simulations.kernels import PeriodicSobolevKernel
+from simulations.mechanisms import Mechanism
 from simulations.online import online_kernel_regression, schedules
 from simulations.runner import trial
 
@@ -605,3 +606,15 @@ def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dic
     pair = online_pair(int(config["T"]), float(config["kappa"]), float(config["theta"]), int(config["data_seed"]),
                        **kw)
     return {"pair": pair, "max_abs_diff": pair["max_abs_diff"]}
+
+
+def _thm1_inputs(v: Mapping[str, float]) -> dict[str, float]:
+    """Theorem 1's parameters from the problem: T = m steps, C_T at t = T, divided by ε."""
+    return {"kappa": v["kappa"], "M": v["M"], "t": v["m"], "t0": v["t0"], "theta": v["theta"], "eps": v["eps"]}
+
+
+#: the paper's mechanism (discovered by simulations.mechanisms.mechanisms)
+MECHANISMS = (
+    Mechanism("jcc.thm1", "jcc.thm1.C_t", per_eps=True, inputs=_thm1_inputs,
+              release="f_T + b_T, b_T ~ Laplace(C_T/ε) (Theorem 1, (6))"),
+)

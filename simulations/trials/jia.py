@@ -59,7 +59,7 @@ from scipy.optimize import minimize_scalar
 
 from simulations.data import BinaryClassification, CircleRegression
 from simulations.kernels import KernelExpansion, PeriodicSobolevKernel
-from simulations.mechanisms import laplace_scale
+from simulations.mechanisms import Mechanism, laplace_scale
 from simulations.runner import trial
 from simulations.solvers import (
     KLSFactor,
@@ -68,6 +68,7 @@ from simulations.solvers import (
     svm_fit,
     union_rkhs_distance,
 )
+from simulations.trials.utility import UtilitySetup
 
 __all__ = [
     "LS_DEFAULTS",
@@ -738,3 +739,18 @@ def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dic
     fn = kls_pair if alg == "kls" else svm_pair
     pair = fn(int(config["m"]), float(config["lam"]), int(config["data_seed"]), **kw)
     return {"pair": pair, "max_abs_diff": pair["max_abs_diff"]}
+
+
+#: the paper's mechanisms (discovered by simulations.mechanisms.mechanisms)
+MECHANISMS = (
+    Mechanism("jia.prop1", "jia.prop1.scale", release="f_z + b (Proposition 1, general loss)"),
+    Mechanism("jia.s5_1", "jia.s5_1.scale", release="f_z^ls + b (§5.1, least squares)"),
+    Mechanism("jia.s5_2", "jia.s5_2.scale", release="sgn(f_z^h + b) (§5.2, SVM)"),
+)
+
+
+#: privacy–utility setups on bundled real data (discovered by simulations.trials.utility.utility_setups)
+UTILITY_SETUPS = (
+    UtilitySetup("kls_jia", "diabetes", "kls", "jia.s5_1", "square", "held-out squared error"),
+    UtilitySetup("svm", "breast_cancer", "svm", "jia.s5_2", "zero_one", "held-out misclassification rate"),
+)

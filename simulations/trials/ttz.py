@@ -31,20 +31,19 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+import bounds
 from bounds.papers import ttz as B
 from simulations.runner import trial
 
 from ..private_erm import (
-    fw_scale,
     gaussian_width_mc,
     lasso_l1_solve,
     lasso_loss,
-    md_sigma,
     md_step_size,
     private_fw_lasso,
     private_mirror_descent,
@@ -173,3 +172,58 @@ def width_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str
     dims = (int(config["d1"]),) if not config.get("d2") else (int(config["d1"]), int(config["d2"]))
     m, _, _ = gaussian_width_mc(str(config["set"]), dims, int(config["n_mc"]), rng)
     return {"width": m}
+
+
+# --------------------------------------------------------------------------------------
+# noise calibration and Gaussian widths of the paper (from bounds/papers/ttz.py)
+# --------------------------------------------------------------------------------------
+def fw_scale(L1: float, C1: float, T: int, n: int, eps: float, delta: float, which: str = "derived") -> float:
+    """Laplace scale λ of the vertex scores (``ttz.fw.scale``): the paper's (``stated``) or the derived one.
+
+    Examples
+    --------
+    >>> round(fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "derived") / fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "stated"), 6)
+    4.0
+    """
+    return bounds.value("ttz.fw.scale", {"L1": L1, "C1": C1, "T": T, "n": n, "eps": eps, "delta": delta},
+                        which=which)
+
+
+def md_sigma(L: float, n: int, T: int, eps: float, delta: float) -> float:
+    """σ of Algorithm 1's Gaussian noise for (ε, δ)-DP after T steps (``ttz.md.sigma.zcdp``, zCDP).
+
+    Examples
+    --------
+    >>> s = md_sigma(1.0, 1000, 100, 1.0, 1e-5)
+    >>> rho = (math.sqrt(math.log(1e5) + 1) - math.sqrt(math.log(1e5))) ** 2
+    >>> round(s**2 / (2 * 100 / (1000**2 * rho)), 9)
+    1.0
+    """
+    import warnings
+
+    with warnings.catch_warnings():  # ε ≥ 1 is allowed here (zCDP conversion holds for every ε)
+        warnings.simplefilter("ignore")
+        return math.sqrt(bounds.value("ttz.md.sigma.zcdp", {"L2": L, "n": n, "T": T, "eps": eps, "delta": delta}))
+
+
+def _closed_forms() -> dict[str, Callable[[tuple[int, ...]], float]]:
+    ttz = B
+    return {
+        "l2": lambda d: float(ttz.chi_mean(d[0])),
+        "l1": lambda d: ttz.expected_max_abs_gaussian(d[0]),
+        "simplex": lambda d: ttz.expected_max_gaussian(d[0]),
+        "group": lambda d: ttz.expected_max_chi(d[0], d[1]),
+    }
+
+
+#: exact Gaussian widths (chi mean; quadratures of the laws of ‖g‖_∞, max g_i, max of chi variables)
+WIDTH_CLOSED_FORMS: dict[str, Callable[[tuple[int, ...]], float]] = _closed_forms()
+
+#: the upper bounds of ``bounds`` (statement key, bound)
+WIDTH_BOUNDS: dict[str, tuple[str, Callable[[tuple[int, ...]], float]]] = {
+    "l2": ("ttz.gw.l2", lambda d: math.sqrt(d[0])),
+    "l1": ("ttz.gw.l1", lambda d: math.sqrt(2 * math.log(2 * d[0]))),
+    "simplex": ("ttz.gw.simplex", lambda d: math.sqrt(2 * math.log(d[0]))),
+    "group": ("ttz.gw.group", lambda d: math.sqrt(d[0]) + math.sqrt(2 * math.log(d[1]))),
+    "nuclear": ("ttz.gw.nuclear", lambda d: math.sqrt(d[0]) + math.sqrt(d[1])),
+}

@@ -8,14 +8,16 @@ copies, measuring their mean held-out risk.  The non-private fit (b = 0) is
 the baseline.  The noise is one Laplace scalar added to the function, so the
 draws vectorise over the held-out set.
 
-Algorithms: ``kls_jia`` (000 §5.1), ``kls_jamp`` (001, clipped to [−M, M]),
-``svm`` (000 §5.2, risk = misclassification rate of sgn(f + b)).
+The setups (data set, algorithm, mechanism, loss) are declared by the papers
+in their trial modules as ``UTILITY_SETUPS = (UtilitySetup(...), ...)`` and
+found by :func:`utility_setups`; the configuration's ``algorithm`` names a setup.
 
 Examples
 --------
 >>> import numpy as np
->>> from simulations.trials.utility import utility_trial
->>> cfg = {"dataset": "diabetes", "algorithm": "kls_jia", "m": 100, "lam": 0.1,
+>>> from simulations.trials.utility import utility_setups, utility_trial
+>>> s = next(s for s in utility_setups().values() if s.loss == "square")
+>>> cfg = {"dataset": s.dataset, "algorithm": s.name, "m": 100, "lam": 0.1,
 ...        "sigma": 0.5, "eps": [0.5], "n_noise": 10}
 >>> out = utility_trial(cfg, np.random.default_rng(0))
 >>> out["risk_nonprivate"] <= out["risk_derived_eps0.5"]
@@ -24,8 +26,8 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -35,10 +37,52 @@ from simulations.runner import trial
 
 from ..data import RealDataset, load_real_dataset
 from ..kernels import GaussianKernel
-from ..mechanisms import laplace_scale
+from ..mechanisms import get_mechanism
 from ..solvers import kls_fit, require_certificate, svm_fit
 
-ALGORITHMS = {"kls_jia": "square", "kls_jamp": "square", "svm": "zero_one"}
+
+@dataclass(frozen=True)
+class UtilitySetup:
+    """One privacy–utility experiment a paper declares: a bundled data set, a fit and a mechanism.
+
+    Parameters
+    ----------
+    name : str
+        The setup's name (the configuration's ``algorithm``).
+    dataset : str
+        A bundled data set (:func:`simulations.data.load_real_dataset`).
+    fit : {"kls", "svm"}
+        Kernel least squares or the offset-free SVM.
+    mechanism : str
+        The declared :class:`~simulations.mechanisms.Mechanism` whose noise is added.
+    loss : {"square", "zero_one"}
+        Held-out risk: squared error, or the misclassification rate of sgn(f + b).
+    label : str
+        Axis label of the risk.
+    """
+
+    name: str
+    dataset: str
+    fit: str
+    mechanism: str
+    loss: str
+    label: str = ""
+
+
+def utility_setups() -> dict[str, UtilitySetup]:
+    """Every setup declared by a paper's trial module (``UTILITY_SETUPS``), by name, in paper order."""
+    import importlib
+    import importlib.util
+
+    import bounds
+
+    out: dict[str, UtilitySetup] = {}
+    for pid in bounds.registry.papers:
+        name = f"simulations.trials.{pid}"
+        if importlib.util.find_spec(name) is not None:
+            for s in getattr(importlib.import_module(name), "UTILITY_SETUPS", ()):
+                out[s.name] = s
+    return out
 
 
 @lru_cache(maxsize=4)
@@ -46,17 +90,11 @@ def _dataset(name: str) -> RealDataset:
     return load_real_dataset(name, seed=0)
 
 
-def noise_scale(algorithm: str, which: str, *, kappa: float, lam: float, m: int, eps: float,
-                M: float = 1.0) -> float:
-    """Laplace scale of the algorithm's release (from :mod:`bounds`, stated or derived)."""
-    vals = dict(kappa=kappa, lam=lam, m=m, eps=eps)
-    if algorithm == "kls_jia":
-        return laplace_scale("jia.s5_1", which, M=M, **vals)
-    if algorithm == "kls_jamp":
-        return laplace_scale("jamp.prop1", which, R=M / math.sqrt(lam), **vals)
-    if algorithm == "svm":
-        return laplace_scale("jia.s5_2", which, **vals)
-    raise ValueError(f"parameter 'algorithm' = {algorithm!r} is not one of {', '.join(ALGORITHMS)}")
+def _setup(name: str) -> UtilitySetup:
+    setups = utility_setups()
+    if name not in setups:
+        raise ValueError(f"parameter 'algorithm' = {name!r} is not a declared setup: {', '.join(setups)}")
+    return setups[name]
 
 
 def _risk(values: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
@@ -70,26 +108,27 @@ def _risk(values: np.ndarray, y: np.ndarray, loss: str) -> np.ndarray:
 def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """Held-out risk of the non-private fit and of the private releases at every ε.
 
-    Config keys: ``dataset``, ``algorithm`` (a key of :data:`ALGORITHMS`), ``m``,
+    Config keys: ``dataset``, ``algorithm`` (a declared :class:`UtilitySetup`), ``m``,
     ``lam``, ``sigma`` (Gaussian bandwidth), ``eps`` (list), ``n_noise``.
     Outputs: ``risk_nonprivate``, ``risk_zero`` (the constant predictor 0,
     i.e. always +1 for classification), ``risk_{stated|derived}_eps{ε}``,
     ``gap`` (certificate).
     """
     D = _dataset(config["dataset"])
-    alg = config["algorithm"]
-    loss = ALGORITHMS[alg]
+    setup = _setup(str(config["algorithm"]))
+    mech = get_mechanism(setup.mechanism)
+    loss = setup.loss
     m, lam = int(config["m"]), float(config["lam"])
     X, y = D.sample(m, rng)
     k = GaussianKernel(float(config["sigma"]))
     K = k(X)
-    if alg == "svm":
+    if setup.fit == "svm":
         res = svm_fit(K, y, lam)
     else:
         res = kls_fit(K, y, lam)
     require_certificate(res.certificate, result=res)
     f = k(D.X_test, X) @ res.alpha
-    if alg == "kls_jamp":
+    if mech.clip:
         f = np.clip(f, -D.M, D.M)
     out = {"risk_nonprivate": float(_risk(f, D.y_test, loss)),
            "risk_zero": float(_risk(np.zeros_like(f), D.y_test, loss)),
@@ -98,6 +137,6 @@ def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
     for eps in config["eps"]:
         b = rng.laplace(0.0, 1.0, size=(n, 1))          # one standard draw, scaled per calibration
         for which in ("stated", "derived"):
-            s = noise_scale(alg, which, kappa=k.kappa, lam=lam, m=m, eps=float(eps), M=D.M)
+            s = mech.scale(which, kappa=k.kappa, lam=lam, m=m, eps=float(eps), M=D.M)
             out[f"risk_{which}_eps{eps:g}"] = float(np.mean(_risk(f[None, :] + s * b, D.y_test, loss)))
     return out

@@ -232,14 +232,14 @@ def _width_frame(ctx: Context) -> pd.DataFrame:
 
 def _width_check(ctx: Context, set_: str) -> list[Result]:
     df, _ = _accepted(_width_frame(ctx))
-    key, bound_fn = PE.WIDTH_BOUNDS[set_]
+    key, bound_fn = T.WIDTH_BOUNDS[set_]
     out = []
     for dims in WIDTH_CASES[set_]:
         d2 = dims[1] if len(dims) > 1 else 0
         d = df[(df["set"] == set_) & (df["d1"] == dims[0]) & (df["d2"] == d2)]
         mean, lo, hi = mean_ci(d["width"], ctx.profile.confidence)
         bound = bound_fn(dims)
-        exact = PE.WIDTH_CLOSED_FORMS[set_](dims) if set_ in PE.WIDTH_CLOSED_FORMS else None
+        exact = T.WIDTH_CLOSED_FORMS[set_](dims) if set_ in T.WIDTH_CLOSED_FORMS else None
         det: dict[str, Any] = {"dims": list(dims), "n_mc": WIDTH_MC * len(d)}
         if exact is not None:
             det.update(exact=exact, exact_in_ci=bool(lo <= exact <= hi))
@@ -395,7 +395,7 @@ def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list[Resu
     X, y, X2, y2, info = _hard_pair(n_data, p, rng)
     T_ = T.fw_T(n_data, eps)
     for cal in ("stated", "derived"):
-        scale = PE.fw_scale(T.LASSO_L1, T.LASSO_C1, T_, n_data, eps, delta, which=cal)
+        scale = T.fw_scale(T.LASSO_L1, T.LASSO_C1, T_, n_data, eps, delta, which=cal)
         A0, c0, _ = PE.lasso_stats(X, y)
         A1, c1, _ = PE.lasso_stats(X2, y2)
         v = (PE.private_fw_lasso(A1, c1, T_, scale, rng, n_rep=2000).mean(axis=0)
@@ -443,6 +443,7 @@ def audit_mirror_descent(n: int = 20_000, seed: int = 0, confidence: float = 0.9
     """
     from simulations import private_erm as PE
     from simulations.trials import ttz as TT
+    from simulations.trials.ttz import md_sigma
     from verify.audit import audit, audit_result
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 2003]))
@@ -453,7 +454,7 @@ def audit_mirror_descent(n: int = 20_000, seed: int = 0, confidence: float = 0.9
     X2[i], y2[i] = -np.sign(prod[i]) * np.ones(p), 1.0
     L = 2 * (math.sqrt(p) + 1) * math.sqrt(p)
     T = n_data
-    sigma = PE.md_sigma(L, n_data, T, eps, delta)
+    sigma = md_sigma(L, n_data, T, eps, delta)
     eta = PE.md_step_size(0.5, L, sigma, math.sqrt(p), 1.0, T)
 
     def releases(Xd: np.ndarray, yd: np.ndarray, v: np.ndarray | None) -> Callable:

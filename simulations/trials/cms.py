@@ -1,0 +1,438 @@
+"""Trial functions of Chaudhuri, Monteleoni & Sarwate (2011), "Differentially Private Empirical
+Risk Minimization", JMLR 12, 1069–1109 (paper id ``cms``; statements in :mod:`bounds.papers.cms`).
+
+The algorithm is L2-regularised logistic regression without intercept,
+
+    J_D(f) = (1/n) Σ log(1 + exp(−y_i fᵀx_i)) + (Λ/2)‖f‖²,   ‖x_i‖ ≤ 1, y_i = ±1,
+
+released by output perturbation (Algorithm 1: f* + b, b ∝ exp(−β‖b‖), β = ``cms.alg1.beta``) or
+objective perturbation (Algorithm 2: argmin J_D(f) + (1/n)bᵀf + (Δ/2)‖f‖², b ∝ exp(−(ε′/2)‖b‖),
+ε′ and Δ from ``cms.alg2.eps_prime`` / ``cms.alg2.delta``, c = ``cms.alg2.c_logistic``).
+
+Solver: Newton's method with Armijo backtracking (:func:`fit_logistic`, and
+:func:`fit_logistic_batch` for many noise vectors at once).  Certificate: J is (Λ+Δ)-strongly
+convex, so ‖w − w*‖ ≤ ‖∇F(w)‖/(Λ+Δ); the certificate value is this distance bound relative to
+max(1, ‖w‖) and must be ≤ 1e-10, else :class:`~simulations.solvers.CertificateError`.
+
+Noise: the density ∝ exp(−r‖b‖) on R^d is sampled exactly as a Γ(d, 1/r) norm times a uniform
+direction (:func:`sample_noise`).
+
+==========================  ===============================================================
+trial                       what one trial does
+==========================  ===============================================================
+``sensitivity_trial``       adversarial search for max ‖f*_D − f*_D′‖₂ over one replaced record
+                            (artefact ``pair``: the worst neighbouring pair and its two fits)
+``noise_norm_trial``        ``n_noise`` draws of the noise of Algorithm 1 or 2: mean ‖b‖
+``utility_trial``           breast cancer (bundled with scikit-learn): misclassification of
+                            Algorithms 1 and 2 at one ε
+==========================  ===============================================================
+
+Examples
+--------
+>>> import numpy as np
+>>> out = sensitivity_trial({"n": 30, "d": 2, "lam": 0.05, "n_search": 16}, np.random.default_rng(0))
+>>> bool(0.3 < out["ratio"] <= 1.0), out["pair"]["j"] >= 0
+(True, True)
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from numpy.typing import NDArray
+from scipy.special import expit
+
+import bounds
+from simulations.runner import trial
+from simulations.solvers import Certificate, CertificateError, require_certificate
+
+FloatArray = NDArray[np.float64]
+
+#: relative certificate tolerance: ‖∇F‖/((Λ+Δ)·max(1, ‖w‖))
+TOL = 1e-10
+#: the problem of the sensitivity searches and audits: class means ±MU·e₁, spread SIGMA, flips
+MU, SIGMA, LABEL_NOISE = 0.5, 0.4, 0.1
+
+
+# --------------------------------------------------------------------------- calibrations
+def _value(key: str, which: str = "stated", **vals: float) -> float:
+    """A statement's value: ``stated`` (as printed) or ``derived`` (the form its proof gives,
+    which is sharper than the printed one for a consistent statement with slack)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v = float(bounds.value(key, vals, which="stated" if which == "stated" else "derived"))
+    if which == "derived":
+        ev = bounds.evaluate(key)
+        if ev.derived is not None:
+            subs = {ev.statement.ns[k].symbol: float(x) for k, x in vals.items()}
+            v = float(sp.N(ev.derived.subs(subs), 30))
+    return v
+
+
+def curvature_logistic() -> float:
+    """c of Algorithm 2 for the logistic loss (``cms.alg2.c_logistic``)."""
+    return _value("cms.alg2.c_logistic")
+
+
+def output_rate(n: int, lam: float, eps: float, which: str = "stated") -> float:
+    """β of Algorithm 1 (``cms.alg1.beta``): the noise density is ∝ exp(−β‖b‖).
+
+    Examples
+    --------
+    >>> output_rate(100, 0.1, 1.0)
+    5.0
+    """
+    return _value("cms.alg1.beta", which, n=n, Lam=lam, eps=eps)
+
+
+def objective_calibration(n: int, lam: float, eps: float, which: str = "stated") -> dict[str, float]:
+    """ε′, Δ and the noise rate ε′/2 of Algorithm 2 for the logistic loss.
+
+    ``stated``: the printed rule (``cms.alg2.eps_prime``; if ε′ ≤ 0, Δ = ``cms.alg2.delta`` and
+    ε′ = ε/2).  ``derived``: the same rule with the tight Jacobian factor of ``cms.alg2.det_ratio``.
+
+    Examples
+    --------
+    >>> cal = objective_calibration(30, 0.05, 1.0)
+    >>> round(cal["eps_p"], 4), cal["delta"], cal["regime"]
+    (0.6917, 0.0, 1)
+    >>> objective_calibration(30, 0.005, 1.0)["regime"]
+    2
+    """
+    c = curvature_logistic()
+    vals = dict(eps=eps, c=c, n=n, Lam=lam)
+    eps_p = _value("cms.alg2.eps_prime", which, **vals)
+    if eps_p > 0:
+        return {"eps_p": eps_p, "delta": 0.0, "rate": eps_p / 2, "regime": 1, "c": c}
+    delta = _value("cms.alg2.delta", which, **vals)
+    return {"eps_p": eps / 2, "delta": delta, "rate": eps / 4, "regime": 2, "c": c}
+
+
+# --------------------------------------------------------------------------- noise
+def sample_noise(d: int, rate: float, rng: np.random.Generator, size: int) -> FloatArray:
+    """``size`` exact draws from the density ∝ exp(−rate·‖b‖) on R^d, shape (size, d).
+
+    The norm is Γ(d, 1/rate) (polar coordinates, ``cms.alg1.norm_law``) and the direction is
+    uniform on the sphere (a normalised Gaussian vector).
+
+    Examples
+    --------
+    >>> b = sample_noise(3, 2.0, np.random.default_rng(0), 100_000)
+    >>> b.shape, bool(abs(np.linalg.norm(b, axis=1).mean() - 1.5) < 0.02)
+    ((100000, 3), True)
+    """
+    if rate <= 0:
+        raise ValueError(f"parameter 'rate' = {rate!r} must be positive")
+    g = rng.standard_normal((size, d))
+    g /= np.linalg.norm(g, axis=1, keepdims=True)
+    return g * rng.gamma(shape=d, scale=1.0 / rate, size=(size, 1))
+
+
+# --------------------------------------------------------------------------- solver
+def _parts(Z: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Logistic loss, ℓ' and ℓ'' at margins Z."""
+    return np.logaddexp(0.0, -Z), -expit(-Z), expit(Z) * expit(-Z)
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    """A certified minimiser of J_D(f) + (1/n)bᵀf + (Δ/2)‖f‖²."""
+
+    w: FloatArray
+    certificate: Certificate
+
+    @property
+    def dist_bound(self) -> float:
+        """Certified bound on ‖w − w*‖₂ (‖∇F(w)‖/(Λ+Δ))."""
+        return float(self.certificate.details["dist_bound"])
+
+
+def objective(w: FloatArray, X: FloatArray, y: FloatArray, lam: float, b: FloatArray | None = None,
+              delta: float = 0.0) -> float:
+    """F(w) = (1/n)Σ log(1 + e^{−y_i wᵀx_i}) + ((Λ+Δ)/2)‖w‖² + (1/n)bᵀw."""
+    n = X.shape[0]
+    out = float(np.mean(_parts((X * y[:, None]) @ w)[0]) + (lam + delta) / 2 * w @ w)
+    return out + (float(b @ w) / n if b is not None else 0.0)
+
+
+def fit_logistic_batch(X: FloatArray, y: FloatArray, lam: float, B: FloatArray | None = None,
+                       delta: float = 0.0, W0: FloatArray | None = None, tol: float = TOL,
+                       max_iter: int = 100) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Minimise F_k(w) = J_D(w) + (1/n)b_kᵀw + (Δ/2)‖w‖² for every row b_k of ``B`` at once.
+
+    Damped Newton (Armijo backtracking per problem).  Returns ``(W, rel, dist)``: the minimisers
+    (k, d), the relative certificates ‖∇F_k‖/((Λ+Δ)max(1, ‖w_k‖)) and the distance bounds
+    ‖∇F_k‖/(Λ+Δ).  Raises :class:`CertificateError` if any certificate exceeds ``tol``.
+    """
+    n, d = X.shape
+    V = X * y[:, None]
+    B = np.zeros((1, d)) if B is None else np.atleast_2d(np.asarray(B, dtype=float))
+    k = B.shape[0]
+    mu = lam + delta
+    W = np.zeros((k, d)) if W0 is None else np.array(np.broadcast_to(W0, (k, d)), dtype=float)
+
+    def value(Wc: FloatArray) -> FloatArray:
+        return (np.mean(_parts(Wc @ V.T)[0], axis=1) + mu / 2 * np.sum(Wc * Wc, axis=1)
+                + np.sum(B * Wc, axis=1) / n)
+
+    def grad(Wc: FloatArray) -> tuple[FloatArray, FloatArray]:
+        _, l1, l2 = _parts(Wc @ V.T)
+        return l1 @ V / n + mu * Wc + B / n, l2
+
+    def certificate(G: FloatArray, Wc: FloatArray) -> tuple[FloatArray, FloatArray]:
+        dist = np.linalg.norm(G, axis=1) / mu
+        return dist / np.maximum(1.0, np.linalg.norm(Wc, axis=1)), dist
+
+    F = value(W)
+    for _ in range(max_iter):
+        G, l2 = grad(W)
+        rel, _ = certificate(G, W)
+        todo = rel > tol * 1e-2          # iterate a little beyond the tolerance
+        if not todo.any():
+            break
+        H = np.einsum("kn,ni,nj->kij", l2[todo], V, V) / n + mu * np.eye(d)
+        P = -np.linalg.solve(H, G[todo][..., None])[..., 0]
+        slope = np.sum(G[todo] * P, axis=1)
+        t = np.ones(int(todo.sum()))
+        Wt, Ft = W[todo], F[todo]
+        for _ls in range(40):
+            Wn = Wt + t[:, None] * P
+            Bt = B[todo] if B.shape[0] == k else B
+            Fn = (np.mean(_parts(Wn @ V.T)[0], axis=1) + mu / 2 * np.sum(Wn * Wn, axis=1)
+                  + np.sum(Bt * Wn, axis=1) / n)
+            ok = Fn <= Ft + 1e-4 * t * slope + 1e-13 * np.abs(Ft)
+            if ok.all():
+                break
+            t = np.where(ok, t, t / 2)
+        W[todo], F[todo] = Wn, Fn
+    G, _ = grad(W)
+    rel, dist = certificate(G, W)
+    worst = int(np.argmax(rel))
+    cert = Certificate("relative_distance_bound", float(rel[worst]), tol, bool(np.all(np.isfinite(rel))),
+                       solver="cms.fit_logistic_batch", details={"dist_bound": float(dist[worst]), "k": k})
+    require_certificate(cert)
+    return W, rel, dist
+
+
+def fit_logistic(X: FloatArray, y: FloatArray, lam: float, b: FloatArray | None = None, delta: float = 0.0,
+                 w0: FloatArray | None = None, tol: float = TOL) -> LogisticFit:
+    """The certified minimiser of J_D(w) + (1/n)bᵀw + (Δ/2)‖w‖² (logistic loss, no intercept).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = draw_problem(50, 3, rng)
+    >>> fit = fit_logistic(X, y, lam=0.1)
+    >>> fit.certificate.ok, fit.dist_bound < 1e-10
+    (True, True)
+    """
+    W, rel, dist = fit_logistic_batch(X, y, lam, None if b is None else np.asarray(b)[None, :], delta,
+                                      None if w0 is None else np.asarray(w0)[None, :], tol)
+    cert = Certificate("relative_distance_bound", float(rel[0]), tol, True, solver="cms.fit_logistic",
+                       details={"dist_bound": float(dist[0])})
+    return LogisticFit(W[0], cert)
+
+
+def noise_of_output(W: FloatArray, X: FloatArray, y: FloatArray, lam: float, delta: float) -> FloatArray:
+    """The noise b that makes w the minimiser of Algorithm 2's objective: b = −n∇J_D(w) − nΔw."""
+    n = X.shape[0]
+    V = X * y[:, None]
+    _, l1, _ = _parts(np.atleast_2d(W) @ V.T)
+    return -(l1 @ V) - n * (lam + delta) * np.atleast_2d(W)
+
+
+def objective_log_density(W: FloatArray, X: FloatArray, y: FloatArray, lam: float, delta: float,
+                          eps_p: float) -> FloatArray:
+    """log p(w | D) of Algorithm 2's output up to a constant independent of D (change of variables).
+
+    p(w|D) = ν(b_D(w)) |det ∇b_D(w)| with ν ∝ exp(−(ε′/2)‖b‖) and ∇b_D = −(Σ ℓ''(·)x_i x_iᵀ + n(Λ+Δ)I).
+    """
+    n, d = X.shape
+    W = np.atleast_2d(W)
+    V = X * y[:, None]
+    Bn = np.linalg.norm(noise_of_output(W, X, y, lam, delta), axis=1)
+    _, _, l2 = _parts(W @ V.T)
+    A = np.einsum("kn,ni,nj->kij", l2, V, V) + n * (lam + delta) * np.eye(d)
+    return -eps_p / 2 * Bn + np.linalg.slogdet(A)[1]
+
+
+# --------------------------------------------------------------------------- data
+def draw_problem(n: int, d: int, rng: np.random.Generator, label_noise: float = LABEL_NOISE
+                 ) -> tuple[FloatArray, FloatArray]:
+    """n points: y = ±1 equiprobable, x = y·MU·e₁ + SIGMA·N(0, I) projected into the unit ball, labels
+    flipped with probability ``label_noise``."""
+    y = rng.choice([-1.0, 1.0], size=n)
+    X = SIGMA * rng.standard_normal((n, d))
+    X[:, 0] += MU * y
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    flip = rng.random(n) < label_noise
+    return X, np.where(flip, -y, y)
+
+
+def _unit(v: FloatArray) -> FloatArray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _candidates(d: int, f: FloatArray, n_search: int, rng: np.random.Generator) -> FloatArray:
+    """Replacement inputs x′ on the unit sphere: a grid (d = 2) or random directions, ±e_i, ±f/‖f‖."""
+    if d == 1:
+        return np.array([[1.0], [-1.0]])
+    if d == 2:
+        a = np.linspace(0, 2 * np.pi, n_search, endpoint=False)
+        base = np.column_stack([np.cos(a), np.sin(a)])
+    else:
+        base = _unit(rng.standard_normal((n_search, d)))
+    extra = [np.eye(d), -np.eye(d)]
+    if np.linalg.norm(f) > 0:
+        extra.append(np.vstack([_unit(f), -_unit(f)]))
+    return np.vstack([base, *extra])
+
+
+def worst_neighbour(X: FloatArray, y: FloatArray, lam: float, n_search: int, rng: np.random.Generator,
+                    n_exact: int = 24, n_refine: int = 80) -> dict[str, Any]:
+    """Search for the replacement (j, x′, y′) maximising ‖f*_D − f*_D′‖₂.
+
+    Screening: for every index j and candidate (x′, y′ = ±1), the first-order change
+    H⁻¹(ℓ'(v_jᵀf)v_j − ℓ'(v′ᵀf)v′)/n (v = y·x, H the Hessian of J_D at f = f*_D); the ``n_exact``
+    best are refitted exactly, the best of them refined by a random local search on the sphere
+    (exact refits).  Every reported distance comes from two certified fits; ``cert_error`` bounds
+    the error of the reported distance (sum of the two certified distance bounds).
+    """
+    n, d = X.shape
+    fit = fit_logistic(X, y, lam)
+    f = fit.w
+    V = X * y[:, None]
+    _, l1, l2 = _parts(V @ f)
+    H = (V.T * l2) @ V / n + lam * np.eye(d)
+    cand = _candidates(d, f, n_search, rng)
+    Vc = np.vstack([cand, -cand])                               # v′ = y′x′ for y′ = +1, −1
+    yc = np.concatenate([np.ones(len(cand)), -np.ones(len(cand))])
+    _, lc1, _ = _parts(Vc @ f)
+    G = (l1[:, None, None] * V[:, None, :] - lc1[None, :, None] * Vc[None, :, :]) / n   # (n, K, d)
+    D = np.linalg.solve(H, G.reshape(-1, d).T).T
+    score = np.linalg.norm(D, axis=1)
+    order = np.argsort(score)[::-1][:n_exact]
+
+    def refit(j: int, x_new: FloatArray, y_new: float) -> tuple[float, FloatArray, float]:
+        X1, y1 = X.copy(), y.copy()
+        X1[j], y1[j] = x_new, y_new
+        g = fit_logistic(X1, y1, lam, w0=f)
+        return float(np.linalg.norm(g.w - f)), g.w, g.dist_bound
+
+    best = (-1.0, None, None, None, None, 0.0)
+    for idx in order:
+        j, kk = divmod(int(idx), len(Vc))
+        x_new, y_new = yc[kk] * Vc[kk], float(yc[kk])
+        dist, w1, err = refit(j, x_new, y_new)
+        if dist > best[0]:
+            best = (dist, j, x_new, y_new, w1, err)
+    n_evals = len(order)
+    dist, j, x_new, y_new, w1, err = best
+    if d > 1:
+        step = 0.5
+        for _ in range(n_refine):
+            prop = _unit(x_new + step * rng.standard_normal(d))
+            dd, ww, ee = refit(j, prop, y_new)
+            n_evals += 1
+            if dd > dist:
+                dist, x_new, w1, err = dd, prop, ww, ee
+            else:
+                step = max(step * 0.93, 1e-3)
+    X1, y1 = X.copy(), y.copy()
+    X1[j], y1[j] = x_new, y_new
+    return {"dist": dist, "cert_error": err + fit.dist_bound, "n_screened": int(score.size),
+            "n_exact": n_evals, "pair": {"X": X, "y": y, "X1": X1, "y1": y1, "j": int(j), "x_new": x_new,
+                                         "y_new": y_new, "w": f, "w1": w1, "lam": lam}}
+
+
+# --------------------------------------------------------------------------- trials
+@trial(requires=("n", "d", "lam", "n_search"), optional=("label_noise", "n_exact", "n_refine"),
+       artefacts=("pair",))
+def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Adversarial search for the L2 sensitivity of regularised logistic regression (``cms.alg1.sensitivity``).
+
+    Config: ``n``, ``d``, ``lam`` (Λ), ``n_search`` (candidate directions); optional
+    ``label_noise``, ``n_exact``, ``n_refine``.  Draws D from :func:`draw_problem` and runs
+    :func:`worst_neighbour`.  Returns the worst distance found, its certified error, the bound
+    2/(nΛ) (``cms.alg1.sensitivity``), their ratio and the artefact ``pair``.
+    """
+    n, d, lam = int(config["n"]), int(config["d"]), float(config["lam"])
+    X, y = draw_problem(n, d, rng, float(config.get("label_noise", LABEL_NOISE)))
+    res = worst_neighbour(X, y, lam, int(config["n_search"]), rng, int(config.get("n_exact", 24)),
+                          int(config.get("n_refine", 80)))
+    bound = _value("cms.alg1.sensitivity", n=n, Lam=lam)
+    return {"max_dist": res["dist"], "cert_error": res["cert_error"], "bound": bound,
+            "ratio": res["dist"] / bound, "n_screened": res["n_screened"], "n_exact": res["n_exact"],
+            "pair": res["pair"]}
+
+
+@trial(requires=("n", "d", "lam", "eps", "n_noise"), optional=("mechanism", "calibration"))
+def noise_norm_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Mean norm of ``n_noise`` draws of the noise of Algorithm 1 (``mechanism="output"``, default)
+    or Algorithm 2 (``"objective"``), with the ``stated`` (default) or ``derived`` calibration.
+
+    Returns ``mean_norm``, the noise ``rate`` and ``expected`` = d/rate (``cms.alg1.mean_norm``).
+    """
+    n, d, lam, eps = int(config["n"]), int(config["d"]), float(config["lam"]), float(config["eps"])
+    which = str(config.get("calibration", "stated"))
+    if str(config.get("mechanism", "output")) == "output":
+        rate = output_rate(n, lam, eps, which)
+    else:
+        rate = objective_calibration(n, lam, eps, which)["rate"]
+    b = sample_noise(d, rate, rng, int(config["n_noise"]))
+    return {"mean_norm": float(np.linalg.norm(b, axis=1).mean()), "rate": rate,
+            "expected": _value("cms.alg1.mean_norm", d=d, beta=rate)}
+
+
+def breast_cancer_unit_ball(rng: np.random.Generator, test_fraction: float = 0.3
+                            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """scikit-learn's bundled breast-cancer data (no download): standardised, rows scaled by the
+    largest training norm (so ‖x‖ ≤ 1 on the training set; test rows are clipped to the ball),
+    labels ±1, a random train/test split."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    perm = rng.permutation(len(y))
+    n_test = int(round(test_fraction * len(y)))
+    te, tr = perm[:n_test], perm[n_test:]
+    m, s = X[tr].mean(0), X[tr].std(0)
+    X = (X - m) / s
+    X /= np.linalg.norm(X[tr], axis=1).max()
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = 2.0 * y - 1.0
+    return X[tr], y[tr], X[te], y[te]
+
+
+@trial(requires=("eps", "lam"), optional=("calibration", "n_noise"))
+def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Breast cancer: test misclassification of non-private, Algorithm 1 and Algorithm 2 logistic regression.
+
+    One random split per trial; ``n_noise`` (default 20) noise draws per mechanism, averaged.
+    """
+    eps, lam = float(config["eps"]), float(config["lam"])
+    which = str(config.get("calibration", "stated"))
+    k = int(config.get("n_noise", 20))
+    Xtr, ytr, Xte, yte = breast_cancer_unit_ball(rng)
+    n, d = Xtr.shape
+    f = fit_logistic(Xtr, ytr, lam).w
+
+    def err(W: FloatArray) -> float:
+        return float(np.mean(np.sign(np.atleast_2d(W) @ Xte.T) != yte[None, :]))
+
+    W1 = f + sample_noise(d, output_rate(n, lam, eps, which), rng, k)
+    cal = objective_calibration(n, lam, eps, which)
+    B = sample_noise(d, cal["rate"], rng, k)
+    W2, _, _ = fit_logistic_batch(Xtr, ytr, lam, B, cal["delta"], W0=f)
+    return {"err_nonprivate": err(f), "err_output": err(W1), "err_objective": err(W2),
+            "regime": float(cal["regime"]), "n_train": float(n)}
+
+
+__all__ = ["LogisticFit", "breast_cancer_unit_ball", "curvature_logistic", "draw_problem", "fit_logistic",
+           "fit_logistic_batch", "noise_norm_trial", "noise_of_output", "objective", "objective_calibration",
+           "objective_log_density", "output_rate", "sample_noise", "sensitivity_trial", "utility_trial",
+           "worst_neighbour"]
