@@ -120,7 +120,7 @@ def _cmd_list(a: argparse.Namespace) -> int:
 def _cmd_papers(a: argparse.Namespace) -> int:
     """Every discovered paper: id, source, statements and the tally of their statuses."""
     rows = []
-    for pid, paper in PAPERS.items():
+    for paper in PAPERS.values():
         evs = [registry.evaluate(k) for k in paper.statements]
         tally = {s: sum(e.status == s for e in evs) for s in STATUSES}
         rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally))

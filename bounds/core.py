@@ -42,7 +42,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -51,7 +50,7 @@ from typing import Any
 import sympy as sp
 
 from .checks import compare
-from .evidence import STATUSES, Check, Result
+from .evidence import STATUSES, Check, Result  # noqa: F401  (STATUSES re-exported)
 from .symbols import SHARED, Namespace, Param
 
 KINDS = (

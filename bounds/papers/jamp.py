@@ -51,9 +51,9 @@ from ..checks import (
     schedule_check,
     substitute_schedule,
 )
-from ..privacy_logic import scalar_release_checks
 from ..evidence import Check
 from ..paper import Paper
+from ..privacy_logic import scalar_release_checks
 from ..symbols import S
 
 SEED = "001_5df6aa3916744408.txt"

@@ -37,9 +37,9 @@ from ..checks import (
     laplace_density,
     rate_check,
 )
-from ..privacy_logic import restricted_events_witness, scalar_release_checks
 from ..evidence import Check
 from ..paper import Paper
+from ..privacy_logic import restricted_events_witness, scalar_release_checks
 from ..symbols import S
 
 SEED = "003_8ef3daf3084cc981.txt"

@@ -62,9 +62,9 @@ from ..checks import (
     schedule_check,
     substitute_schedule,
 )
-from ..privacy_logic import restricted_events_witness, scalar_release_checks
 from ..evidence import Check
 from ..paper import Paper
+from ..privacy_logic import restricted_events_witness, scalar_release_checks
 from ..symbols import S
 
 SEED = "000_c13e7e0f812f87df.txt"
