@@ -26,9 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from simulations.data import CircleRegression  # noqa: E402
 from simulations.estimators import DPKernelLeastSquares  # noqa: E402
 from simulations.mechanisms import laplace_scale  # noqa: E402
-from verify.audit import audit  # noqa: E402
 from simulations.pairs import kls_pair  # noqa: E402
-from verify.audit import laplace_function, laplace_value  # noqa: E402
+from verify.audit import (  # noqa: E402
+    audit,  # noqa: E402
+    laplace_function,
+    laplace_value,
+)
 
 M_DATA, LAM, EPS, N = 500, 0.1, 0.5, 100_000
 

@@ -2,9 +2,10 @@
 
 Rows (ratio = peer time / engine time, higher is better):
 
-* noise draws: 1000 private releases of diabetes kernel least squares (000 §5.1),
-  the engine fitting once and vectorising the Laplace draws over the held-out
-  set (``utility_trial``), against the estimator refitted per release
+* noise draws: 1000 private releases of the first declared kernel-least-squares
+  privacy–utility setup (:func:`simulations.discovery.utility_setups`), the engine
+  fitting once and vectorising the Laplace draws over the held-out set
+  (``utility_trial``), against the estimator refitted per release
   (``DPKernelLeastSquares(...).fit`` 1000 times, timed on 50 and scaled);
 * executor: 200 trials on ``local`` (all cores) against ``serial`` (pool start-up included);
 * cache: rerunning the same 200 trials from the content-addressed cache against
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from simulations.estimators import DPKernelLeastSquares  # noqa: E402
 from simulations.kernels import GaussianKernel  # noqa: E402
 from simulations.runner import run_trials  # noqa: E402
-from simulations.trials.utility import _dataset, utility_trial  # noqa: E402
+from simulations.trials.utility import _dataset, utility_setups, utility_trial  # noqa: E402
 
 
 def timed(fn):
@@ -38,15 +39,18 @@ def timed(fn):
 
 
 def main() -> None:
-    D = _dataset("diabetes")
+    setup = next(s for s in utility_setups().values() if s.fit == "kls")
+    D = _dataset(setup.dataset)
     m = D.n_train
     lam = float(m ** (-4 / 9))
-    cfg = {"dataset": "diabetes", "algorithm": "kls_jia", "m": m, "lam": lam, "sigma": 0.6,
+    cfg = {"dataset": setup.dataset, "algorithm": setup.name, "m": m, "lam": lam, "sigma": 0.6,
            "eps": [0.5], "n_noise": 1000}
+    print(f"setup {setup.name}: {setup.dataset}, mechanism {setup.mechanism}")
     print(f"{'row':<44} {'engine s':>9} {'peer s':>9} {'ratio':>8}")
     utility_trial(cfg, np.random.default_rng(0))      # warm caches (data set, bounds lambdify)
     t_eng, _ = timed(lambda: utility_trial(cfg, np.random.default_rng(0)))
-    est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=lam, eps=0.5, kernel=GaussianKernel(0.6), random_state=0)
+    est = DPKernelLeastSquares(mechanism=setup.mechanism, lam=lam, eps=0.5, kernel=GaussianKernel(0.6),
+                               M=D.M, random_state=0)
     X, y = D.sample(m, np.random.default_rng(0))
     n_peer = 50
     t_peer, _ = timed(lambda: [est.set_params(random_state=i).fit(X, y).predict(D.X_test) for i in range(n_peer)])

@@ -8,7 +8,7 @@ Rows:
 * neighbour scan: ‖f_z − f_z̄‖_K and sup over a 200-point grid of |f_z − f_z̄| for every index j
   and one candidate replacement, against refitting KernelRidge on each neighbour (timed on 20
   refits and extrapolated to m); ratio = refits time / ours (goal ≥ 50).
-* offset-free SVM (seed 000 §5.2): ``svm_fit`` to relative duality gap 1e-10 against
+* offset-free SVM (Nie & Wang 2017, J. Inequal. Appl., §5.2): ``svm_fit`` to relative duality gap 1e-10 against
   ``sklearn.svm.SVC(kernel="precomputed", C=1/(2λm))``; ratio = ours / SVC (goal ≤ 2).
   SVC solves a different problem (it has an offset b, i.e. the extra constraint Σ y_i a_i = 0)
   and stops at its own KKT tolerance (default 1e-3); the row compares costs, not solutions.
@@ -69,7 +69,7 @@ def main() -> None:
     K = rbf(X, X)
     y_reg = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.3 * rng.standard_normal(M)
     y_cls = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.5 * rng.standard_normal(M) > 0, 1.0, -1.0)
-    lam_paper = M ** (-4 / 9)          # seed 000 §5: λ = m^(−2/(3(β+1))) with β = 1/2
+    lam_paper = M ** (-4 / 9)          # Nie & Wang 2017 (J. Inequal. Appl.) §5: λ = m^(−2/(3(β+1))), β = 1/2
     print(f"bench_solvers: m = {M}, d = {D}, Gaussian kernel exp(-|x-x'|^2/(2d)), "
           f"paper lambda = m^(-4/9) = {lam_paper:.4f}")
     print(f"{'task':<38} {'ours ms':>10} {'peer ms':>12} {'ratio':>9}  {'goal':<8} note")

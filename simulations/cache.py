@@ -45,6 +45,22 @@ PAPER_DIRS = (("bounds", "bounds/papers"), ("simulations", "simulations/trials")
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: a module whose results depend on every paper's declarations says so with ``__all_papers__ = ALL_PAPERS``
+#: (it reads them through discovery, which the static import closure cannot follow)
+ALL_PAPERS = "depends on every paper"
+
+
+class _Mark(str):
+    """What the scanner records for an ``__all_papers__`` assignment (never equal to a real string)."""
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+    __hash__ = object.__hash__
+
+
+_MARK = _Mark("__all_papers__")
+
 
 def _module_file(name: str, root: Path) -> Path | None:
     base = root.joinpath(*name.split("."))
@@ -75,6 +91,9 @@ def _imports(path: Path, name: str, root: Path) -> tuple[set[str], set[str]]:
             mods.update(f"{mod}.{a.name}" for a in node.names)   # `from pkg import submodule`
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 80:
             strings.add(node.value)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all_papers__"
+                                                  for t in node.targets):
+            strings.add(_MARK)
     out = set()
     for m in mods:
         if m.split(".")[0] in PACKAGES and _module_file(m, root) is not None:
@@ -93,8 +112,9 @@ def code_files(module: str, root: Path | str = ROOT) -> list[Path]:
     The closure follows every ``import`` inside the project's packages, including imports inside
     functions, but not modules loaded by discovery.  A paper's own files in the layers below (and
     in the module's own layer) are added when the closure names the paper: it is the module of
-    that paper (``simulations/trials/jia.py`` is paper ``jia``) or holds a string starting with
-    ``"<paper id>."`` (a statement key such as ``"jia.s5_1.scale"``).
+    that paper (``simulations/trials/<id>.py`` is paper ``<id>``) or holds a string starting with
+    ``"<paper id>."`` (a statement key); every paper's files are added when a module of the closure
+    declares ``__all_papers__ = ALL_PAPERS`` (it reads every paper's declarations through discovery).
     """
     root = Path(root)
     ids = set(paper_ids(root))
@@ -116,6 +136,8 @@ def code_files(module: str, root: Path | str = ROOT) -> list[Path]:
                 papers.add(path.stem)
         mods, strings = _imports(path, name, root)
         todo.extend(mods - set(seen))
+        if _MARK in strings:     # the module's results depend on every paper's declarations
+            papers.update(ids)
         papers.update(s.split(".", 1)[0] for s in strings if "." in s and s.split(".", 1)[0] in ids)
         # a paper named by the closure brings its files of the lower layers (and of this one)
         for pid in sorted(papers):

@@ -1,7 +1,7 @@
 """Distributions with a known truth, and two bundled real data sets.
 
-The learning-theory setting of the seed papers (000_c13e7e0f812f87df.txt §4–§5,
-001_5df6aa3916744408.txt §4.2): inputs x in a compact X, outputs |y| ≤ M, a
+The learning-theory setting of the kernel papers (Nie & Wang 2017, J. Inequal.
+Appl., §4–§5; Nie & Wang 2017, J. Appl. Math. Phys., §4.2): inputs x in a compact X, outputs |y| ≤ M, a
 Mercer kernel K with κ = sup sqrt(K), the integral operator
 L_K f(t) = ∫ f(x) K(x, t) dρ_X(x), the regularity assumption f_ρ ∈ L_K^r(L²_ρX),
 the regularised target f_λ = (L_K + λI)^(−1) L_K f_ρ, the least-squares
@@ -223,7 +223,7 @@ class CircleRegression:
     Decay of D.  With the default g, D(q^n λ)/D(λ) → q^(2(r+η)) (q = 2^(−2s), the
     ratio of consecutive eigenvalues) while 2(r + η) < 1, and D(λ) ~ λ Σ w_k/τ_k
     when 2(r + η) > 1: ``d_exponent`` = min{2(r + η), 1}, which is ≥ the
-    exponent min{2r, 1} of 001 Proposition 4.  Because the series is finite,
+    exponent min{2r, 1} of Nie & Wang 2017 (J. Appl. Math. Phys.), Proposition 4.  Because the series is finite,
     D(λ)/λ → Σ w_k/τ_k for λ far below ``lambda_floor`` (the smallest τ_k):
     the exponent is that of the infinite construction on λ ≫ ``lambda_floor``.
 

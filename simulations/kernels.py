@@ -10,8 +10,8 @@ Every kernel is a small frozen object with
 ``kernel.kappa``
     κ = sup_{x, x' ∈ X} sqrt(K(x, x')) on the kernel's domain X (for a positive
     semi-definite kernel this is sup_x sqrt(K(x, x)), by Cauchy–Schwarz).  This
-    is the κ of the seed papers (000_c13e7e0f812f87df.txt §5: ‖f‖_∞ ≤ κ‖f‖_K,
-    ‖L_K‖ ≤ κ²).
+    is the κ of the kernel papers (e.g. Nie & Wang 2017, J. Inequal. Appl., §5:
+    ‖f‖_∞ ≤ κ‖f‖_K, ‖L_K‖ ≤ κ²).
 
 Inputs are arrays of shape ``(n, d)``; a 1-D array of shape ``(n,)`` is read as
 ``n`` points in dimension 1.  The circle kernels take scalar points in

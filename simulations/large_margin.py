@@ -1,6 +1,6 @@
-r"""The large-margin multiclass Gaussian classifier of seed 004 and its objective perturbation.
+r"""The large-margin multiclass Gaussian classifier and its objective perturbation.
 
-Seed ``004_69734a6b7aad1d0d.txt`` (Pathak & Raj, PSDML 2010), §3–§4.  One
+Pathak & Raj, PSDML 2010 (LNCS 6549), §3–§4.  One
 (d+1)×(d+1) positive semidefinite matrix Φ_c per class c = 0..K−1, the score
 x̃ᵀΦ_c x̃ with x̃ = (x, 1) (equations (1)–(3)), the decision rule
 y = argmin_c x̃ᵀΦ_c x̃, and the objective (5)/(8)
@@ -80,7 +80,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from .solvers import Certificate, CertificateError
 
-SEED = "004_69734a6b7aad1d0d.txt"
 Loss = Literal["corrected", "margin", "paper"]
 LOSSES: tuple[str, ...] = ("corrected", "margin", "paper")
 FloatArray = NDArray[np.float64]
@@ -102,7 +101,7 @@ def _margin_shift(loss: str) -> float:
 
 
 def huber(u: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
-    """The Huber-smoothed hinge ℓ_h(u) of 004 §3, equation (6).
+    """The Huber-smoothed hinge ℓ_h(u) of Pathak & Raj §3, equation (6).
 
     Parameters
     ----------
@@ -128,7 +127,7 @@ def huber(u: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
 
 
 def huber_prime(u: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
-    """ℓ_h'(u) (004 (6); for ``"paper"`` the derivative of each printed piece).
+    """ℓ_h'(u) (Pathak & Raj, (6); for ``"paper"`` the derivative of each printed piece).
 
     Examples
     --------
@@ -144,7 +143,7 @@ def huber_prime(u: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
 
 # --------------------------------------------------------------------------- the model (1)–(5)
 def augment(X: ArrayLike) -> FloatArray:
-    """x̃ = (x, 1) for every row (004 §3, after (2))."""
+    """x̃ = (x, 1) for every row (Pathak & Raj, §3, after (2))."""
     Xa = np.atleast_2d(np.asarray(X, dtype=float))
     return np.hstack([Xa, np.ones((Xa.shape[0], 1))])
 
@@ -156,18 +155,18 @@ def sym(b: ArrayLike) -> FloatArray:
 
 
 def i_phi(d: int) -> FloatArray:
-    """I_Φ: the (d+1)×(d+1) identity with its last diagonal entry set to zero (004 (5))."""
+    """I_Φ: the (d+1)×(d+1) identity with its last diagonal entry set to zero (Pathak & Raj, (5))."""
     return np.diag([1.0] * d + [0.0])
 
 
 def b_matrix(lam: float, b: ArrayLike | None, d: int) -> FloatArray:
-    """B = λI_Φ + sym(b): the gradient of the linear part of J_p (004 (9))."""
+    """B = λI_Φ + sym(b): the gradient of the linear part of J_p (Pathak & Raj, (9))."""
     B = lam * i_phi(d)
     return B if b is None else B + sym(b)
 
 
 def scores(Phi: ArrayLike, X: ArrayLike) -> FloatArray:
-    """x̃_iᵀΦ_c x̃_i, shape (n, K) (004 (3))."""
+    """x̃_iᵀΦ_c x̃_i, shape (n, K) (Pathak & Raj, (3))."""
     Xt = augment(X)
     return np.einsum("ni,kij,nj->nk", Xt, np.asarray(Phi, dtype=float), Xt)
 
@@ -188,7 +187,7 @@ def margins(Phi: ArrayLike, X: ArrayLike, y: ArrayLike) -> tuple[FloatArray, NDA
 
 
 def loss_value(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Loss = "corrected") -> float:
-    """L(Φ) = Σ_i Σ_{c≠y_i} ℓ_h(u_ic) (004 (5), with the loss of (6))."""
+    """L(Φ) = Σ_i Σ_{c≠y_i} ℓ_h(u_ic) (Pathak & Raj, (5), with the loss of (6))."""
     u, mask = margins(Phi, X, y)
     return float(np.sum(huber(u, h, loss)[mask]))
 
@@ -206,7 +205,7 @@ def _outer(X: ArrayLike) -> FloatArray:
 
 
 def loss_grad(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Loss = "corrected") -> FloatArray:
-    """∂L/∂Φ_c for every c, shape (K, d+1, d+1) (004, proof of Lemma 1, summed over i).
+    """∂L/∂Φ_c for every c, shape (K, d+1, d+1) (Pathak & Raj, proof of Lemma 1, summed over i).
 
     Examples
     --------
@@ -223,24 +222,24 @@ def loss_grad(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Loss =
 
 def per_example_class_grad(Phi: ArrayLike, x: ArrayLike, y: int, c: int, h: float,
                            loss: Loss = "corrected") -> FloatArray:
-    """∂/∂Φ_c of one example's loss Σ_{c'≠y} ℓ_h(x̃ᵀ(Φ_y − Φ_c')x̃) (the object of 004 Lemma 1)."""
+    """∂/∂Φ_c of one example's loss Σ_{c'≠y} ℓ_h(x̃ᵀ(Φ_y − Φ_c')x̃) (the object of Pathak & Raj, Lemma 1)."""
     return loss_grad(Phi, np.atleast_2d(np.asarray(x, dtype=float)), np.array([int(y)]), h, loss)[int(c)]
 
 
 def regulariser(Phi: ArrayLike, lam: float) -> float:
-    """N(Φ) = λ Σ_c trace(I_Φ Φ_c I_Φ) (004 (5)): λ times the traces of the upper-left d×d blocks."""
+    """N(Φ) = λ Σ_c trace(I_Φ Φ_c I_Φ) (Pathak & Raj, (5)): λ times the traces of the upper-left d×d blocks."""
     P = np.asarray(Phi, dtype=float)
     return float(lam * np.einsum("kii->", P[:, :-1, :-1]))
 
 
 def objective(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, lam: float, h: float, loss: Loss = "corrected") -> float:
-    """J(Φ) = L(Φ) + N(Φ) (004 (5) with (6))."""
+    """J(Φ) = L(Φ) + N(Φ) (Pathak & Raj, (5) with (6))."""
     return loss_value(Phi, X, y, h, loss) + regulariser(Phi, lam)
 
 
 def perturbed_objective(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, lam: float, h: float, b: ArrayLike,
                         loss: Loss = "corrected") -> float:
-    """J_p(Φ) = J(Φ) + Σ_c Σ_ij b_ij Φ_cij (004 (8))."""
+    """J_p(Φ) = J(Φ) + Σ_c Σ_ij b_ij Φ_cij (Pathak & Raj, (8))."""
     P = np.asarray(Phi, dtype=float)
     return objective(P, X, y, lam, h, loss) + float(np.einsum("ij,kij->", np.asarray(b, dtype=float), P))
 
@@ -423,7 +422,7 @@ def solve(X: ArrayLike, y: ArrayLike, K: int, lam: float, h: float, b: ArrayLike
           cone: Literal["psd", "closure"] = "psd") -> LMResult:
     """Minimise J_p (or J for ``b=None``) over Φ_1..Φ_K ⪰ 0 with a duality-gap certificate.
 
-    Seed ``004_69734a6b7aad1d0d.txt``, §4, equation (8) (b = None: equation (5)).
+    Pathak & Raj 2010, §4, equation (8) (b = None: equation (5)).
 
     The unperturbed J usually has **no minimiser** on the PSD cone: the regulariser only
     charges tr Ψ_c, so a linear score term 2φ_cᵀx costs nothing in the limit Ψ_c → 0,
@@ -436,7 +435,7 @@ def solve(X: ArrayLike, y: ArrayLike, K: int, lam: float, h: float, b: ArrayLike
     Parameters
     ----------
     X : array (n, d)
-        Inputs (004 assumes ‖x_i‖ ≤ 1).
+        Inputs (Pathak & Raj assume ‖x_i‖ ≤ 1).
     y : array (n,)
         Labels in 0..K−1.
     K : int
@@ -559,12 +558,12 @@ def solve(X: ArrayLike, y: ArrayLike, K: int, lam: float, h: float, b: ArrayLike
 
 # --------------------------------------------------------------------------- noise (7)
 def norm_law(d: int, eps: float) -> tuple[int, float]:
-    """(shape, scale) of the law of ‖b‖_F: Γ((d+1)², 2/ε) (004 §4; ``pr.s4.norm_law``)."""
+    """(shape, scale) of the law of ‖b‖_F: Γ((d+1)², 2/ε) (Pathak & Raj, §4; ``pr.s4.norm_law``)."""
     return (d + 1) ** 2, 2.0 / eps
 
 
 def sample_perturbation(d: int, eps: float, rng: np.random.Generator, size: int | None = None) -> FloatArray:
-    """Exact draws of b with density ∝ exp(−ε‖b‖_F/2) on (d+1)×(d+1) matrices (004 (7)).
+    """Exact draws of b with density ∝ exp(−ε‖b‖_F/2) on (d+1)×(d+1) matrices (Pathak & Raj, (7)).
 
     The norm is Γ((d+1)², 2/ε) (polar coordinates: the radial density is ∝ r^{D−1}e^{−εr/2},
     D = (d+1)²) and the direction is a normalised standard Gaussian (uniform on the sphere).
@@ -623,7 +622,7 @@ def kkt_residual(Phi: ArrayLike, X: ArrayLike, y: ArrayLike, h: float, loss: Los
     solver's accuracy) on the data set that produced Φ^p and, generically, positive on a
     neighbouring one whenever the equations outnumber the (d+1)(d+2)/2 entries of B.  Because
     one b is shared by all classes, the released Φ^p lies on a data-dependent set: this is the
-    statistic of the privacy audit (004 Theorem 5.1).
+    statistic of the privacy audit (Pathak & Raj, Theorem 5.1).
     """
     P = np.asarray(Phi, dtype=float)
     K, D1 = P.shape[0], P.shape[1]

@@ -24,14 +24,14 @@ True
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 import bounds
+
+from . import discovery
 
 
 @dataclass(frozen=True)
@@ -76,15 +76,11 @@ class Mechanism:
 
 
 def mechanisms() -> dict[str, Mechanism]:
-    """Every mechanism declared by a paper's trial module (``MECHANISMS``), by name."""
-    out: dict[str, Mechanism] = {}
-    for pid in bounds.registry.papers:
-        name = f"simulations.trials.{pid}"
-        if importlib.util.find_spec(name) is None:
-            continue
-        for mech in getattr(importlib.import_module(name), "MECHANISMS", ()):
-            out[mech.name] = mech
-    return out
+    """Every mechanism declared by a paper's trial module (``MECHANISMS``), by name, in paper order.
+
+    See :func:`simulations.discovery.mechanisms`.
+    """
+    return discovery.mechanisms()
 
 
 def get_mechanism(name: str) -> Mechanism:
@@ -205,3 +201,42 @@ def calibrations(mechanism: str, **values: float) -> Calibration:
         laplace_scale(mechanism, "stated", **values),
         laplace_scale(mechanism, "derived", **values),
     )
+
+
+@dataclass(frozen=True)
+class UtilitySetup:
+    """One privacy–utility experiment a paper declares: a bundled data set, a fit and a mechanism.
+
+    Parameters
+    ----------
+    name : str
+        The setup's name (the configuration's ``algorithm``).
+    dataset : str
+        A bundled data set (:func:`simulations.data.load_real_dataset`).
+    fit : {"kls", "svm"}
+        Kernel least squares or the offset-free SVM.
+    mechanism : str
+        The declared :class:`~simulations.mechanisms.Mechanism` whose noise is added.
+    loss : {"square", "zero_one"}
+        Held-out risk: squared error, or the misclassification rate of sgn(f + b).
+    label : str
+        Axis label of the risk.
+    """
+
+    name: str
+    dataset: str
+    fit: str
+    mechanism: str
+    loss: str
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if self.fit not in FITS:
+            raise ValueError(f"UtilitySetup {self.name!r}: parameter 'fit' = {self.fit!r} is not one of {FITS}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"UtilitySetup {self.name!r}: parameter 'loss' = {self.loss!r} is not one of {LOSSES}")
+
+
+#: the fits and held-out losses a setup may declare
+FITS: tuple[str, ...] = ("kls", "svm")
+LOSSES: tuple[str, ...] = ("square", "zero_one")

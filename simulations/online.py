@@ -1,9 +1,9 @@
-"""The online kernel regression of seed 003, equation (3), in coefficient form.
+"""Online kernel regression (equation (3) of “A Study on Differential Private Online Learning”, J. Comput. Commun. 2017) in coefficient form.
 
 f_{t+1} = f_t − η_t[(f_t(x_t) − y_t) K_{x_t} + λ_t f_t],  f_0 = 0,
 η_t = (t + t₀)^{−θ},  λ_t = (t + t₀)^{θ−1}
 
-(``003_8ef3daf3084cc981.txt``, (3) and Theorem 1).  Writing f_t = Σ_{s<t} a_s K(x_s, ·),
+(ibid., (3) and Theorem 1).  Writing f_t = Σ_{s<t} a_s K(x_s, ·),
 one step scales every coefficient by (1 − η_tλ_t) and appends
 a_t = −η_t (f_t(x_t) − y_t); f_t(x_t) = Σ_{s<t} a_s K(x_s, x_t).  The cost is O(T²)
 for T steps on a precomputed Gram matrix.
@@ -26,11 +26,11 @@ import numpy as np
 
 
 def schedules(T: int, theta: float, t0: float) -> tuple[np.ndarray, np.ndarray]:
-    """η_t and λ_t for t = 0, …, T−1 (003, Theorem 1)."""
+    """η_t and λ_t for t = 0, …, T−1 (the step sizes and regularisation of Theorem 1)."""
     if not 0 < theta < 1:
-        raise ValueError(f"parameter 'theta' = {theta!r} violates 0 < theta < 1 (003 Theorem 1)")
+        raise ValueError(f"parameter 'theta' = {theta!r} violates 0 < theta < 1")
     if not t0 > 0:
-        raise ValueError(f"parameter 't0' = {t0!r} violates t0 > 0 (003 Theorem 1)")
+        raise ValueError(f"parameter 't0' = {t0!r} violates t0 > 0")
     t = np.arange(T, dtype=float)
     return (t + t0) ** (-theta), (t + t0) ** (theta - 1)
 
@@ -84,7 +84,7 @@ def last_point_difference(
 
     ``G_union`` is the Gram matrix of the t points followed by the replacement
     point x̄ (shape (t+1, t+1)); ``y`` has the t labels; ``y_bar`` is ȳ.  Both
-    runs share the first t−1 steps (003, (13)–(15)).
+    runs share the first t−1 steps (ibid., (13)–(15)).
     """
     t = len(y)
     a = online_kernel_regression(G_union[:t, :t], y, theta, t0)

@@ -1,4 +1,4 @@
-r"""Private ERM algorithms of seed 002 (Talwar, Thakurta & Zhang, ``002_9f0d50e873e3e787.txt``).
+r"""Private ERM algorithms of Talwar, Thakurta & Zhang (arXiv:1411.5417, 2014; NeurIPS 2015).
 
 * :func:`private_frank_wolfe` — private Frank–Wolfe over a polytope conv(S) given by its
   vertices (Algorithm 2 of §5): at every step and for every vertex s a fresh Laplace(λ) is
@@ -12,13 +12,15 @@ r"""Private ERM algorithms of seed 002 (Talwar, Thakurta & Zhang, ``002_9f0d50e8
   gradient: ``geometry="l2"`` (Ψ = ‖θ‖²/2: projected gradient over the ℓ2 ball), ``"l1"``
   (entropy over 2p weights, θ = R(w₊ − w₋): the ±e_j doubling trick) or ``"simplex"``
   (entropy); the output is the average iterate.
-* Noise: :func:`fw_scale` (Laplace scale of ``ttz.fw.scale``, stated or derived) and
-  :func:`md_sigma` (σ of ``ttz.md.sigma.zcdp``: Gaussian mechanism in zCDP, T-fold composition
-  and conversion to (ε, δ), Bun & Steinke 2016, Prop. 1.3/1.6 and Lemma 1.7).
+* Noise: the algorithms take their noise scale (Laplace λ, Gaussian σ) as an argument; the
+  paper's calibrations, which read its statements (the Frank–Wolfe Laplace scale, stated or
+  derived, and σ of the Gaussian mechanism in zCDP with T-fold composition and conversion to
+  (ε, δ), Bun & Steinke 2016, Prop. 1.3/1.6 and Lemma 1.7), live with the paper's trials.
+  :func:`md_step_size` is the step that minimises the mirror-descent bound.
 * Exact minimisers: :func:`lasso_l1_solve` (FISTA with Euclidean projection onto the ℓ1 ball,
   certified by the Frank–Wolfe gap max_s ⟨θ − s, ∇L(θ)⟩ ≥ L(θ) − L*).
-* Gaussian widths: :func:`gaussian_width_mc` (Monte Carlo with a Student-t interval) and the
-  closed forms in :data:`WIDTH_CLOSED_FORMS`.
+* Gaussian widths: :func:`gaussian_width_mc` (Monte Carlo with a Student-t interval); the
+  exact widths and the paper's bounds live with the paper's trials.
 
 Examples
 --------
@@ -342,7 +344,7 @@ def gaussian_width_mc(set_: str, dims: tuple[int, ...], n_mc: int, rng: np.rando
     Examples
     --------
     >>> m, lo, hi = gaussian_width_mc("l2", (10,), 20000, np.random.default_rng(1))
-    >>> bool(lo < WIDTH_CLOSED_FORMS["l2"]((10,)) < hi)
+    >>> bool(lo < stats.chi(10).mean() < hi)           # the width of the unit ℓ2 ball: E‖g‖ (chi mean)
     True
     """
     D = int(np.prod(dims))

@@ -4,7 +4,7 @@ Every solver here minimises, over the RKHS :math:`\mathcal H_K`,
 
 .. math::  J_{\mathbf z}(f) = \frac1m \sum_{i=1}^m L(f(x_i), y_i) + \lambda \|f\|_K^2
 
-(seed 000, §2 eq. (1) with Ω = ‖·‖²_K, γ = 2, §5: **no** factor ½ in front of the
+(Nie & Wang 2017, J. Inequal. Appl., §2 eq. (1) with Ω = ‖·‖²_K, γ = 2, §5: **no** factor ½ in front of the
 regulariser and **no** offset/bias term).  By the representer theorem
 :math:`f_{\mathbf z} = \sum_i \alpha_i K(x_i, \cdot)`, so the solvers take a precomputed
 Gram matrix ``K[i, j] = K(x_i, x_j)`` and return the coefficient vector α; they never see
@@ -948,7 +948,7 @@ def svm_fit(K: ArrayLike, y: ArrayLike, lam: float, *, tol: float = 1e-10,
             max_iter: int = 20_000, alpha0: ArrayLike | None = None,
             on_failure: OnFailure = "raise", block: int = 200,
             continuation: bool = True) -> DualResult:
-    """Offset-free kernel SVM of seed 000 §5.2, solved exactly through its box dual.
+    """Offset-free kernel SVM (Nie & Wang 2017, J. Inequal. Appl., §5.2), solved exactly through its box dual.
 
     Minimises (1/m) Σ (1 − y_i f(x_i))₊ + λ‖f‖²_K over H_K (no offset) by maximising
     D(α) = 2λ(yᵀα − ½αᵀKα) over min(0, y_iC) ≤ α_i ≤ max(0, y_iC), C = 1/(2λm), until the

@@ -91,3 +91,14 @@ def test_trial_cache_key_follows_the_module_fingerprint(tmp_path: Path) -> None:
     k1 = c.key("simulations.runner.uniform_trial", {"n": 3}, 0, 0, 4)
     assert k1 == c.key("simulations.runner.uniform_trial", {"n": 3}, 0, 0, 4)
     assert k1 != c.key("simulations.runner.uniform_trial", {"n": 3}, 0, 0, 4, code="other code")
+
+
+def test_a_module_reading_every_papers_declarations_depends_on_every_paper(tree: Path) -> None:
+    from simulations import cache as C
+
+    files = {f.relative_to(tree).as_posix() for f in code_files("simulations.trials.utility", tree)}
+    assert {f"simulations/trials/{p}.py" for p in _papers_with_trials(tree)} <= files
+    before = code_fingerprint("simulations.trials.utility", tree)
+    _append(tree / "simulations" / "trials" / f"{_papers_with_trials(tree)[-1]}.py")
+    C._fingerprint.cache_clear()
+    assert code_fingerprint("simulations.trials.utility", tree) != before

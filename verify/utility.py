@@ -3,9 +3,8 @@
 Runs :func:`simulations.trials.utility.utility_trial` for every setup a paper
 declares (:func:`simulations.trials.utility.utility_setups`: a bundled
 scikit-learn data set, a fit and a mechanism), on data scaled into the unit
-ball as the papers assume, with λ = m^(−4/9) (the §5 schedule of Nie & Wang's
-JIA paper at β = ½), a Gaussian kernel whose
-bandwidth σ is the median pairwise distance of the training inputs (the
+ball as the papers assume, with λ = m^(−4/9) (the §5 schedule of Nie & Wang
+2017, J. Inequal. Appl., at β = ½), a Gaussian kernel whose bandwidth σ is the median pairwise distance of the training inputs (the
 median heuristic; like the scaling into the unit ball it is treated as public
 and not privacy-accounted) and m = the whole training split, so the trials
 differ only in their noise draws and the intervals are over the noise.  Each ε is run with the paper's
@@ -23,20 +22,31 @@ import numpy as np
 import pandas as pd
 from scipy.spatial.distance import pdist
 
-from simulations.trials.utility import _dataset, utility_setups, utility_trial
+from simulations.trials.utility import UtilitySetup, _dataset, utility_setups, utility_trial
 
 from .empirical.core import Context
 from .stats import mean_ci
 
+#: results depend on every paper's declared setups (read through discovery): see simulations.cache
+__all_papers__ = "depends on every paper"
+
+
 EPS = (0.02, 0.05, 0.1, 0.2, 0.5, 0.9)
 
+
+def setups() -> list[UtilitySetup]:
+    """The declared setups grouped by data set (data sets in order of first declaration), so one data
+    set's rows and panels sit together whichever paper declares them."""
+    declared = list(utility_setups().values())
+    order = list(dict.fromkeys(s.dataset for s in declared))
+    return sorted(declared, key=lambda s: order.index(s.dataset))
 
 
 def run_utility(ctx: Context) -> pd.DataFrame:
     """Run the privacy–utility experiment in the context's profile; returns the tidy table."""
     p = ctx.profile
     rows: list[dict] = []
-    for setup in utility_setups().values():
+    for setup in setups():
         dataset, alg = setup.dataset, setup.name
         m = _dataset(dataset).n_train
         lam = float(m ** (-4 / 9))

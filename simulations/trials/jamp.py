@@ -72,7 +72,7 @@ from threadpoolctl import ThreadpoolController
 
 from simulations.data import CircleRegression
 from simulations.kernels import PeriodicSobolevKernel
-from simulations.mechanisms import Mechanism
+from simulations.mechanisms import Mechanism, UtilitySetup
 from simulations.runner import trial
 from simulations.solvers import (
     Certificate,
@@ -83,7 +83,6 @@ from simulations.solvers import (
     replace_point,
     union_rkhs_distance,
 )
-from simulations.trials.utility import UtilitySetup
 
 __all__ = [
     "PROBLEM_DEFAULTS",

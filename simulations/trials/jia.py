@@ -59,7 +59,7 @@ from scipy.optimize import minimize_scalar
 
 from simulations.data import BinaryClassification, CircleRegression
 from simulations.kernels import KernelExpansion, PeriodicSobolevKernel
-from simulations.mechanisms import Mechanism, laplace_scale
+from simulations.mechanisms import Mechanism, UtilitySetup, laplace_scale
 from simulations.runner import trial
 from simulations.solvers import (
     KLSFactor,
@@ -68,7 +68,6 @@ from simulations.solvers import (
     svm_fit,
     union_rkhs_distance,
 )
-from simulations.trials.utility import UtilitySetup
 
 __all__ = [
     "LS_DEFAULTS",

@@ -27,7 +27,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -35,54 +34,27 @@ import numpy as np
 
 from simulations.runner import trial
 
+from .. import discovery
 from ..data import RealDataset, load_real_dataset
 from ..kernels import GaussianKernel
-from ..mechanisms import get_mechanism
+from ..mechanisms import FITS, LOSSES, UtilitySetup, get_mechanism  # noqa: F401  (re-exported)
 from ..solvers import kls_fit, require_certificate, svm_fit
 
+#: results depend on every paper's declared setups (read through discovery): see simulations.cache
+__all_papers__ = "depends on every paper"
 
-@dataclass(frozen=True)
-class UtilitySetup:
-    """One privacy–utility experiment a paper declares: a bundled data set, a fit and a mechanism.
 
-    Parameters
-    ----------
-    name : str
-        The setup's name (the configuration's ``algorithm``).
-    dataset : str
-        A bundled data set (:func:`simulations.data.load_real_dataset`).
-    fit : {"kls", "svm"}
-        Kernel least squares or the offset-free SVM.
-    mechanism : str
-        The declared :class:`~simulations.mechanisms.Mechanism` whose noise is added.
-    loss : {"square", "zero_one"}
-        Held-out risk: squared error, or the misclassification rate of sgn(f + b).
-    label : str
-        Axis label of the risk.
-    """
 
-    name: str
-    dataset: str
-    fit: str
-    mechanism: str
-    loss: str
-    label: str = ""
+
+
 
 
 def utility_setups() -> dict[str, UtilitySetup]:
-    """Every setup declared by a paper's trial module (``UTILITY_SETUPS``), by name, in paper order."""
-    import importlib
-    import importlib.util
+    """Every setup declared by a paper's trial module (``UTILITY_SETUPS``), by name, in paper order.
 
-    import bounds
-
-    out: dict[str, UtilitySetup] = {}
-    for pid in bounds.registry.papers:
-        name = f"simulations.trials.{pid}"
-        if importlib.util.find_spec(name) is not None:
-            for s in getattr(importlib.import_module(name), "UTILITY_SETUPS", ()):
-                out[s.name] = s
-    return out
+    See :func:`simulations.discovery.utility_setups`.
+    """
+    return discovery.utility_setups()
 
 
 @lru_cache(maxsize=4)
