@@ -18,10 +18,10 @@ Examples
 --------
 >>> import numpy as np
 >>> from simulations.estimators import DPKernelLeastSquares
->>> from simulations.mechanisms import mechanisms
+>>> from simulations.trials.utility import utility_setups
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-0.5, 0.5, (200, 2)); y = np.clip(X[:, 0] + 0.1 * rng.normal(size=200), -1, 1)
->>> ls = next(n for n in mechanisms() if n.endswith("s5_1"))        # a least-squares mechanism
+>>> ls = next(s.mechanism for s in utility_setups().values() if s.fit == "kls")   # a least-squares mechanism
 >>> est = DPKernelLeastSquares(mechanism=ls, lam=0.1, eps=0.5, random_state=1).fit(X, y)
 >>> est.predict(X[:3]).shape
 (3,)
