@@ -49,7 +49,7 @@ from scipy.special import expit
 
 import bounds
 from simulations.runner import trial
-from simulations.solvers import Certificate, CertificateError, require_certificate
+from simulations.solvers import Certificate, require_certificate
 
 FloatArray = NDArray[np.float64]
 
@@ -205,7 +205,9 @@ def fit_logistic_batch(X: FloatArray, y: FloatArray, lam: float, B: FloatArray |
             Bt = B[todo] if B.shape[0] == k else B
             Fn = (np.mean(_parts(Wn @ V.T)[0], axis=1) + mu / 2 * np.sum(Wn * Wn, axis=1)
                   + np.sum(Bt * Wn, axis=1) / n)
-            ok = Fn <= Ft + 1e-4 * t * slope + 1e-13 * np.abs(Ft)
+            # Armijo, with an allowance for rounding in F; near the optimum (relative certificate
+            # below 1e-6) the full Newton step is taken (quadratic convergence region)
+            ok = (Fn <= Ft + 1e-4 * t * slope + 1e-12 * (1.0 + np.abs(Ft))) | (rel[todo] < 1e-6)
             if ok.all():
                 break
             t = np.where(ok, t, t / 2)
