@@ -115,7 +115,7 @@ def test_where_prints_every_place() -> None:
     assert "stated at   bounds/papers/jia.py:" in out
     assert "000_c13e7e0f812f87df.txt" in out
     assert "verify/empirical/jia.py:" in out and "simulations/trials/jia.py:" in out   # check and its trials
-    p = run("verify", "where", "jia.s5_1", "--json")
+    p = run("verify", "where", "jia.s5_1.scale", "--json")
     d = json.loads(p.stdout)
     assert d["audits"] and all(a["where"].startswith("verify/empirical/jia.py:") for a in d["audits"])
 

@@ -30,9 +30,9 @@ Simulations shared by several checks run once per (profile, seed) and are cached
 
 Examples
 --------
->>> from verify.empirical.core import CHECKS
->>> sorted(k for k in CHECKS if k.startswith("jia.s5"))
-['jia.s5_1.bound:risk', 'jia.s5_1.rate:rate', 'jia.s5_2.bound:risk', 'jia.s5_2.rate:rate']
+>>> from verify.empirical import discover_checks
+>>> sorted({s.name for s in discover_checks(["jia"]) if s.key.startswith("jia.s5")})
+['jia.s5_1.bound:risk', 'jia.s5_1.rate:rate', 'jia.s5_1.scale:privacy', 'jia.s5_2.bound:risk', 'jia.s5_2.rate:rate', 'jia.s5_2.scale:privacy']
 """
 
 from __future__ import annotations
