@@ -113,6 +113,12 @@ class Statement:
         Joint assumptions beyond the per-symbol domains (``R >= M``).
     checks : tuple of callables
         Extra checks ``check(statement, dep) -> Check | list[Check]``.
+    hypotheses : tuple of callables
+        For a statement resting on an outside theorem (``cited``) or an outside
+        inequality: checks, in the same form, that the theorem's hypotheses hold in
+        the paper's setting (a Lipschitz constant, a norm bound, boundedness, a
+        martingale structure).  A failing hypothesis is a ``gap``: the statement is
+        *unsupported* unless a valid replacement is derived.
     rate_symbol, claimed_exponent
         For rate statements: the variable (``m``) and the claimed exponent of
         the bound (``-β/(2β+1)``).
@@ -137,6 +143,7 @@ class Statement:
     cited: str = ""
     constraints: tuple[Any, ...] = ()
     checks: tuple[ExtraCheck, ...] = ()
+    hypotheses: tuple[ExtraCheck, ...] = ()
     rate_symbol: str | None = None
     claimed_exponent: sp.Expr | None = None
     schedule: dict[str, str] = field(default_factory=dict)
@@ -370,6 +377,15 @@ class Registry:
         for fn in st.checks:
             out = fn(st, res)
             checks.extend(out if isinstance(out, list) else [out])
+        for fn in st.hypotheses:
+            out = fn(st, res)
+            for c in out if isinstance(out, list) else [out]:
+                if not c.name.startswith("hypothesis"):
+                    c.name = f"hypothesis: {c.name}"
+                c.details.setdefault("hypothesis", True)
+                if not c.ok and not c.severity:
+                    c.severity = "gap"
+                checks.append(c)
         for c in checks:
             if not c.key:
                 c.key = st.key

@@ -35,20 +35,9 @@ from typing import Any
 import sympy as sp
 
 from .core import Statement
-from .symbols import SHARED, Namespace, Param
+from .symbols import SHARED, Namespace, Param, Regime
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-@dataclass(frozen=True)
-class Regime:
-    """The parameter ranges a paper operates in (its schedules, its stated advice).
-
-    ``ranges`` maps a parameter name to ``(lo, hi)``; ``note`` says where the ranges come from.
-    """
-
-    ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
-    note: str = ""
 
 
 class Paper:
@@ -89,15 +78,38 @@ class Paper:
         self.seed = seed
         self.url = url
         self.pick: dict[str, dict[str, float]] = {k: dict(v) for k, v in (pick or {}).items()}
-        self.regime = regime or Regime()
         self.order = order if order is not None else (seed or f"~{id}")
         self.symbols = Namespace(parent=SHARED, name=id)
+        self.regime = regime or Regime()
         self.statements: dict[str, Statement] = {}
         self.module = ""
         self.file = ""
         frame = sys._getframe(1)
         self.module = frame.f_globals.get("__name__", "")
         self.file = frame.f_code.co_filename
+
+    # -- regime ------------------------------------------------------------
+    @property
+    def regime(self) -> Regime:
+        """The paper's operating regime (see :class:`~bounds.symbols.Regime`).
+
+        Assign it at the end of the paper module, once its schedules are defined
+        (``PAPER.regime = Regime(...)``); numeric checks read it from the namespace.
+        """
+        return self.symbols.regime
+
+    @regime.setter
+    def regime(self, value: Regime) -> None:
+        if not isinstance(value, Regime):
+            raise ValueError(f"paper {self.id}: parameter 'regime' must be a Regime, not {type(value).__name__}")
+        for name in value.ranges:
+            if name not in self.symbols:
+                raise ValueError(f"paper {self.id}: regime range for unknown parameter {name!r}")
+        for sched in value.schedules:
+            for name in sched:
+                if name not in self.symbols:
+                    raise ValueError(f"paper {self.id}: regime schedule sets unknown parameter {name!r}")
+        self.symbols.regime = value
 
     # -- source ------------------------------------------------------------
     @property

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import Any
 
 import sympy as sp
 
@@ -66,6 +67,7 @@ class Param:
     integer: bool = False
     soft_hi: float | None = None
     description: str = ""
+    sample_range: tuple[float, float] | None = None
 
     def domain_text(self) -> str:
         """Human-readable domain, e.g. ``0 < eps < 1``."""
@@ -104,35 +106,119 @@ class Param:
         """True when ``value`` lies in the domain."""
         return self.violation(value) is None
 
-    def sample(self, rng, n: int):
-        """Draw ``n`` points spread over the domain (log-uniform for scale parameters).
+    def sample_bounds(self) -> tuple[float, float]:
+        """The range numeric checks draw this parameter from.
 
-        The upper end of an unbounded domain is capped (1e6 for integers, 1e3 for
-        constants) so that the numeric checks stay in floating-point range.
+        ``sample_range`` when given, else the domain with its open ends replaced by
+        realistic limits over many decades: a positive real without an upper limit is
+        drawn from [1e-4, 1e4];
+        an integer without an upper limit up to 1e9.  The shared λ, ε, δ, m, t, n are
+        declared over the decades the papers' schedules reach (λ down to 1e-8, m up to 1e9).
+        """
+        if self.sample_range is not None:
+            return float(self.sample_range[0]), float(self.sample_range[1])
+        lo, hi = self.lo, self.hi
+        if hi == math.inf:
+            hi = 1e9 if self.integer else 1e4
+        if lo == -math.inf:
+            lo = -hi
+        if lo == 0 and not self.integer:
+            lo = 1e-4 * min(hi, 1.0)
+        return float(lo), float(hi)
+
+    def sample(self, rng, n: int):
+        """Draw ``n`` points spread over :meth:`sample_bounds` (log-uniform for scale parameters).
+
+        The paper's advice limits (``soft_hi``, ε < 1) do not cap the draw: points beyond them
+        are reported as outside the paper's regime (:class:`Regime`), not skipped.
         """
         import numpy as np
 
-        lo = self.lo
-        hi = self.hi
-        if self.soft_hi is not None:
-            hi = min(hi, self.soft_hi)
-        if hi == math.inf:
-            hi = 1e6 if self.integer else 1e3
-        if lo == -math.inf:
-            lo = -hi
+        lo, hi = self.sample_bounds()
         if self.integer:
-            lo_i = max(int(math.floor(lo)) + (1 if self.lo_open else 0), 1)
+            lo_i = max(int(math.floor(lo)) + (1 if (self.lo_open and lo == self.lo) else 0), 1)
             x = np.exp(rng.uniform(math.log(lo_i), math.log(hi), n))
             return np.maximum(np.floor(x), lo_i)
-        eps = 1e-9
+        tiny = 1e-9
         if lo > 0 and hi / lo > 50:
-            x = np.exp(rng.uniform(math.log(lo * (1 + eps)), math.log(hi * (1 - eps)), n))
-        elif lo == 0:
-            x = np.exp(rng.uniform(math.log(1e-4 * hi), math.log(hi * (1 - eps)), n))
+            x = np.exp(rng.uniform(math.log(lo * (1 + tiny)), math.log(hi * (1 - tiny)), n))
         else:
             width = hi - lo
-            x = rng.uniform(lo + eps * width, hi - eps * width, n)
+            x = rng.uniform(lo + tiny * width, hi - tiny * width, n)
         return x
+
+
+@dataclass(frozen=True)
+class Regime:
+    """The parameter ranges a paper operates in: its schedules and its stated advice.
+
+    Numeric checks draw points over many decades (:meth:`Param.sample`); each
+    point is *inside the regime* when every parameter named in ``ranges`` lies in
+    its range, and the points a schedule produces are added to every check whose
+    statement uses a scheduled parameter and the schedule variable.  A check then
+    reports its failures inside and outside the regime separately, and a
+    statement that fails only outside it *holds in the paper's regime*.
+
+    Parameters
+    ----------
+    ranges : mapping
+        Parameter name → ``(lo, hi)`` (closed) where the paper operates, e.g.
+        ``{"lam": (0, 1), "eps": (0, 1)}``.
+    schedules : tuple of mappings
+        Each a schedule the paper uses: parameter name → sympy expression in the
+        schedule variable and other parameters (``{"lam": m**(-1/3), "eps": ...}``),
+        evaluated in order (a later entry may use an earlier one).
+    variable : str
+        The schedule variable (``m``; ``t`` for an online algorithm).
+    span : tuple of float
+        Range of the schedule variable the schedule points cover (10 to 1e9).
+    note : str
+        Where the ranges come from (the paper's words, its schedules).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bounds.symbols import Regime, SHARED, S
+    >>> reg = Regime(ranges={"lam": (0, 1)}, note="λ ≤ 1 wherever the paper picks it")
+    >>> reg.mask({S.lam: np.array([0.5, 2.0])}, SHARED).tolist()
+    [True, False]
+    """
+
+    ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    schedules: tuple[Mapping[str, Any], ...] = ()
+    variable: str = "m"
+    span: tuple[float, float] = (10.0, 1e9)
+    note: str = ""
+
+    def mask(self, pts: Mapping[sp.Symbol, Any], ns: "Namespace") -> Any:
+        """Boolean array: which of ``pts`` (symbol → array) lie inside the ranges."""
+        import numpy as np
+
+        n = len(next(iter(pts.values()))) if pts else 1
+        out = np.ones(n, dtype=bool)
+        for name, (lo, hi) in self.ranges.items():
+            if name not in ns:
+                continue
+            sym = ns[name].symbol
+            if sym in pts:
+                v = np.asarray(pts[sym], dtype=float)
+                tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+                out &= (v >= lo - tol) & (v <= hi + tol)
+        return out
+
+    def text(self) -> str:
+        """One line: the ranges and the schedules' span."""
+        parts = [f"{lo:g} ≤ {k} ≤ {hi:g}" for k, (lo, hi) in self.ranges.items()]
+        if self.schedules:
+            names = sorted({k for s in self.schedules for k in s})
+            parts.append(f"schedules of {', '.join(names)} for {self.span[0]:g} ≤ {self.variable} ≤ "
+                         f"{self.span[1]:g}")
+        return "; ".join(parts) or "no restriction declared"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ranges": {k: list(v) for k, v in self.ranges.items()},
+                "schedules": [{k: str(v) for k, v in s.items()} for s in self.schedules],
+                "variable": self.variable, "span": list(self.span), "note": self.note, "text": self.text()}
 
 
 def _fmt(x: float) -> str:
@@ -184,22 +270,22 @@ _INF = math.inf
 
 #: the shared domains (the name a user types); a paper's own symbols live in its namespace
 _SHARED_PARAMS: list[Param] = [
-    Param("m", S.m, lo=2, lo_open=False, integer=True, description="sample size"),
-    Param("eps", S.eps, soft_hi=1.0, description="privacy parameter ε (papers assume ε < 1)"),
-    Param("lam", S.lam, description="regularisation parameter λ"),
+    Param("m", S.m, lo=2, lo_open=False, integer=True, description="sample size", sample_range=(2, 1e9)),
+    Param("eps", S.eps, soft_hi=1.0, description="privacy parameter ε (papers assume ε < 1)", sample_range=(1e-4, 10)),
+    Param("lam", S.lam, description="regularisation parameter λ", sample_range=(1e-8, 1e3)),
     Param("kappa", S.kappa, description="κ = sup sqrt(K(x, x')) (kernel bound)"),
     Param("M", S.M, description="bound on |y|"),
     Param("C_L", S.C_L, description="Lipschitz constant of the loss"),
     Param("gamma", S.gamma, description="strong-convexity modulus of Ω"),
     Param("G", S.G, description="bound on the expectation of g"),
-    Param("delta", S.delta, hi=1, description="confidence parameter δ ∈ (0, 1)"),
-    Param("t", S.t, lo=1, lo_open=False, integer=True, description="online iteration"),
+    Param("delta", S.delta, hi=1, description="confidence parameter δ ∈ (0, 1)", sample_range=(1e-10, 1)),
+    Param("t", S.t, lo=1, lo_open=False, integer=True, description="online iteration", sample_range=(1, 1e9)),
     Param("Xi", S.Xi, description="almost-sure bound on |ξ − Eξ|"),
     Param("u", S.u, description="a generic positive real"),
     Param("s", S.s, description="Laplace scale"),
-    Param("d", S.d, lo=1, lo_open=False, integer=True, description="input dimension"),
-    Param("K", S.K, lo=2, lo_open=False, integer=True, description="number of classes"),
-    Param("n", S.n, lo=1, lo_open=False, integer=True, description="sample size n"),
+    Param("d", S.d, lo=1, lo_open=False, integer=True, description="input dimension", sample_range=(1, 1e6)),
+    Param("K", S.K, lo=2, lo_open=False, integer=True, description="number of classes", sample_range=(2, 1e4)),
+    Param("n", S.n, lo=1, lo_open=False, integer=True, description="sample size n", sample_range=(1, 1e9)),
     Param("h", S.h, description="Huber smoothing width h"),
     Param("c", S.c, description="a generic positive constant"),
     Param("b", S.b, lo=-_INF, description="value of the output-perturbation noise (density argument)"),
@@ -229,6 +315,7 @@ class Namespace(Mapping[str, Param]):
                  frozen: bool = False) -> None:
         self.name = name
         self.parent = parent
+        self.regime: Regime = Regime()
         self.frozen = False
         self._own: dict[str, Param] = {}
         self._by_symbol: dict[sp.Symbol, Param] = {}
