@@ -102,6 +102,111 @@ def sample_domain(
     return {s: np.concatenate(v)[:n] for s, v in out.items()}
 
 
+#: points per schedule of the paper's regime added to a numeric check
+N_SCHEDULE = 1000
+
+
+def domain_points(
+    st: Statement | None,
+    symbols: Iterable[sp.Symbol],
+    constraints: Sequence[Any] = (),
+    n: int = N_POINTS,
+    key: str = "",
+) -> tuple[dict[sp.Symbol, np.ndarray], np.ndarray, np.ndarray]:
+    """Points of a numeric check: the domain draw plus the paper's schedule points.
+
+    Returns ``(pts, inside, scheduled)``: ``inside`` marks the points inside the
+    paper's :class:`~bounds.symbols.Regime` (every schedule point counts as
+    inside: the paper operates there by definition), ``scheduled`` the points
+    a schedule of the regime produced (the schedule variable log-uniform over
+    the regime's span, the scheduled parameters set by the schedule, the other
+    parameters drawn from their domains; constraints enforced).
+    """
+    ns = _ns(st)
+    syms = set(symbols)
+    for c in constraints:
+        syms |= ns.known(c.free_symbols)
+    pts = sample_domain(syms, constraints, n, key=key, ns=ns)
+    npts = len(next(iter(pts.values()))) if pts else 0
+    reg = getattr(ns, "regime", None)
+    inside = reg.mask(pts, ns) if (reg is not None and pts) else np.ones(npts, dtype=bool)
+    scheduled = np.zeros(npts, dtype=bool)
+    if reg is None or not pts or not reg.schedules or reg.variable not in ns:
+        return pts, inside, scheduled
+    var = ns[reg.variable].symbol
+    extra_pts, extra_in = [], []
+    for j, sched in enumerate(reg.schedules):
+        names = [k for k in sched if k in ns and ns[k].symbol in pts]
+        if var not in pts or not names:
+            continue
+        need = set(pts)
+        for expr in sched.values():
+            need |= ns.known(sp.sympify(expr).free_symbols)
+        base = sample_domain(need, (), N_SCHEDULE, key=f"{key}:schedule{j}", ns=ns)
+        rng = rng_for(f"{key}:schedule{j}:var")
+        lo, hi = reg.span
+        v = np.exp(rng.uniform(np.log(lo), np.log(hi), N_SCHEDULE))
+        base[var] = np.floor(v) if ns.by_symbol(var).integer else v
+        for name, expr in sched.items():
+            if name in ns:
+                base[ns[name].symbol] = _eval(sp.sympify(expr), {s_: base[s_] for s_ in base
+                                                                 if s_ in sp.sympify(expr).free_symbols} or base)
+        ok = np.ones(N_SCHEDULE, dtype=bool)
+        for s_ in pts:
+            with np.errstate(invalid="ignore"):
+                ok &= np.isfinite(base[s_])
+                p = ns.by_symbol(s_)
+                ok &= np.array([p.contains(float(x)) if np.isfinite(x) else False for x in base[s_]])
+        for c in constraints:
+            syms_c = sorted(ns.known(c.free_symbols), key=str)
+            f = sp.lambdify(syms_c, c.lhs - c.rhs, "numpy")
+            with np.errstate(all="ignore"):
+                val = np.asarray(f(*[base[s_] for s_ in syms_c]), dtype=float) * np.ones(N_SCHEDULE)
+            ok &= (val >= 0) if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else (val <= 0)
+        if ok.any():
+            extra_pts.append({s_: base[s_][ok] for s_ in pts})
+            extra_in.append(int(ok.sum()))
+    if not extra_pts:
+        return pts, inside, scheduled
+    for e in extra_pts:
+        for s_ in pts:
+            pts[s_] = np.concatenate([pts[s_], e[s_]])
+    k = sum(extra_in)
+    inside = np.concatenate([inside, np.ones(k, dtype=bool)])
+    scheduled = np.concatenate([scheduled, np.ones(k, dtype=bool)])
+    return pts, inside, scheduled
+
+
+def regime_counts(bad: np.ndarray, finite: np.ndarray, inside: np.ndarray, scheduled: np.ndarray) -> dict[str, int]:
+    """How many points were evaluated, finite, failing; inside/outside the regime and at schedule points."""
+    return {
+        "evaluated": int(bad.size),
+        "finite": int(finite.sum()),
+        "failures": int(bad.sum()),
+        "inside": int((finite & inside).sum()),
+        "failures_inside": int((bad & inside).sum()),
+        "outside": int((finite & ~inside).sum()),
+        "failures_outside": int((bad & ~inside).sum()),
+        "scheduled": int((finite & scheduled).sum()),
+        "failures_scheduled": int((bad & scheduled).sum()),
+    }
+
+
+def regime_text(c: dict[str, int]) -> str:
+    """One clause: failures inside / outside the regime and at schedule points."""
+    txt = (f"inside the paper's regime {c['failures_inside']} of {c['inside']}, outside it "
+           f"{c['failures_outside']} of {c['outside']}")
+    if c["scheduled"]:
+        txt += f", at the schedule's points {c['failures_scheduled']} of {c['scheduled']}"
+    return txt
+
+
+def _finite_text(c: dict[str, int]) -> str:
+    lost = c["evaluated"] - c["finite"]
+    return f"{c['finite']} finite of {c['evaluated']} evaluated points" + (
+        f" ({lost} non-finite, not counted)" if lost else "")
+
+
 def _eval(expr: sp.Expr, pts: dict[sp.Symbol, np.ndarray]) -> np.ndarray:
     syms = list(pts)
     f = sp.lambdify(syms, expr, "numpy")
@@ -228,11 +333,11 @@ def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
     syms = _ns(st).known(a.free_symbols | b.free_symbols)
     if not syms:
         return {}
-    pts = sample_domain(syms, st.constraints, 1000, key=st.key + ":ratio", ns=_ns(st))
+    pts, _inside, _sched = domain_points(st, syms, st.constraints, 1000, key=st.key + ":ratio")
     va, vb = _eval(a, pts), _eval(b, pts)
     with np.errstate(all="ignore"):
         q = va / vb
-    ok = np.isfinite(q)
+    ok = np.isfinite(q) & (va > 0) & (vb > 0)   # a ratio only where both sides are finite and positive
     if not ok.any():
         return {}
     i = int(np.argmin(np.where(ok, q, np.inf)))
@@ -242,13 +347,14 @@ def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
 def _ratio_text(a: sp.Expr, b: sp.Expr, rng: dict[str, Any]) -> str:
     try:
         q = small_simplify(a / b)
-        if q is not None and len(sp.sstr(q)) < 60 and q.free_symbols.isdisjoint({S.b}):
+        if (q is not None and len(sp.sstr(q)) < 60 and q.free_symbols.isdisjoint({S.b})
+                and not q.has(sp.zoo, sp.nan, sp.oo, -sp.oo)):
             return f"{sp.sstr(q)}"
     except Exception:  # noqa: BLE001
         pass
     if rng:
-        return f"[{rng['min']:.4g}, {rng['max']:.4g}] over {rng['n']} points"
-    return "not comparable"
+        return f"[{rng['min']:.4g}, {rng['max']:.4g}] over {rng['n']} points where both are positive"
+    return "not comparable (no point where both sides are finite and positive)"
 
 
 def inequality(
@@ -280,34 +386,49 @@ def inequality(
     except Exception:  # noqa: BLE001
         pass
     syms = _ns(st).known(lhs.free_symbols | rhs.free_symbols)
-    pts = sample_domain(syms, cons, n, key=st.key + ":" + label, ns=_ns(st))
+    pts, inside, scheduled = domain_points(st, syms, cons, n, key=st.key + ":" + label)
     npts = len(next(iter(pts.values()))) if pts else 1
     vl, vr = _eval(lhs, pts), _eval(rhs, pts)
+    if not pts:
+        inside = scheduled = np.zeros(npts, dtype=bool)
+        inside[:] = True
     fin = np.isfinite(vl) & np.isfinite(vr)
     viol = (vl > vr + RTOL * np.maximum(np.abs(vr), np.abs(vl))) & fin
     with np.errstate(all="ignore"):
-        q = np.where(fin & (vl > 0), vr / vl, np.nan)
+        q = np.where(fin & (vl > 0) & (vr > 0), vr / vl, np.nan)
     q[~np.isfinite(q)] = np.nan
+    counts = regime_counts(viol, fin, inside, scheduled)
+    if counts["finite"] == 0:
+        return _check(label, False, "numeric",
+                      f"not decided: none of the {npts} evaluated points gave finite values on both sides",
+                      0, severity="gap", details={"points": counts})
     if viol.any():
-        i = int(np.nanargmin(np.where(viol, q, np.nan))) if np.isfinite(q[viol]).any() else int(np.argmax(viol))
-        frac = viol.mean()
+        where = viol & inside if (viol & inside).any() else viol
+        i = int(np.nanargmin(np.where(where, q, np.nan))) if np.isfinite(q[where]).any() else int(np.argmax(where))
         sym = _short_ratio(rhs, lhs)
-        return _check(
+        ratio_txt = f"worst {what}/{other} = {q[i]:.4g}" if np.isfinite(q[i]) else f"{what} = {vr[i]:.4g} < {other} = {vl[i]:.4g}"
+        out = _check(
             label,
             False,
             "numeric",
             (f"{what}/{other} = {sym}; " if sym else "")
-            + f"{what} < {other} at {int(viol.sum())} of {npts} domain points ({100 * frac:.1f}%); "
-            f"worst {what}/{other} = {q[i]:.4g} at {_fmt_pt(_worst(pts, i, _ns(st)))}",
-            npts,
+            + f"{what} < {other} at {counts['failures']} of {_finite_text(counts)}; "
+            + regime_text(counts) + f"; {ratio_txt} at {_fmt_pt(_worst(pts, i, _ns(st)))}",
+            counts["finite"],
             worst=_worst(pts, i, _ns(st), ratio=q[i]),
             severity=severity,
+            details={"points": counts},
         )
-    slack = float(np.nanmax(q)) if np.isfinite(q).any() else None
-    txt = f"holds at all {npts} domain points"
+        out.regime = "inside" if counts["failures_inside"] else "outside"
+        return out
+    txt = f"holds at all {_finite_text(counts)}" + (f" ({counts['scheduled']} from the paper's schedules)"
+                                                  if counts["scheduled"] else "")
+    qi = q[inside & np.isfinite(q)]
+    slack = float(np.nanmax(qi)) if qi.size else None
     if slack is not None and slack > 1 + 1e-9:
-        txt += f"; {what} is looser than {other} by up to a factor {slack:.4g} (min {np.nanmin(q):.4g})"
-    return _check(label, True, "numeric", txt, npts, slack=slack)
+        txt += (f"; inside the paper's regime {what} exceeds {other} by a factor {np.nanmin(qi):.4g} to "
+                f"{slack:.4g} (median {np.nanmedian(qi):.4g})")
+    return _check(label, True, "numeric", txt, counts["finite"], slack=slack, details={"points": counts})
 
 
 def _short_ratio(a: sp.Expr, b: sp.Expr, limit: int = 60) -> str:
@@ -316,7 +437,7 @@ def _short_ratio(a: sp.Expr, b: sp.Expr, limit: int = 60) -> str:
         q = small_simplify(a / b)
     except Exception:  # noqa: BLE001
         return ""
-    if q is None:
+    if q is None or q.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         return ""
     text = sp.sstr(q)
     return text if len(text) <= limit else ""

@@ -52,6 +52,44 @@ VERDICTS = ("holds", "violated", "inconclusive")
 #: severities of a failed symbolic check
 SEVERITIES = ("", "invalid", "mismatch", "gap", "typo")
 
+#: where a violated piece of evidence lies relative to the paper's regime ("" = not assessed, counted as inside)
+REGIMES = ("", "inside", "outside")
+
+#: qualifiers of a piece of evidence that holds
+QUALIFIERS = ("", "attained", "faster than claimed", "matches")
+
+#: the one verdict of a statement from all its evidence, in precedence order (see :mod:`bounds.verdict`)
+STATEMENT_VERDICTS = (
+    "refuted",       # a concrete counterexample: exact witness, empirical violation, audit ε_lower > claim
+    "unsupported",   # a premise of its proof fails and no valid replacement is established
+    "erratum",       # does not follow as stated; a corrected form is derived and itself checked
+    "typo",          # the printed formula cannot be meant; the intended form is consistent
+    "regime",        # fails only outside the regime the paper operates in
+    "tight",         # consistent, and a search attains the bound
+    "consistent",    # follows from its premises (possibly as a looser bound)
+    "supported",     # no derivation is encoded, but every empirical/audit check holds
+    "cited",         # rests on an outside result (its hypotheses checked where expressible)
+    "premise",       # a definition or an assumption
+    "order",         # only an order is claimed; its rate is checked
+    "unchecked",     # nothing checks it
+)
+
+#: how each statement verdict reads in the report
+VERDICT_TEXT = {
+    "refuted": "refuted",
+    "unsupported": "unsupported",
+    "erratum": "erratum",
+    "typo": "typo",
+    "regime": "holds in the paper's regime",
+    "tight": "consistent (tight)",
+    "consistent": "consistent",
+    "supported": "supported (empirical only)",
+    "cited": "cited",
+    "premise": "premise",
+    "order": "order",
+    "unchecked": "unchecked",
+}
+
 
 def _jsonable(v: Any) -> Any:
     if isinstance(v, (bool, int, str)) or v is None:
@@ -106,6 +144,14 @@ class Result:
         The worst point found (numeric and search checks).
     details : dict
         Anything else worth keeping (per-m means for figures, audit parameters).
+    regime : str
+        One of :data:`REGIMES`: for a violated piece of evidence, whether a failure lies
+        inside the paper's regime (``inside``) or only outside it (``outside``); empty
+        when not assessed (treated as inside).
+    qualifier : str
+        One of :data:`QUALIFIERS`, for evidence that holds: ``attained`` (an exact search
+        reaches the bound), ``faster than claimed`` (a rate beats the claimed one),
+        ``matches`` (a rate agrees with the claimed one).
     """
 
     key: str = ""
@@ -125,6 +171,8 @@ class Result:
     slack: float | None = None
     worst: dict[str, Any] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    regime: str = ""
+    qualifier: str = ""
 
     def __post_init__(self) -> None:
         where = f"result {self.key or self.name} ({self.evidence}/{self.kind})"
@@ -137,6 +185,10 @@ class Result:
             raise ValueError(f"parameter 'verdict' = {self.verdict!r} of {where} is not one of {', '.join(VERDICTS)}")
         if self.severity not in SEVERITIES:
             raise ValueError(f"parameter 'severity' = {self.severity!r} of {where} is not one of {SEVERITIES}")
+        if self.regime not in REGIMES:
+            raise ValueError(f"parameter 'regime' = {self.regime!r} of {where} is not one of {REGIMES}")
+        if self.qualifier not in QUALIFIERS:
+            raise ValueError(f"parameter 'qualifier' = {self.qualifier!r} of {where} is not one of {QUALIFIERS}")
 
     # -- convenience -------------------------------------------------------
     @property
@@ -156,11 +208,25 @@ class Result:
 
     @property
     def ratio(self) -> float:
-        """statistic / bound where both are finite and the bound is non-zero, else ``nan``."""
+        """statistic / bound where both are finite and positive, else ``nan``.
+
+        A ratio of a signed or zero quantity means nothing (a zero-mean statistic, a
+        bound of 0, a negative exponent): such rows report the values, not a ratio.
+        """
         s, b = self.statistic, self.bound
-        if not (math.isfinite(s) and math.isfinite(b)) or b == 0:
+        if not (math.isfinite(s) and math.isfinite(b)) or s <= 0 or b <= 0:
             return math.nan
         return s / b
+
+    @property
+    def inside_regime(self) -> bool:
+        """For a violation: whether it counts against the paper's own regime."""
+        return self.regime != "outside"
+
+    @property
+    def reads(self) -> str:
+        """The verdict as the report prints it (``holds (attained)``)."""
+        return f"{self.verdict} ({self.qualifier})" if self.qualifier else self.verdict
 
     def as_row(self) -> dict[str, Any]:
         """A flat, JSON-able dict: one row of the evidence table."""
@@ -183,12 +249,13 @@ class Result:
             "worst": _jsonable(self.worst),
             "severity": self.severity,
             "slack": _jsonable(self.slack),
+            "regime": self.regime,
         }
 
 
 def Check(name: str, ok: bool, method: str, detail: str = "", n_points: int = 0,
           worst: dict[str, Any] | None = None, severity: str = "", slack: float | None = None,
-          key: str = "") -> Result:
+          key: str = "", details: dict[str, Any] | None = None, regime: str = "") -> Result:
     """A symbolic derivation check as a :class:`Result` (``evidence="symbolic"``).
 
     Parameters
@@ -210,7 +277,8 @@ def Check(name: str, ok: bool, method: str, detail: str = "", n_points: int = 0,
     """
     return Result(key=key, evidence="symbolic", kind=method, name=name, verdict="holds" if ok else "violated",
                   detail=detail, n=int(n_points), worst=dict(worst or {}), severity=severity, slack=slack,
-                  confidence=1.0)
+                  confidence=1.0, details=dict(details or {}), regime=regime)
 
 
-__all__ = ["EVIDENCE", "KINDS", "SEVERITIES", "STATUSES", "VERDICTS", "Check", "Result"]
+__all__ = ["EVIDENCE", "KINDS", "QUALIFIERS", "REGIMES", "SEVERITIES", "STATEMENT_VERDICTS", "STATUSES",
+           "VERDICTS", "VERDICT_TEXT", "Check", "Result"]

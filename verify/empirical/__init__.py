@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from bounds.evidence import Result
 
+from ..stats import grade
 from .core import PROFILES, CheckSpec, Context, Profile, audit_check, empirical_check
 
 __all__ = ["PROFILES", "CheckRegistry", "CheckSpec", "Context", "Profile", "audit_check", "discover_checks",
@@ -111,6 +112,7 @@ def _checked(spec: CheckSpec, out: object) -> list[Result]:
         if r.evidence != spec.evidence:
             raise TypeError(f"check {spec.name} ({spec.where}) returned {r.evidence} evidence, "
                             f"registered as {spec.evidence}")
+        grade(r)
     return out
 
 
