@@ -194,6 +194,8 @@ def regime_counts(bad: np.ndarray, finite: np.ndarray, inside: np.ndarray, sched
 
 def regime_text(c: dict[str, int]) -> str:
     """One clause: failures inside / outside the regime and at schedule points."""
+    if not c.get("declared", True):
+        return "the paper declares no regime"
     txt = (f"inside the paper's regime {c['failures_inside']} of {c['inside']}, outside it "
            f"{c['failures_outside']} of {c['outside']}")
     if c["scheduled"]:
@@ -398,6 +400,8 @@ def inequality(
         q = np.where(fin & (vl > 0) & (vr > 0), vr / vl, np.nan)
     q[~np.isfinite(q)] = np.nan
     counts = regime_counts(viol, fin, inside, scheduled)
+    reg = getattr(_ns(st), "regime", None)
+    counts["declared"] = int(bool(reg is not None and (reg.ranges or reg.schedules)))
     if counts["finite"] == 0:
         return _check(label, False, "numeric",
                       f"not decided: none of the {npts} evaluated points gave finite values on both sides",

@@ -102,6 +102,8 @@ def _jsonable(v: Any) -> Any:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
+    if math.isnan(f):
+        return None   # a missing number is null, never the string "nan"
     return f if math.isfinite(f) else str(f)
 
 

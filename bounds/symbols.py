@@ -190,7 +190,7 @@ class Regime:
     span: tuple[float, float] = (10.0, 1e9)
     note: str = ""
 
-    def mask(self, pts: Mapping[sp.Symbol, Any], ns: "Namespace") -> Any:
+    def mask(self, pts: Mapping[sp.Symbol, Any], ns: Namespace) -> Any:
         """Boolean array: which of ``pts`` (symbol → array) lie inside the ranges."""
         import numpy as np
 

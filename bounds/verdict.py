@@ -232,6 +232,18 @@ def combine_results(
     typos = [c for c in fails_in if c.severity == "typo"]
     errs = [c for c in fails_in if c.severity not in ("gap", "typo")]
     inherited: tuple[str, ...] = tuple(inherits)
+    if fails_in and not inherited:
+        # an echo: every failing check repeats a failing check of a dependency (the same witness or the
+        # same comparison), so the error is the dependency's, counted once
+        for k in dep_keys:
+            v = deps.get(k)
+            if v is None or not v.is_finding:
+                continue
+            theirs = {(c.name, c.detail) for c in v.evidence if c.evidence == "symbolic" and not c.ok}
+            if theirs and all((c.name, c.detail) in theirs for c in fails_in):
+                inherited = (k,)
+                reasons.append(f"every failing check repeats one of {k}: the same error, inherited")
+                break
 
     if refuting or witnesses:
         verdict = "refuted"
@@ -358,8 +370,8 @@ def root_table(vs: Mapping[str, Verdict]) -> list[dict[str, Any]]:
                      "reasons": v.reasons, "regime": v.regime, "downstream": down,
                      "evidence": {e: sum(c.values()) for e, c in v.evidence_counts().items()}})
     order = {f: i for i, f in enumerate(FINDING_KINDS)}
-    vorder = {f: i for i, f in enumerate(STATEMENT_VERDICTS)}
-    rows.sort(key=lambda r: (order.get(r["finding"], 9), vorder[r["verdict"]]))
+    pos = {k: i for i, k in enumerate(vs)}
+    rows.sort(key=lambda r: (order.get(r["finding"], 9), pos[r["key"]]))   # by kind, then in paper order
     return rows
 
 

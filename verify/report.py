@@ -41,7 +41,8 @@ import bounds
 from bounds import PAPERS, registry
 from bounds.cli import entry
 from bounds.core import Evaluation, keys_matching
-from bounds.evidence import STATUSES, Result
+from bounds.evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
+from bounds.verdict import Verdict, root_table
 
 PICK_M = (1e3, 1e4, 1e5, 1e6)
 
@@ -177,17 +178,32 @@ def _empirical_cell(d: dict[str, Any] | None) -> str:
     if d is None:
         return "—"
     counts = ", ".join(f"{n} {v}" for v, n in sorted(d["verdicts"].items()))
-    ratio = "" if d["max_ratio"] is None else f"; max ratio {d['max_ratio']:.3g}"
+    ratio = "" if d["max_ratio"] is None else f"; max empirical/bound {d['max_ratio']:.3g}"
     return f"**{d['status']}** ({counts}{ratio})"
 
 
 def _result_line(r: Any) -> str:
+    if r.n == 0 or not math.isfinite(r.statistic):
+        why = r.details.get("why_inconclusive") or r.detail or "no data"
+        return (f"{r.kind} · {_md_escape(r.variant)}: no finite statistic ({_md_escape(str(why))}) → "
+                f"**{r.reads}**. {_md_escape(r.method)}")
     ci = "" if r.lo == r.hi else f" [{r.lo:.4g}, {r.hi:.4g}]"
-    conf = "exact search" if r.confidence >= 1 else f"{r.confidence:.0%} CI"
-    what = "slope" if r.kind == "rate" else "empirical"
-    return (f"{r.kind} · {_md_escape(r.variant)}: {what} {r.statistic:.4g}{ci} vs "
-            f"{'claimed exponent' if r.kind == 'rate' else 'bound'} {r.bound:.4g} "
-            f"(ratio {r.ratio:.3g}, {conf}, n = {r.n}) → **{r.verdict}**. {_md_escape(r.method)}")
+    parts = ["exact search" if r.confidence >= 1 else f"{r.confidence:.0%} CI", f"n = {r.n}"]
+    if r.kind == "rate":
+        grid = r.details.get("bound_slope")
+        ref = ("the bound's own slope on this grid" if grid is not None and math.isfinite(float(grid))
+               else "the claimed asymptotic exponent")
+        claimed = r.details.get("claimed_exponent")
+        if claimed is not None:
+            parts.insert(0, f"claimed exponent {float(claimed):.4g}")
+        cmp_ = f"slope {r.statistic:.4g}{ci} vs {ref} {r.bound:.4g} ({', '.join(parts)})"
+    else:
+        if math.isfinite(r.ratio):
+            parts.insert(0, f"ratio {r.ratio:.3g}")
+        cmp_ = f"empirical {r.statistic:.4g}{ci} vs bound {r.bound:.4g} ({', '.join(parts)})"
+    where = " (configuration outside the paper's regime)" if r.regime == "outside" else ""
+    return (f"{r.kind} · {_md_escape(r.variant)}: {cmp_} → **{r.reads}**{where}. "
+            f"{_md_escape(r.method)}")
 
 
 def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: dict[str, Any],
@@ -195,8 +211,11 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                     heatmaps: dict[str, str] | None = None, utility: Any = None,
                     utility_fig: str | None = None, sens_figs: dict[str, str] | None = None,
                     overview: dict[str, str] | None = None, audits: Any = None,
-                    audit_fig: str | None = None) -> str:
+                    audit_fig: str | None = None, verdicts: dict[str, Verdict] | None = None) -> str:
     tally = Counter(e.status for e in evs)
+    vs = verdicts if verdicts is not None else registry.verdicts([*empirical, *(audits or [])],
+                                                                  keys=[e.key for e in evs])
+    vtally = Counter(v.verdict for v in vs.values())
     emp = empirical_summary(empirical)
     by_key: dict[str, list[Any]] = {}
     for r in empirical:
@@ -222,9 +241,11 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     )
     L.append("")
     L.append(
-        "**Tally:** "
-        + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES)
-        + f" — {len(evs)} statements from {len({e.statement.paper for e in evs})} papers."
+        "**Verdicts:** "
+        + ", ".join(f"{vtally[v]} {VERDICT_TEXT[v]}" for v in STATEMENT_VERDICTS if vtally.get(v))
+        + f" — {len(evs)} statements from {len({e.statement.paper for e in evs})} papers, one verdict each from "
+        "all its evidence (derivation, simulation, audit).  Derivation statuses alone: "
+        + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES) + "."
     )
     L.append("")
     if empirical:
@@ -233,26 +254,62 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             f"**Empirical:** {len(empirical)} checks of {len(emp)} statements — "
             + ", ".join(f"{et.get(v, 0)} {v}" for v in ("holds", "violated", "inconclusive"))
             + f" (profile `{prov.get('profile', '?')}`, seed {prov.get('seed', '?')}).  "
-            "A check *holds* when its confidence interval lies at or below the bound, is *violated* when it "
-            "lies above, and is *inconclusive* otherwise; sensitivity searches are exact (certified solves)."
+            "A check *holds* when its confidence interval lies at or below the bound (*attained* when an exact "
+            "search reaches it), is *violated* when it lies above, and is *inconclusive* otherwise; a rate is "
+            "compared with the bound's own slope on the same grid (*faster than claimed* when it decays faster)."
         )
         L.append("")
-    L.append("Statuses: `consistent` = follows from its premises (exactly, or as a valid looser bound, slack "
-             "reported); `erratum` = does not follow (stated and derived kept; the derived one is used for numbers); "
-             "`premise` = definition or assumption; `cited` = rests on an outside result, checked numerically; "
-             "`order` = only the order is known (an explicit unknown constant; its rate is checked).  "
-             "Erratum severities: `invalid` (the stated claim fails somewhere in its domain), `mismatch` (an exact "
-             "quantity differs), `gap` (a premise of a step fails), `typo` (the printed formula cannot be meant).")
+    L.append(
+        "Verdict precedence (`bounds/verdict.py`): **refuted** (a counterexample inside the paper's regime: an "
+        "exact witness, an empirical violation at the stated confidence, an audit ε lower bound above the claim) > "
+        "**unsupported** (a premise of its proof fails and no valid replacement is established) > **erratum** "
+        "(does not follow as stated; the corrected form is derived and checked) > **typo** (the printed formula "
+        "cannot be meant; the intended form is consistent) > **holds in the paper's regime** (fails only outside "
+        "the ranges the paper operates in) > **consistent** (*tight* when a search attains it), **supported** "
+        "(no derivation encoded; simulations hold), **cited**, **premise**, **order**, **unchecked**.  Every "
+        "finding names its root: its own slip, or the statement it is inherited from."
+    )
     L.append("")
+    roots = root_table(vs)
+    groups = [("result", "Root errors that change a result"),
+              ("definitional", "Definitional findings"),
+              ("typographic", "Typographic findings"),
+              ("regime", "Holds only in the paper's regime")]
+    n_err = sum(1 for r in roots if r["finding"] == "result")
+    L.append("## Root errors")
+    L.append("")
+    L.append(f"{n_err} distinct root errors change a result; "
+             f"{sum(1 for v in vs.values() if v.is_finding and not v.is_root)} further findings are inherited from "
+             "them (listed as downstream, counted once).  Definitional, typographic and regime-only findings are "
+             "listed apart.")
+    L.append("")
+    for finding, title in groups:
+        rows = [r for r in roots if r["finding"] == finding]
+        if not rows:
+            continue
+        if finding != "result":
+            L.append(f"### {title}")
+            L.append("")
+        L.append("| root | label | verdict | evidence | regime | downstream |")
+        L.append("|---|---|---|---|---|---|")
+        for r in rows:
+            st = registry.get(r["key"])
+            ev_counts = ", ".join(f"{n} {e}" for e, n in r["evidence"].items())
+            L.append(f"| [`{r['key']}`](#{_anchor(r['key'])}) | {st.label} | **{r['reads']}** | "
+                     f"{_short('; '.join(r['reasons']), 260)} ({ev_counts}) | {_short(r['regime'], 120)} | "
+                     f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'} |")
+        L.append("")
     L.append("## Summary")
     L.append("")
-    L.append("| key | paper | label | kind | status | severity | empirical | figure |")
-    L.append("|---|---|---|---|---|---|---|---|")
+    L.append("| key | paper | label | kind | verdict | root | derivation | empirical | figure |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
     for e in evs:
         st = e.statement
+        v = vs[st.key]
         L.append(
-            f"| [`{st.key}`](#{_anchor(st.key)}) | {st.paper} | {st.label} | {st.kind} | **{e.status}** | "
-            f"{_severity(e)} | {_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
+            f"| [`{st.key}`](#{_anchor(st.key)}) | {st.paper} | {st.label} | {st.kind} | **{v.text}** | "
+            f"{v.root_text or '—'} | {e.status}{' (' + _severity(e) + ')' if _severity(e) else ''} | "
+            f"{_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
         )
     L.append("")
     by_paper: dict[str, list[Evaluation]] = {}
@@ -274,12 +331,24 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             st = e.statement
             L.append(f"### <a id=\"{_anchor(st.key)}\"></a>`{st.key}` — {st.label}: {st.quantity}")
             L.append("")
-            L.append(f"*{st.seed or 'Source: ' + st.source}, {st.equation}.* Status: **{e.status}**.")
+            v = vs[st.key]
+            L.append(f"*{st.seed or 'Source: ' + st.source}, {st.equation}.* Verdict: **{v.text}**"
+                     + (f" ({v.root_text})" if v.root_text else "") + f"; derivation status {e.status}.")
             L.append("")
+            for reason in v.reasons:
+                L.append(f"- why: {_md_escape(reason)}")
+            if v.regime:
+                L.append(f"- regime: {_md_escape(v.regime)}")
             if st.stated is not None:
                 L.append(f"- stated: $${sp.latex(st.stated)}$$")
-            if e.derived is not None and (st.stated is None or e.status == "erratum"):
+            if e.derived is not None and st.stated is None:
                 L.append(f"- derived: $${sp.latex(e.derived)}$$")
+            elif e.derived is not None and e.status == "erratum":
+                if v.corrected:
+                    L.append(f"- corrected (derived, its checks above and below): $${sp.latex(e.derived)}$$")
+                else:
+                    L.append(f"- what the proof's steps give (not a valid bound: {v.text}): "
+                             f"$${sp.latex(e.derived)}$$")
             if st.cited:
                 L.append(f"- cites: {st.cited}")
             for c in e.checks:
@@ -351,22 +420,20 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         if audit_fig:
             L.append(f"![ε_lower against the claimed ε]({audit_fig})")
             L.append("")
-    errata = [e for e in evs if e.status == "erratum"]
-    L.append("## Errata")
+    findings = [v for v in vs.values() if v.is_finding]
+    L.append("## All findings")
     L.append("")
     L.append(
-        f"{len(errata)} statements do not follow from their premises; "
-        f"{sum(1 for e in errata if e.inherits)} of them only inherit an erratum from a statement they use."
+        f"{len(findings)} statements do not hold as printed; {sum(1 for v in findings if v.is_root)} are roots "
+        f"(see the first table) and {sum(1 for v in findings if not v.is_root)} inherit their finding."
     )
     L.append("")
-    L.append("| key | label | severity | evidence | empirical | inherits | downstream |")
-    L.append("|---|---|---|---|---|---|---|")
-    for e in errata:
-        ev_txt = "; ".join(f"{c.name}: {c.detail}" for c in e.checks if not c.ok)
+    L.append("| key | label | verdict | root | regime | empirical |")
+    L.append("|---|---|---|---|---|---|")
+    for v in findings:
         L.append(
-            f"| [`{e.key}`](#{_anchor(e.key)}) | {e.statement.label} | {_severity(e)} | {_short(ev_txt, 220)} | "
-            f"{_empirical_cell(emp.get(e.key))} | {', '.join(e.inherits) or '—'} | "
-            f"{len(deps.get(e.key, []))} statements |"
+            f"| [`{v.key}`](#{_anchor(v.key)}) | {registry.get(v.key).label} | {v.text} | {v.root_text} | "
+            f"{_short(v.regime, 140)} | {_empirical_cell(emp.get(v.key))} |"
         )
     L.append("")
     violated = [r for r in empirical if r.verdict == "violated"]
@@ -383,9 +450,10 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         L.append("| key | symbolic status | check | variant | empirical [interval] | bound | ratio |")
         L.append("|---|---|---|---|---|---|---|")
         for r in violated:
+            ratio = f"{r.ratio:.3g}" if math.isfinite(r.ratio) else "—"
             L.append(f"| [`{r.key}`](#{_anchor(r.key)}) | {status.get(r.key, '—')} | {r.kind} | "
-                     f"{_md_escape(r.variant)} | {r.statistic:.4g} [{r.lo:.4g}, {r.hi:.4g}] | {r.bound:.4g} | "
-                     f"{r.ratio:.3g} |")
+                     f"{_md_escape(r.variant)}{' (outside the regime)' if r.regime == 'outside' else ''} | "
+                     f"{r.statistic:.4g} [{r.lo:.4g}, {r.hi:.4g}] | {r.bound:.4g} | {ratio} |")
         L.append("")
     if picks:
         L.append("## Choosing ε and λ")
@@ -422,7 +490,9 @@ def _dict_table(rows: list[dict[str, Any]]) -> list[str]:
 
     def cell(v: Any) -> str:
         if isinstance(v, float):
-            return f"{v:.4g}"
+            return f"{v:.4g}" if math.isfinite(v) or math.isinf(v) else "—"
+        if v is None:
+            return "—"
         return _md_escape(str(v))
 
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -431,7 +501,7 @@ def _dict_table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _g(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3g}"
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
 
 
 def _anchor(key: str) -> str:
@@ -532,13 +602,17 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                 if not fig_cache.exists():
                     os.replace(part, fig_cache)
                 shutil.rmtree(part, ignore_errors=True)
-        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig)
+        vs = registry.verdicts([*empirical, *audits], keys=keys)
+        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig, vs)
         summary = {
             "provenance": prov,
+            "verdicts": dict(Counter(v.verdict for v in vs.values())),
             "tally": dict(Counter(e.status for e in evs)),
             "empirical_tally": dict(Counter(r.verdict for r in empirical)),
-            "statements": [dict(entry(e), severity=_severity(e), empirical=_json_emp(emp.get(e.key)))
-                           for e in evs],
+            "roots": root_table(vs),
+            "regimes": {pid: PAPERS[pid].regime.as_dict() for pid in sorted({e.statement.paper for e in evs})},
+            "statements": [dict(entry(e), severity=_severity(e), empirical=_json_emp(emp.get(e.key)),
+                                **statement_verdict(vs[e.key])) for e in evs],
             "empirical": [_jsonable(r.as_row()) for r in empirical],
             "audits": [_jsonable(r.as_row()) for r in (audits or [])],
             "evidence": [_jsonable(r.as_row()) for r in evidence_rows(evs, empirical, audits)],
@@ -581,6 +655,20 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
+
+
+def statement_verdict(v: Verdict) -> dict[str, Any]:
+    """The verdict fields of one statement's JSON record: verdict, root, regime, evidence list."""
+    d = v.as_dict(rows=False)
+    return {
+        "verdict": d["verdict"], "reads": d["reads"], "root": d["root"], "root_text": d["root_text"],
+        "inherited_from": d["inherited_from"], "finding": d["finding"], "regime": d["regime"],
+        "reasons": d["reasons"],
+        "evidence_list": [{"evidence": r.evidence, "kind": r.kind, "name": r.name, "verdict": r.verdict,
+                           "reads": r.reads, "regime": r.regime, "statistic": _jsonable(r.statistic),
+                           "bound": _jsonable(r.bound), "ratio": _jsonable(r.ratio), "n": r.n}
+                          for r in v.evidence],
+    }
 
 
 def evidence_rows(evs: Sequence[Evaluation], empirical: Sequence[Result] = (),
@@ -687,7 +775,7 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
+        return None if math.isnan(x) else str(x)   # a missing number is null, never the string "nan"
     return x
 
 
