@@ -6,8 +6,10 @@ Subcommands
     every discovered paper: id, module, source (seed file or citation), statement tally.
 ``list [--json] [--paper ID] [--status S]``
     every statement with its computed status.
-``show KEY``
-    one statement: source, assumptions, stated and derived expressions, checks.
+``show KEY [--json] [--reports DIR]``
+    one statement: source, assumptions, stated and derived expressions, checks, and its one
+    verdict with root and regime, combining the empirical and audit evidence of the last
+    generated report (``reports/summary.json``; symbolic evidence only when there is none).
 ``eval KEY name=value ... [--stated]``
     evaluate a statement (the derived expression for an erratum, unless ``--stated``).
 ``pick KEY --m M [name=value ...] [--unit] [--json]``
@@ -28,16 +30,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 import sympy as sp
 
 from . import PAPERS, registry
 from .core import Evaluation, PrivacyWarning
-from .evidence import STATUSES
+from .evidence import STATUSES, Result
 from .paper import relpath
 from .symbols import Namespace
 
@@ -134,10 +138,53 @@ def _cmd_papers(a: argparse.Namespace) -> int:
     return 0
 
 
+def report_evidence(key: str, reports: str | None = None) -> tuple[list[Result], str]:
+    """Empirical and audit rows of ``key`` from a generated report's ``summary.json``.
+
+    The symbolic layer imports nothing of :mod:`verify`; it reads the report it wrote.
+    Returns the rows and where they came from ('' when there is no report).
+    """
+    from pathlib import Path
+
+    path = Path(reports) if reports else Path(__file__).resolve().parents[1] / "reports"
+    path = path / "summary.json"
+    if not path.exists():
+        return [], ""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [], ""
+    names = {f.name for f in fields(Result)}
+    out = []
+    for row in data.get("evidence", []):
+        if row.get("key") != key or row.get("evidence") == "symbolic":
+            continue
+        kw = {k: v for k, v in row.items() if k in names}
+        for k in ("statistic", "lo", "hi", "bound", "confidence"):
+            kw[k] = math.nan if kw.get(k) is None or isinstance(kw.get(k), str) and kw[k] == "nan" else float(kw[k])
+        kw["worst"] = kw.get("worst") or {}
+        kw["details"] = kw.get("details") or {}
+        try:
+            out.append(Result(**kw))
+        except (TypeError, ValueError):
+            continue
+    when = data.get("provenance", {}).get("generated", "")
+    return out, f"{path} ({when})" if when else str(path)
+
+
 def _cmd_show(a: argparse.Namespace) -> int:
     ev = registry.evaluate(a.key)
     st = ev.statement
     paper = PAPERS[st.paper]
+    rows, where = report_evidence(st.key, a.reports)
+    v = registry.verdicts(rows, keys=[st.key])[st.key]
+    if a.json:
+        d = entry(ev)
+        d["verdict"] = v.as_dict()
+        d["regime_declared"] = paper.regime.as_dict()
+        d["evidence_from"] = where or "symbolic checks only (no generated report found)"
+        print(json.dumps(d, indent=1, ensure_ascii=False, default=str))
+        return 0
     lines = [
         f"{st.key}: {st.label} — {st.quantity}",
         f"  source     {st.source}, {st.label}, {st.equation}  [{paper.citation}]",
@@ -162,6 +209,19 @@ def _cmd_show(a: argparse.Namespace) -> int:
     if st.notes:
         lines.append(f"  notes      {st.notes}")
     lines.append(f"  doc        {st.doc}")
+    lines.append(f"  VERDICT    {v.text}" + (f"  ({v.root_text})" if v.root_text else ""))
+    for r in v.reasons:
+        lines.append(f"    why      {r}")
+    lines.append(f"  regime     {v.regime}")
+    lines.append(f"    paper's  {paper.regime.text()}")
+    counts = "; ".join(f"{e}: " + ", ".join(f"{n} {k}" for k, n in c.items())
+                       for e, c in v.evidence_counts().items())
+    lines.append(f"  evidence   {counts or 'none'}")
+    lines.append(f"    from     {where or 'symbolic checks only (no generated report found)'}")
+    for r in v.evidence:
+        if r.evidence != "symbolic":
+            lines.append(f"    [{r.reads}] {r.evidence}/{r.kind} {r.name}: statistic {r.statistic:.4g} vs "
+                         f"bound {r.bound:.4g}")
     print("\n".join(lines))
     return 0
 
@@ -234,6 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--status", choices=STATUSES)
     p = sub.add_parser("show", help="show one statement")
     p.add_argument("key")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--reports", default=None,
+                   help="report directory whose empirical and audit evidence is combined (default: reports/)")
     p = sub.add_parser("eval", help="evaluate a statement")
     p.add_argument("key")
     p.add_argument("values", nargs="*", help="name=value")

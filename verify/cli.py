@@ -4,6 +4,7 @@ Usage::
 
     python -m verify where KEY [--json]                         # where KEY is stated, checked, simulated, drawn
     python -m verify audit [--json] [--profile P] [--seed N] [--only PATTERN]   # privacy audits only
+    python -m verify scan [DIR]                                  # meaningless numbers in a generated report
     python -m verify [--profile quick|default|full] [--only PATTERN]
                      [--executor serial|local|dask] [--scheduler ADDRESS]
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
@@ -104,6 +105,24 @@ def where_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def scan_main(argv: Sequence[str]) -> int:
+    """``python -m verify scan [DIR]``: exit 1 listing every meaningless number in the report at DIR."""
+    from pathlib import Path
+
+    from .scan import scan_report
+
+    out = Path(argv[0] if argv else "reports")
+    if not (out / "REPORT.md").exists() or not (out / "summary.json").exists():
+        print(f"error: parameter 'DIR' = {str(out)!r} holds no generated report (REPORT.md, summary.json)",
+              file=sys.stderr)
+        return 2
+    problems = scan_report(out)
+    for p in problems:
+        print(p)
+    print(f"scan {out}: {len(problems)} meaningless numbers")
+    return 1 if problems else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the report job (or ``audit``); returns the exit status."""
     from .empirical import PROFILES
@@ -113,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return audit_main(argv[1:])
     if argv[:1] == ["where"]:
         return where_main(argv[1:])
+    if argv[:1] == ["scan"]:
+        return scan_main(argv[1:])
 
     ap = argparse.ArgumentParser(prog="python -m verify", description="Regenerate reports/.")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
