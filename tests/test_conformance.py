@@ -11,6 +11,7 @@ import inspect
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 import bounds
 from bounds.evidence import EVIDENCE, KINDS, STATUSES, Result
@@ -61,6 +62,25 @@ def test_every_statement_has_a_source_and_a_computed_status(paper: bounds.Paper)
             assert any(not c.ok for c in ev.checks) and ev.detail, key
         for d in st.depends:
             assert d.startswith(paper.id + "."), f"{key} depends on another paper's {d}"
+
+
+@pytest.mark.parametrize("paper", PAPERS, ids=IDS)
+def test_paper_declares_its_regime_and_every_statement_gets_one_verdict(paper: bounds.Paper) -> None:
+    from bounds.evidence import STATEMENT_VERDICTS
+
+    reg = paper.regime
+    assert (reg.ranges or reg.schedules) and reg.note, f"paper {paper.id} declares no operating regime"
+    for sched in reg.schedules:   # a schedule evaluates to finite values in its own ranges over its span
+        for name, expr in sched.items():
+            assert name in paper.symbols and isinstance(expr, (sp.Expr, int, float)), (paper.id, name)
+    vs = bounds.registry.verdicts(keys=list(paper.statements))
+    for key, v in vs.items():
+        assert v.verdict in STATEMENT_VERDICTS, key
+        if v.is_finding:
+            assert v.root and all(r.startswith(paper.id + ".") for r in v.root), key
+            assert v.reasons, f"{key}: a finding without a reason"
+        else:
+            assert not v.root, key
 
 
 @pytest.mark.parametrize("paper", PAPERS, ids=IDS)
