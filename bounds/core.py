@@ -20,8 +20,11 @@ logic, normalisation of densities, rates) and computes a status:
     the stated expression follows from its premises (exactly, or as a valid
     relaxation of an upper bound; the slack is reported).
 ``erratum``
-    the stated expression does not follow; both are kept, the derived one is
-    the default for numeric use.
+    the stated expression does not follow inside the paper's regime
+    (:class:`~bounds.symbols.Regime`); both are kept, the derived one is the
+    default for numeric use.  A failure only outside the regime leaves the
+    status as it is and the detail says so; the statement's verdict
+    (:mod:`bounds.verdict`) is then *holds in the paper's regime*.
 
 Statuses are never typed in: they are the outcome of the checks (each a
 :class:`~bounds.evidence.Result`).  The vocabulary lives in :mod:`bounds.evidence`.
@@ -400,6 +403,8 @@ class Registry:
             if not c.key:
                 c.key = st.key
         failed = [c for c in checks if not c.ok]
+        outside_only = [c for c in failed if not c.inside_regime]
+        failed = [c for c in failed if c.inside_regime]   # a failure only outside the paper's regime is no erratum
         inherits: tuple[str, ...] = ()
         dep_errata = tuple(d for d in st.depends if self.evaluate(d).status == "erratum")
         if failed:
@@ -429,6 +434,9 @@ class Registry:
                 )
         else:
             parts.extend(c.detail for c in checks if c.detail)
+            if outside_only:
+                parts.insert(0, "holds in the paper's regime; fails only outside it ("
+                             + "; ".join(c.name for c in outside_only) + ")")
             if dep_errata:
                 parts.append("uses " + ", ".join(dep_errata) + " (errata; their derived forms are used here)")
         if st.cited and not failed:

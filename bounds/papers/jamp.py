@@ -54,7 +54,7 @@ from ..checks import (
 from ..evidence import Check
 from ..paper import Paper
 from ..privacy_logic import scalar_release_checks
-from ..symbols import S
+from ..symbols import Regime, S
 
 SEED = "001_5df6aa3916744408.txt"
 PAPER = Paper(
@@ -589,3 +589,15 @@ add(
 )
 
 _ = C_tilde
+
+# Where the paper operates: Theorem 2 fixes ε and picks λ = m^(−2/min(4, 2r+3)); Theorem 3 picks
+# ε = m^(−min(1/3, 4r/(6r+3))) and λ = (1/(εm))^(2/min(4, 2r+3)); both give λ ≤ 1 (and ε ≤ 1) for m ≥ 2.
+PAPER.regime = Regime(
+    ranges={"lam": (0.0, 1.0), "eps": (0.0, 1.0)},
+    schedules=(
+        {"lam": PAPER.stated("thm2.lam_schedule")},
+        {"eps": PAPER.stated("thm3.eps_schedule"), "lam": PAPER.stated("thm3.lam_schedule")},
+    ),
+    note="001_5df6aa3916744408.txt: Theorem 2 (λ = m^(−2/min(4,2r+3)), ε fixed < 1) and Theorem 3 "
+         "(ε = m^(−min(1/3, 4r/(6r+3))), λ = (1/(εm))^(2/min(4,2r+3))) give λ ≤ 1 and ε ≤ 1",
+)

@@ -40,7 +40,7 @@ from ..checks import (
 from ..evidence import Check
 from ..paper import Paper
 from ..privacy_logic import restricted_events_witness, scalar_release_checks
-from ..symbols import S
+from ..symbols import Regime, S
 
 SEED = "003_8ef3daf3084cc981.txt"
 PAPER = Paper(
@@ -478,4 +478,13 @@ add(
     notes="b_{t+1} is a real number added to a function; the proof treats ‖b‖_K as |b| (a constant function has "
     "K-norm |b|·‖1‖_K, finite only if constants lie in H_K); the Laplace tail P(|b| ≥ s ln(2/δ)) = δ/2 would "
     "already give the ln(1/δ) dependence the conclusion asks for",
+)
+
+# Where the paper operates: ε < 1 ("meaningful privacy"), θ ∈ (1/2, 1) and t₀^θ ≥ κ² + 1 (Theorems 1-2,
+# already constraints of the statements); η_t = (t+t₀)^(−θ), λ_t = (t+t₀)^(θ−1) are functions of t, not
+# free parameters, so the regime has no schedule of its own; the online variable is t.
+PAPER.regime = Regime(
+    ranges={"eps": (0.0, 1.0)},
+    variable="t",
+    note="003_8ef3daf3084cc981.txt: ε < 1; θ ∈ (1/2, 1) and t₀^θ ≥ κ² + 1 (Theorem 1), t up to 1e9",
 )

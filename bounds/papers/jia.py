@@ -65,7 +65,7 @@ from ..checks import (
 from ..evidence import Check
 from ..paper import Paper
 from ..privacy_logic import restricted_events_witness, scalar_release_checks
-from ..symbols import S
+from ..symbols import Regime, S
 
 SEED = "000_c13e7e0f812f87df.txt"
 PAPER = Paper(
@@ -918,3 +918,16 @@ add(
 )
 
 _ = leading_exponent  # re-exported for users of this module
+
+# Where the paper operates: Theorem 4 picks λ = m^(−1/(2β+1)) and ε = 1/√(λm), Section 5.1 picks
+# λ = m^(−2/(3β+3)) and ε = 1/(λ m^(2/3)); both give λ ≤ 1 and ε ≤ 1 for every m ≥ 2, and the paper
+# asks for ε < 1 ("meaningful privacy").  Numeric checks add these schedules' points for m from 10 to 1e9.
+PAPER.regime = Regime(
+    ranges={"lam": (0.0, 1.0), "eps": (0.0, 1.0)},
+    schedules=(
+        {"lam": PAPER.stated("thm4.lam_schedule"), "eps": PAPER.stated("thm4.eps_schedule")},
+        {"lam": PAPER.stated("s5_1.lam_schedule"), "eps": PAPER.stated("s5_1.eps_schedule")},
+    ),
+    note="000_c13e7e0f812f87df.txt: Theorem 4 (ε = 1/√(λm), λ = m^(−1/(2β+1))) and Section 5.1 "
+         "(λ = m^(−2/(3β+3)), ε = 1/(λm^(2/3))) give λ ≤ 1 and ε ≤ 1; the paper assumes ε < 1",
+)

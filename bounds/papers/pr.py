@@ -63,7 +63,7 @@ from ..checks import leading_exponent, rate_check
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
-from ..symbols import S
+from ..symbols import Regime, S
 
 SEED = "004_69734a6b7aad1d0d.txt"
 PAPER = Paper(
@@ -1335,4 +1335,12 @@ _exponent_statement(
     doc="004_69734a6b7aad1d0d.txt, §6: '... a bound on the excess risk of the classifier learned by the algorithm "
     "which is inversely proportional to the data dimensionality'.",
     notes="both the stated and the derived bounds grow like d⁴ (the (d+1)⁴ log² term)",
+)
+
+# Where the paper operates: data in the unit ℓ2 ball (R_x ≤ 1, a domain assumption here), ε ≤ 1 for
+# meaningful privacy; the paper gives no range or schedule for λ, λ ≤ 1 is this toolkit's reading.
+PAPER.regime = Regime(
+    ranges={"eps": (0.0, 1.0), "lam": (0.0, 1.0)},
+    note="004_69734a6b7aad1d0d.txt: inputs in the unit ball, ε ≤ 1; no range of λ is stated (λ ≤ 1 assumed "
+         "here); no schedule",
 )

@@ -96,7 +96,7 @@ from ..checks import balance, leading_exponent, rate_check, schedule_check
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
-from ..symbols import S
+from ..symbols import Regime, S
 
 SEED = "002_9f0d50e873e3e787.txt"
 PAPER = Paper(
@@ -1107,4 +1107,14 @@ add(
     equation="Table 1 (§1)",
     doc="the table is data (:data:`TABLE1`, rendered by :func:`table1_markdown`); its rows are the order "
     "statements ``ttz.thm3_2``, ``ttz.thmA`` and ``ttz.thm1_2.lasso`` and the lower bound ``ttz.thm1_3``.",
+)
+
+# Where the paper operates: (ε, δ)-DP with ε ≤ 1 and small δ (δ ≤ 0.1 is this toolkit's reading), Frank–Wolfe
+# with Theorem 1.2's T (the fw.T_schedule statement) for n from 10 to 1e9.
+PAPER.regime = Regime(
+    ranges={"eps": (0.0, 1.0), "delta": (0.0, 0.1)},
+    schedules=({"T": PAPER.stated("fw.T_schedule")},),
+    variable="n",
+    note="002_9f0d50e873e3e787.txt with ../reference/talwar_thakurta_zhang.md: ε ≤ 1, small δ (δ ≤ 0.1 "
+         "assumed here); T from Theorem 1.2's schedule",
 )
