@@ -25,7 +25,7 @@ import numpy as np
 import sympy as sp
 
 from .evidence import Check, Result
-from .symbols import SHARED, Namespace, S
+from .symbols import SHARED, Namespace, Regime, S
 
 if TYPE_CHECKING:
     from .core import Statement
@@ -116,8 +116,9 @@ def domain_points(
     """Points of a numeric check: the domain draw plus the paper's schedule points.
 
     Returns ``(pts, inside, scheduled)``: ``inside`` marks the points inside the
-    paper's :class:`~bounds.symbols.Regime` (every schedule point counts as
-    inside: the paper operates there by definition), ``scheduled`` the points
+    paper's :class:`~bounds.symbols.Regime` (a schedule point counts as inside
+    when the parameters the schedule does not set lie in the ranges: the paper
+    operates at its schedule's values by definition), ``scheduled`` the points
     a schedule of the regime produced (the schedule variable log-uniform over
     the regime's span, the scheduled parameters set by the schedule, the other
     parameters drawn from their domains; constraints enforced).
@@ -165,14 +166,17 @@ def domain_points(
             ok &= (val >= 0) if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else (val <= 0)
         if ok.any():
             extra_pts.append({s_: base[s_][ok] for s_ in pts})
-            extra_in.append(int(ok.sum()))
+            # inside when the parameters the schedule does not set lie in the regime's ranges
+            free = {k: v for k, v in reg.ranges.items() if k not in sched}
+            sub = Regime(ranges=free).mask({s_: base[s_][ok] for s_ in pts}, ns)
+            extra_in.append(sub)
     if not extra_pts:
         return pts, inside, scheduled
     for e in extra_pts:
         for s_ in pts:
             pts[s_] = np.concatenate([pts[s_], e[s_]])
-    k = sum(extra_in)
-    inside = np.concatenate([inside, np.ones(k, dtype=bool)])
+    k = sum(len(x) for x in extra_in)
+    inside = np.concatenate([inside, *extra_in])
     scheduled = np.concatenate([scheduled, np.ones(k, dtype=bool)])
     return pts, inside, scheduled
 
@@ -199,7 +203,7 @@ def regime_text(c: dict[str, int]) -> str:
     txt = (f"inside the paper's regime {c['failures_inside']} of {c['inside']}, outside it "
            f"{c['failures_outside']} of {c['outside']}")
     if c["scheduled"]:
-        txt += f", at the schedule's points {c['failures_scheduled']} of {c['scheduled']}"
+        txt += f", at the schedule's points {c['failures_scheduled']} of {c['scheduled']} (all counted above)"
     return txt
 
 

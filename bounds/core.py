@@ -229,11 +229,14 @@ class Evaluation:
         """The expression for numeric use.
 
         The paper's stated expression when it holds (or is a premise); the
-        derived one for an erratum (and when the paper states none).
+        derived one for an erratum, for a statement that fails only outside the
+        paper's regime (the derived form holds everywhere), and when the paper
+        states none.
         """
         if self.statement.stated is None:
             return self.derived
-        if self.status == "erratum" and self.derived is not None:
+        failing = self.status == "erratum" or any(not c.ok for c in self.checks)
+        if failing and self.derived is not None:   # also a failure only outside the regime: derived is valid everywhere
             return self.derived
         return self.statement.stated
 

@@ -79,7 +79,7 @@ def test_schedule_points_are_added_and_counted_inside():
     from bounds.checks import domain_points
 
     pts, inside, scheduled = domain_points(p.get("thm"), {S.lam, S.m}, (), 200, key="syn")
-    assert scheduled.sum() > 0 and inside[scheduled].all()
+    assert scheduled.sum() > 0 and inside[scheduled].all()   # λ set by the schedule; no other range
     m, lam = pts[S.m][scheduled], pts[S.lam][scheduled]
     np.testing.assert_allclose(lam, m ** (-1 / 3), rtol=1e-12)        # the schedule's own values
     assert 10 <= m.min() and m.max() <= 1e9                             # over the regime's span
