@@ -231,11 +231,13 @@ class Evaluation:
         The paper's stated expression when it holds (or is a premise); the
         derived one for an erratum, for a statement that fails only outside the
         paper's regime (the derived form holds everywhere), and when the paper
-        states none.
+        states none.  A failing hypothesis alone does not switch to the derived form
+        (which rests on the same hypothesis); the verdict says *unsupported*.
         """
         if self.statement.stated is None:
             return self.derived
-        failing = self.status == "erratum" or any(not c.ok for c in self.checks)
+        # a failing hypothesis of an outside result leaves no valid form: the stated one is kept for numbers
+        failing = self.status == "erratum" or any(not c.ok and not c.details.get("hypothesis") for c in self.checks)
         if failing and self.derived is not None:   # also a failure only outside the regime: derived is valid everywhere
             return self.derived
         return self.statement.stated
@@ -410,7 +412,9 @@ class Registry:
         failed = [c for c in failed if c.inside_regime]   # a failure only outside the paper's regime is no erratum
         inherits: tuple[str, ...] = ()
         dep_errata = tuple(d for d in st.depends if self.evaluate(d).status == "erratum")
-        if failed:
+        if any(not c.details.get("hypothesis") for c in failed):
+            # a failing hypothesis of an outside result is no error of the derivation: the derivation
+            # status stays, and the verdict (bounds.verdict) makes the statement unsupported
             status = "erratum"
         elif st.kind in ("definition", "assumption"):
             status = "premise"
@@ -424,7 +428,8 @@ class Registry:
         if failed:
             parts.extend(f"{c.name}: {c.detail}" for c in failed)
             if (
-                dep_errata
+                status == "erratum"
+                and dep_errata
                 and dstated is not None
                 and st.stated is not None
                 and _holds(st, dstated)

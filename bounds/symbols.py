@@ -206,6 +206,36 @@ class Regime:
                 out &= (v >= lo - tol) & (v <= hi + tol)
         return out
 
+    def place(self, values: Mapping[str, Any], ns: Namespace | None = None) -> str:
+        """Where a configuration lies: ``"outside"`` if a ranged parameter is out of its range,
+        ``"inside"`` if at least one is given and all given ones are in range, else ``""``.
+
+        ``values`` is keyed by parameter name (``"lam"``) or by its symbol (``"lambda"``);
+        non-numeric entries are ignored.
+
+        Examples
+        --------
+        >>> reg = Regime(ranges={"eps": (0, 1)}, note="ε ≤ 1")
+        >>> reg.place({"eps": 0.5}), reg.place({"epsilon": 100}), reg.place({"n": 30})
+        ('inside', 'outside', '')
+        """
+        seen = False
+        for name, (lo, hi) in self.ranges.items():
+            keys = [name]
+            if ns is not None and name in ns:
+                keys.append(str(ns[name].symbol))
+            elif name in SHARED:
+                keys.append(str(SHARED[name].symbol))
+            for k in keys:
+                v = values.get(k)
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v:
+                    seen = True
+                    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+                    if not (lo - tol <= v <= hi + tol):
+                        return "outside"
+                    break
+        return "inside" if seen else ""
+
     def text(self) -> str:
         """One line: the ranges and the schedules' span."""
         parts = [f"{lo:g} ≤ {k} ≤ {hi:g}" for k, (lo, hi) in self.ranges.items()]

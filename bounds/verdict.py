@@ -123,15 +123,16 @@ class Verdict:
     @property
     def is_root(self) -> bool:
         """Whether this statement is the root of its own finding."""
-        return self.is_finding and self.root == (self.key,)
+        return self.is_finding and self.key in self.root
 
     @property
     def root_text(self) -> str:
         if not self.is_finding:
             return ""
-        if self.is_root:
+        if self.root == (self.key,):
             return "own slip"
-        return "inherited from " + ", ".join(self.root)
+        others = [r for r in self.root if r != self.key]
+        return ("own slip; also rests on " if self.is_root else "inherited from ") + ", ".join(others)
 
     def evidence_counts(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -166,8 +167,9 @@ def _regime_summary(fails: Sequence[Result], checks: Sequence[Result]) -> str:
             return "fails only outside the paper's regime: " + "; ".join(parts)
         p = next((c.details["points"] for c in inside if "points" in c.details), None)
         if p is not None:
-            return (f"fails inside the paper's regime ({p['failures_inside']} of {p['inside']} points; "
-                    f"{p['failures_scheduled']} of {p['scheduled']} schedule points)")
+            sched = (f"; {p['failures_scheduled']} of {p['scheduled']} schedule points" if p.get("scheduled")
+                     else "; the paper gives no schedule")
+            return f"fails inside the paper's regime ({p['failures_inside']} of {p['inside']} points{sched})"
         return "fails inside the paper's regime"
     if numeric:
         n_in = sum(c.details["points"].get("inside", 0) for c in numeric)
@@ -225,7 +227,12 @@ def combine_results(
                     out.append(r)
         return tuple(out)
 
-    unsup_deps = tuple(k for k in dep_keys if k in deps and deps[k].verdict == "unsupported")
+    # a dependency that is unsupported, or refuted with no valid correction, leaves no premise to rest on
+    # (the latter unless the statement has an error of its own, which stays its verdict)
+    own_errs = [c for c in fails_in if c.severity not in ("gap", "typo")] and not inherits
+    unsup_deps = tuple(k for k in dep_keys if k in deps and (
+        deps[k].verdict == "unsupported"
+        or (deps[k].verdict == "refuted" and not deps[k].corrected and not own_errs)))
     refuting = [r for r in other if r.verdict == "violated" and r.inside_regime]
     witnesses = [c for c in fails_in if c.kind == "exact" and c.severity in ("invalid", "mismatch")]
     gaps = [c for c in fails_in if c.severity == "gap"]
@@ -265,8 +272,14 @@ def combine_results(
         if fails_in and not derived_exists:
             reasons.append("no corrected form is derived")
         if unsup_deps and not gaps:
-            inherited = inherited or unsup_deps
-            reasons.append("rests on " + ", ".join(unsup_deps) + ", which is unsupported")
+            # its own error stays a root beside the premise it rests on
+            own = (key,) if own_errs and not inherited else ()
+            inherited = tuple(dict.fromkeys((*own, *inherited, *unsup_deps)))
+            reasons.extend(f"own error: {c.name}: {c.detail}" for c in errs if own)
+            reasons.append("rests on " + ", ".join(f"{k} ({deps[k].verdict}, no valid correction)"
+                                                   if deps[k].verdict == "refuted" else k for k in unsup_deps)
+                           + (", which is unsupported" if all(deps[k].verdict == "unsupported" for k in unsup_deps)
+                              else ""))
     elif errs:
         verdict = "erratum"
         reasons.extend(f"{c.name}: {c.detail}" for c in errs)
@@ -295,6 +308,10 @@ def combine_results(
         verdict = "tight" if attained else "consistent"
         if attained:
             reasons.append("attained by " + attained[0].name)
+    derived_refuted = [r for r in refuting if _tests_derived(r)]
+    if derived_refuted:
+        reasons.append(f"the derived form is violated too ({derived_refuted[0].evidence} {derived_refuted[0].kind}, "
+                       f"{derived_refuted[0].name}): no valid correction is established")
     if verdict != "refuted" and other:
         inconclusive = [r for r in other if r.verdict == "inconclusive"]
         outside = [r for r in other if r.verdict == "violated" and not r.inside_regime]
@@ -307,15 +324,41 @@ def combine_results(
     root: tuple[str, ...] = ()
     if verdict in FINDINGS:
         root = root_of(inherited) if inherited else (key,)
-        if root == (key,):
+        if key in root:
             finding = ("regime" if verdict == "regime"
                        else "definitional" if kind in ("definition", "assumption")
                        else "typographic" if verdict == "typo" else "result")
     return Verdict(
-        key=key, verdict=verdict, root=root, inherited_from=tuple(inherited) if root != (key,) else (),
+        key=key, verdict=verdict, root=root, inherited_from=tuple(k for k in inherited if k != key),
         finding=finding, regime=_regime_summary(fails, sym), reasons=reasons, evidence=ev, status=status,
-        corrected=verdict in ("erratum", "typo", "refuted") and derived_exists and not gaps,
+        corrected=verdict in ("erratum", "typo", "refuted") and derived_exists and not gaps and not derived_refuted,
     )
+
+
+def _tests_derived(r: Result) -> bool:
+    """Whether a piece of evidence tests the *derived* form (its bound, or else its calibration, is the derived one).
+
+    A check may also say ``details["refutes_derived"]``: its violation holds whatever the bound
+    (for example a release that fails to exist with probability above δ).
+
+    Examples
+    --------
+    >>> from bounds.evidence import Result
+    >>> _tests_derived(Result(evidence="audit", kind="privacy", name="x", verdict="violated",
+    ...                       details={"calibration": "derived"}))
+    True
+    >>> _tests_derived(Result(evidence="empirical", kind="risk", name="x", verdict="violated",
+    ...                       details={"calibration": "derived", "which": "stated"}))
+    False
+    >>> _tests_derived(Result(evidence="empirical", kind="risk", name="C=2, derived bound", verdict="violated"))
+    True
+    """
+    if r.details.get("refutes_derived"):
+        return True
+    which = r.details.get("which", r.details.get("calibration"))
+    if which is not None:
+        return which == "derived"
+    return "derived bound" in r.name or "derived modulus" in r.name
 
 
 def combine(evaluation: Evaluation, evidence: Iterable[Result] = (), deps: Mapping[str, Verdict] | None = None

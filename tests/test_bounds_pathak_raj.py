@@ -42,7 +42,7 @@ EXPECTED_STATUS = {
     "pr.thm5_2": "erratum",
     "pr.thm5_2.rate": "consistent",
     "pr.eq22": "erratum",
-    "pr.thm5_3.sridharan": "cited",
+    "pr.thm5_3.sridharan": "cited",  # its derivation status; the verdict is unsupported (hypotheses fail)
     "pr.eq23": "erratum",
     "pr.eq20": "premise",
     "pr.thm5_3": "erratum",
@@ -469,3 +469,21 @@ def test_lemma1_derived_exceeds_stated(K, R):
     v = _l1d(K, R)
     assert v == pytest.approx(lemma1_derived(K, R))
     assert v >= K * (1 + R**2) > REG.stated("pr.lemma1")
+
+
+def test_cited_fast_rate_is_unsupported_because_its_hypotheses_fail():
+    """Sridharan et al. need a 1-strongly convex regulariser and a 1-Lipschitz loss of a feature of norm ≤ 1.
+
+    The trace regulariser is linear (modulus 0) and ‖x̃x̃ᵀ‖_F = ‖x‖² + 1 = 2 at ‖x‖ = 1, both by hand.
+    """
+    ev = REG.evaluate("pr.thm5_3.sridharan")
+    hyp = {c.name: c for c in ev.checks if c.details.get("hypothesis")}
+    assert len(hyp) == 2 and not any(c.ok for c in hyp.values())
+    assert all(c.severity == "gap" for c in hyp.values())
+    x = np.array([1.0, 0.0])  # ‖x‖ = 1
+    xt = np.append(x, 1.0)
+    assert np.linalg.norm(np.outer(xt, xt)) == pytest.approx(2.0)
+    assert any("= 2" in c.detail for c in hyp.values())
+    v = REG.verdicts([])
+    assert v["pr.thm5_3.sridharan"].verdict == "unsupported"
+    assert "pr.thm5_3.sridharan" in v["pr.eq23"].root

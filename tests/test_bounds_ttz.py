@@ -243,3 +243,15 @@ def test_table1_render():
     md = ttz.table1_markdown({"ttz.thm1_2.lasso": "measured!"})
     assert md.count("\n") == len(ttz.TABLE1) + 1
     assert "measured!" in md
+
+
+@pytest.mark.parametrize("pp", [1, 7, 1e3, 1e6, 7.969e8, 1e12])
+def test_chi_mean_matches_high_precision(pp):
+    """E‖g‖₂ = √2 Γ((p+1)/2)/Γ(p/2) against a 40-digit mpmath evaluation, also where a gammaln difference fails."""
+    import mpmath
+
+    from bounds.papers.ttz import chi_mean
+
+    with mpmath.workdps(40):
+        exact = mpmath.sqrt(2) * mpmath.gamma((mpmath.mpf(pp) + 1) / 2) / mpmath.gamma(mpmath.mpf(pp) / 2)
+    assert float(chi_mean(pp)) == pytest.approx(float(exact), rel=1e-9)   # the tolerance of the inequality checks

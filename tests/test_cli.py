@@ -88,7 +88,10 @@ def test_verify_writes_report(tmp_path) -> None:
     js = json.loads((tmp_path / "summary.json").read_text())
     keys = {e["key"] for e in js["statements"]}
     assert "jia.thm4" in keys and all(k.startswith("jia.") for k in keys)
-    assert "## Errata" in md and "jia.prop1.scale" in md and "\\frac" in md
+    heads = [h for h in md.splitlines() if h.startswith("## ")]
+    assert heads[0] == "## Root errors" and "## All findings" in heads   # the report opens with the roots
+    assert "jia.prop1.scale" in md and "\\frac" in md
+    assert all(e["verdict"] and ("root" in e) for e in js["statements"])
     assert "tally:" in p.stdout
     assert (tmp_path / "index.html").read_text().count("<table>") >= 2
 

@@ -57,6 +57,17 @@ def test_erratum_when_the_stated_bound_is_below_the_derived_one():
     assert v.verdict == "erratum" and v.corrected and v.root_text == "own slip"
 
 
+def test_a_correction_violated_in_simulation_is_not_shown_as_one():
+    p = _paper()
+    p.add("thm", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",))
+    stated_only = _verdicts(p, [_emp("violated", 1.5, 1.0, details={"which": "stated"})])["syn.thm"]
+    assert stated_only.verdict == "refuted" and stated_only.corrected
+    both = _verdicts(p, [_emp("violated", 1.5, 1.0, details={"which": "stated"}),
+                         _emp("violated", 2.5, 2.0, details={"which": "derived"})])["syn.thm"]
+    assert both.verdict == "refuted" and not both.corrected
+    assert any("no valid correction" in r for r in both.reasons)
+
+
 def test_holds_in_regime_when_failing_only_outside_it():
     # stated 1/λ² ≥ derived 1/λ exactly when λ ≤ 1: inside the declared regime λ ≤ 1 it holds
     p = _paper(Regime(ranges={"lam": (0, 1)}, note="λ ≤ 1"))
@@ -201,3 +212,22 @@ def test_scan_finds_meaningless_numbers(text, bad):
 def test_scan_json():
     assert scan_json({"a": [{"ratio": -0.1}]}) and scan_json({"x": float("nan")}) and scan_json({"ratio": "nan"})
     assert not scan_json({"ratio": None, "b": [{"ratio": 0.5}], "s": "holds"})
+
+
+def test_sup_norm_hypothesis_of_the_stepping_stone_function_fails_on_an_exact_instance():
+    """(L_K + λI)⁻¹L_K f exceeds ‖f‖_∞ = 1 on three points (numpy, independent of the sympy helper)."""
+    from bounds import registry
+
+    K = np.array([[1, 0.7, 0], [0.7, 1, 0.7], [0, 0.7, 1]])
+    assert np.linalg.eigvalsh(K).min() > 0
+    f = np.array([-1.0, 1.0, 1.0])
+    f_lam = np.linalg.solve(K / 3 + 0.01 * np.eye(3), K / 3 @ f)
+    assert f_lam.max() == pytest.approx(1.2304535144670996, rel=1e-12)
+    assert (0.9 * f_lam[2] + 1) ** 2 > 4  # least squares, y = −1 at x₃: above B_ρ = 4M²
+    v = registry.verdicts([])
+    assert v["jia.s5_1.B_rho"].verdict == "refuted"
+    assert v["jia.s5_2.B_rho"].verdict == "unsupported" and v["jamp.prop4.sample"].verdict == "unsupported"
+    assert "jia.s5_1.B_rho" in v["jia.s5_1.bound"].root
+    # an own error stays a root beside the unsupported premise it rests on
+    assert v["jamp.thm2.bound"].root[0] == "jamp.thm2.bound" and "jamp.prop4.sample" in v["jamp.thm2.bound"].root
+    assert v["jamp.thm2.bound"].root_text.startswith("own slip; also rests on")

@@ -62,6 +62,20 @@ def mean_ci(x: ArrayLike, confidence: float = 0.95) -> tuple[float, float, float
     return m, m - q * se, m + q * se
 
 
+def positive_ratio(num: float, den: float) -> float | None:
+    """``num / den`` where both are finite and positive, else ``None`` (a ratio of a zero, signed or
+    infinite quantity means nothing; the values themselves are reported instead).
+
+    Examples
+    --------
+    >>> positive_ratio(3.0, 2.0), positive_ratio(0.0, 2.0), positive_ratio(float("inf"), 2.0)
+    (1.5, None, None)
+    """
+    if not (math.isfinite(num) and math.isfinite(den)) or num <= 0 or den <= 0:
+        return None
+    return num / den
+
+
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Exact two-sided binomial interval for a proportion (Clopper & Pearson, 1934).
 

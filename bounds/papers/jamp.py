@@ -40,6 +40,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import (
+    SUP_NORM_INSTANCE,
     balance,
     density_integrates_to_one,
     expectation,
@@ -48,6 +49,7 @@ from ..checks import (
     laplace_rate,
     rate_constant,
     rate_statement_checks,
+    regularised_projection,
     schedule_check,
     substitute_schedule,
 )
@@ -334,8 +336,27 @@ def _sample_derive(dep):
     return sp.simplify(sp.integrate(tail, (u, 0, sp.oo)))
 
 
+def _sup_norm_hypothesis(st, dep):
+    """The proof's ‖f_λ‖_∞ = ‖(L_K + λI)⁻¹L_K f_ρ‖_∞ ≤ M, on the exact instance :data:`SUP_NORM_INSTANCE`."""
+    f_lam = regularised_projection(*(SUP_NORM_INSTANCE[k] for k in ("gram", "f", "lam")))
+    sup = max(abs(v) for v in f_lam)
+    xi_range = (sup + 1) ** 2
+    ok = bool(sup <= 1)
+    return Check(
+        "‖f_λ‖_∞ ≤ ‖(L_K + λI)⁻¹L_K‖‖f_ρ‖_∞ ≤ M",
+        ok,
+        "exact",
+        "X = 3 points, ρ_X uniform, Gram ((1, 7/10, 0), (7/10, 1, 7/10), (0, 7/10, 1)) (positive definite, κ = 1), "
+        f"f_ρ = (−1, 1, 1) (|f_ρ| ≤ M = 1), λ = 1/100: ‖f_λ‖_∞ = {sp.sstr(sup)} ≈ {float(sup):.4f} > M.  The operator "
+        "norm ≤ 1 holds on L²(ρ_X), not on L^∞, so the proof's range of ξ = (f_λ(x) − y)² is not established "
+        f"(here ξ ranges up to (‖f_λ‖_∞ + M)² ≈ {float(xi_range):.3f}M², still below the proof's 8M²; a "
+        "replacement ‖f_λ‖_∞ ≤ κ‖f_ρ‖_K holds for f_ρ ∈ H_K, r ≥ 1/2)",
+        worst={"sup_f_lam": float(sup)},
+    )
+
+
 def _sample_range(st, dep):
-    # ξ = (f_λ(x) − y)² ∈ [0, 4M²] since |f_λ| ≤ M and |y| ≤ M, so |ξ − Eξ| ≤ 4M² already suffices
+    # if |f_λ| ≤ M (the proof's claim, see the hypothesis) ξ = (f_λ(x) − y)² ∈ [0, 4M²] and 4M² suffices
     tight = sp.simplify(sp.integrate(dep("jamp.lemma3").subs(Xi, 4 * M**2), (u, 0, sp.oo)))
     ratio = sp.simplify(st.stated / tight)
     ok = bool(ratio >= 1)  # the stated bound must not undercut the tighter derivation
@@ -343,7 +364,8 @@ def _sample_range(st, dep):
         "range of ξ used in Hoeffding",
         ok,
         "symbolic",
-        f"|ξ − Eξ| ≤ 4M² suffices (ξ ∈ [0, 4M²]), giving {sp.sstr(tight)}; the stated bound is {sp.sstr(ratio)}× that",
+        f"if ‖f_λ‖_∞ ≤ M, |ξ − Eξ| ≤ 4M² suffices (ξ ∈ [0, 4M²]), giving {sp.sstr(tight)}; the stated bound is "
+        f"{sp.sstr(ratio)}× that",
         slack=float(ratio),
         severity="" if ok else "invalid",
     )
@@ -361,6 +383,7 @@ add(
     depends=("lemma3",),
     equation="proof of Proposition 4",
     checks=(_sample_range,),
+    hypotheses=(_sup_norm_hypothesis,),
     doc="001_5df6aa3916744408.txt, proof of Proposition 4: |ξ − Eξ| ≤ 8M², Hoeffding, "
     "E|S| = ∫₀^∞ 2exp(−mt²/(128M⁴)) dt = 8√(2π)M²/√m.",
 )

@@ -419,7 +419,7 @@ add(
     depends=("lemma3",),
     constraints=THM1,
     equation="(25)",
-    checks=(_martingale_gap,),
+    hypotheses=(_martingale_gap,),
     doc="003_8ef3daf3084cc981.txt, (25): ‖Σξ_i‖_K ≤ (8/3)√t η_t[…]ln(2/δ) ≤ (8/(3t^{θ−1/2}))[…]ln(2/δ).",
     notes="the variance line omits the square: Σ E‖ξ_i‖² ≤ tη_t²[…]², not tη_t²[…]",
 )
@@ -451,10 +451,11 @@ _Ceps = 4 * (kappa**2 + 1) * kappa * M / eps + t0 * fn + sp.Rational(11, 3) * _C
 
 def _thm2_derive(dep):
     # union bound: sample error at level δ/2 (26), and Markov on |b_{t+1}|: P(|b| ≥ 2E|b|/δ) ≤ δ/2,
-    # E|b_{t+1}| = C_{t+1}/ε (sensitivity (17) at t+1); initial error at t+1
+    # E|b_{t+1}| = C_{t+1}/ε with the calibration C_t of Theorem 1 (12) at t+1 (its derived form is the
+    # sup-norm sensitivity (17)); initial error at t+1
     initial = dep("jcc.initial").subs(t, t + 1)
     sample = dep("jcc.eq26").subs(delta, delta / 2)
-    noise = 2 / delta * dep("jcc.eq17").subs(t, t + 1) / eps
+    noise = 2 / delta * dep("jcc.thm1.C_t").subs(t, t + 1) / eps
     return initial + sample + noise
 
 
@@ -467,7 +468,7 @@ add(
     derive=_thm2_derive,
     relation="upper",
     params=("kappa", "M", "eps", "t0", "fnorm", "t", "theta", "delta"),
-    depends=("initial", "eq26", "eq17"),
+    depends=("initial", "eq26", "thm1.C_t"),
     constraints=THM1,
     equation="(27)",
     rate_symbol="t",

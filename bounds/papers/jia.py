@@ -29,6 +29,7 @@ Statements, in the paper's order (key: label, equation):
 ``jia.s5_1.density``       §5.1: density (1/α)exp(−2|b|/α), α = 2Mκ²(κ+1)/(λ^{3/2}mε)
 ``jia.s5_1.scale``         §5.1: the Laplace scale α/2
 ``jia.s5_1.Eb2``           §5.1: E b² = 2M²κ⁴(κ+1)²/(λ³m²ε²)
+``jia.s5_1.B_rho``         §5.1: B_ρ = 4M² for least squares (needs ‖f_λ‖_∞ ≤ M)
 ``jia.s5_1.bound``         §5.1: Theorem 4's bound with the least-squares ingredients
 ``jia.s5_1.eps_schedule``  §5.1: ε = 1/(λ m^{2/3})
 ``jia.s5_1.lam_schedule``  §5.1: λ = m^(−2/(3(β+1)))
@@ -49,6 +50,7 @@ import numpy as np
 import sympy as sp
 
 from ..checks import (
+    SUP_NORM_INSTANCE,
     balance,
     density_integrates_to_one,
     expectation,
@@ -59,6 +61,7 @@ from ..checks import (
     rate_check,
     rate_constant,
     rate_statement_checks,
+    regularised_projection,
     schedule_check,
     substitute_schedule,
 )
@@ -694,6 +697,70 @@ add(
 _ls_B0, _ls_Brho = M**2, 4 * M**2  # E_z(0) ≤ M², and B_ρ = 4M² (§5.1)
 
 
+def _sup_norm_instance(scale: sp.Rational, loss: str, y: int) -> tuple[sp.Rational, sp.Rational, sp.Expr]:
+    """f_λ(x₃), ‖f_λ‖_∞ and the loss at (x₃, y) on :data:`SUP_NORM_INSTANCE` with f_ρ = scale·(−1, 1, 1)."""
+    f_lam = regularised_projection(SUP_NORM_INSTANCE["gram"], [scale * v for v in SUP_NORM_INSTANCE["f"]],
+                                   SUP_NORM_INSTANCE["lam"])
+    fx = f_lam[2]
+    return fx, max(abs(v) for v in f_lam), (fx - y) ** 2 if loss == "ls" else sp.Max(0, 1 - y * fx)
+
+
+_INSTANCE_TEXT = ("X = 3 points, ρ_X uniform, Gram ((1, 7/10, 0), (7/10, 1, 7/10), (0, 7/10, 1)) (positive definite, "
+                  "κ = 1, so every f_ρ lies in L_K^r(L²)), λ = 1/100")
+
+
+def _sup_norm_hypothesis(scale: sp.Rational, loss: str, y: int):
+    """Hypothesis ‖f_λ‖_∞ ≤ M behind a B_ρ, tested on the exact instance of :data:`SUP_NORM_INSTANCE` (M = 1)."""
+
+    def check(st, dep):
+        fx, sup, lossval = _sup_norm_instance(scale, loss, y)
+        ok = bool(sup <= 1)
+        return Check(
+            "‖f_λ‖_∞ ≤ M for f_λ = (L_K + λI)⁻¹L_K f_ρ",
+            ok,
+            "exact",
+            f"{_INSTANCE_TEXT}, f_ρ = {sp.sstr(scale)}·(−1, 1, 1) (|f_ρ| ≤ M = 1): f_λ(x₃) = {sp.sstr(fx)} ≈ "
+            f"{float(fx):.4f} > M, and at (x₃, y = {y}) the loss of f_λ is {float(lossval):.4f} (stated B_ρ at M = 1: "
+            f"{sp.sstr(st.stated.subs(M, 1))}).  (L_K + λI)⁻¹L_K is a contraction of L²(ρ_X), not of L^∞.  "
+            "A replacement ‖f_λ‖_∞ ≤ κ‖f_ρ‖_K holds when f_ρ ∈ H_K (r ≥ 1/2); for r < 1/2, ‖f_λ‖_K grows "
+            "like λ^(r − 1/2) and no bound independent of λ is established",
+            worst={"f_lam_x3": float(fx), "loss": float(lossval)},
+        )
+
+    return check
+
+
+def _ls_B_rho_witness(st, dep):
+    fx, _, lossval = _sup_norm_instance(sp.Rational(9, 10), "ls", -1)
+    ok = bool(lossval <= st.stated.subs(M, 1))
+    return Check(
+        "(f_λ(x) − y)² ≤ 4M² on the support of ρ",
+        ok,
+        "exact",
+        f"{_INSTANCE_TEXT}, f_ρ = (9/10)·(−1, 1, 1), P(y = −1 | x₃) = 1/20 (|y| ≤ M = 1): (f_λ(x₃) + 1)² = "
+        f"{sp.sstr(lossval)} ≈ {float(lossval):.4f} > 4M² = 4",
+        worst={"loss": float(lossval)},
+        severity="" if ok else "invalid",
+    )
+
+
+add(
+    "s5_1.B_rho",
+    "Section 5.1",
+    "equation",
+    "bound B_ρ on the least-squares loss (f_λ(x) − y)² of f_λ = (L_K + λI)⁻¹L_K f_ρ",
+    4 * M**2,
+    derive=lambda dep: 4 * M**2,  # (|f_λ| + |y|)² ≤ (2M)² if ‖f_λ‖_∞ ≤ M
+    relation="upper",
+    params=("M",),
+    equation="§5.1",
+    checks=(_ls_B_rho_witness,),
+    hypotheses=(_sup_norm_hypothesis(sp.Rational(9, 10), "ls", -1),),
+    doc="000_c13e7e0f812f87df.txt, §5.1: 'let f_λ = (L_K + λI)⁻¹L_K f_ρ, we have B_ρ = 4M²', which needs "
+    "‖f_λ‖_∞ ≤ M; the hypothesis is tested on an exact three-point instance (y = −1 has probability 1/20 at x₃).",
+)
+
+
 def _ls_bound(er2: sp.Expr, thm3: sp.Expr) -> sp.Expr:
     # (3) with R₁ ≤ Theorem 3 (G = B₀ + E R₂, Ω(0) = 0), R₂ = E b², S by Prop. 4 with B_ρ = 4M², D by (4)
     return thm3.subs(G, _ls_B0 + er2) + er2 + 2 * sp.sqrt(2 * sp.pi) * _ls_Brho / sp.sqrt(m) + c_beta * lam**beta
@@ -708,7 +775,7 @@ add(
     derive=lambda dep: _ls_bound(dep("jia.s5_1.Eb2"), dep("jia.thm3.upper")),
     relation="upper",
     params=("M", "kappa", "lam", "m", "eps", "c_beta", "beta"),
-    depends=("s5_1.Eb2", "thm3.upper", "prop4", "eq4"),
+    depends=("s5_1.Eb2", "thm3.upper", "prop4", "eq4", "s5_1.B_rho"),
     equation="§5.1 ('from the total error bound in the last section')",
     schedule={"eps": "s5_1.eps_schedule", "lam": "s5_1.lam_schedule"},
     doc="000_c13e7e0f812f87df.txt, §5.1: the paper omits the analysis; this is the bound of the proof "
@@ -854,7 +921,9 @@ add(
     relation="upper",
     params=("M",),
     equation="§5.2",
-    doc="000_c13e7e0f812f87df.txt, §5.2: ‖f_λ‖_∞ ≤ M and B_ρ = (M+1)²; (1 − yf)₊ ≤ 1 + M suffices.",
+    hypotheses=(_sup_norm_hypothesis(sp.Integer(1), "hinge", -1),),
+    doc="000_c13e7e0f812f87df.txt, §5.2: ‖f_λ‖_∞ ≤ M and B_ρ = (M+1)²; (1 − yf)₊ ≤ 1 + M suffices if "
+    "‖f_λ‖_∞ ≤ M, which is tested on an exact instance with f_ρ^h = f_c = (−1, 1, 1), M = 1.",
 )
 add(
     "s5_2.comparison",

@@ -113,7 +113,27 @@ def _checked(spec: CheckSpec, out: object) -> list[Result]:
             raise TypeError(f"check {spec.name} ({spec.where}) returned {r.evidence} evidence, "
                             f"registered as {spec.evidence}")
         grade(r)
+        _place(r)
     return out
+
+
+def _place(r: Result) -> None:
+    """Tag an empirical or audit row inside or outside its paper's declared regime, from the numeric
+    parameters in its ``details`` (top level and ``problem``); a regime set by the check itself wins."""
+    if r.regime:
+        return
+    import bounds
+
+    try:
+        ns = bounds.registry.get(r.key).ns
+    except (KeyError, ValueError):
+        return
+    reg = getattr(ns, "regime", None)
+    if reg is None or not reg.ranges:
+        return
+    values = dict(r.details.get("problem") or {}) if isinstance(r.details.get("problem"), dict) else {}
+    values.update({k: v for k, v in r.details.items() if k != "problem"})
+    r.regime = reg.place(values, ns)
 
 
 def audit_cache_key(spec: CheckSpec, ctx: Context) -> str:

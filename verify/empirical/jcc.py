@@ -48,7 +48,7 @@ from simulations.trials.jcc import (
     sensitivity_trial,
     thm2_trial,
 )
-from verify.stats import clopper_pearson, mean_ci, rate_verdict, slope_fit, verdict
+from verify.stats import clopper_pearson, mean_ci, positive_ratio, rate_verdict, slope_fit, verdict
 
 from .core import Context, Result, audit_check, empirical_check
 
@@ -266,7 +266,7 @@ def check_thm2_violation(ctx: Context) -> list[Result]:
                 noise_scale_derived=c["scales"]["derived"], norm_K_of_1=math.sqrt(1 / c["P"].kernel.mu0),
                 bound_stated=levels[k], bound_proof_chain=proof[k],
                 freq_over_proof_chain=float((df["err"] > proof[k]).mean()),
-                quantile_1_minus_delta=qd, quantile_ratio=qd / levels[k],
+                quantile_1_minus_delta=qd, quantile_ratio=positive_ratio(qd, levels[k]),
                 empirical_quantile_single_draw=float(np.quantile(df["err"], 1 - d)) if n else math.nan,
                 mean_error=float(df["err"].mean()), mean_error_no_noise=float(df["err0"].mean()),
                 mean_error_lower_bound=bias, rao_blackwell_freq=rb[0], rao_blackwell_ci=[rb[1], rb[2]],
