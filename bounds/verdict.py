@@ -11,9 +11,11 @@ empirical checks that simulate it and the privacy audits of its mechanism.
    violated at its stated confidence, or an audit whose ε lower bound exceeds
    the claim; whatever the derivation says.
 2. ``unsupported``: a premise of its proof fails and no valid replacement is
-   established (a failed check of severity ``gap``, a failing statement with no
-   derived form, or a dependency that is itself unsupported): neither refuted
-   nor proved.
+   established (a failed check of severity ``gap``, among them a failing
+   *hypothesis* of an outside result (``Statement.hypotheses``); a failing
+   statement with no derived form; a dependency that is itself unsupported, or
+   refuted with no valid correction, unless the statement has an error of its
+   own): neither refuted nor proved.
 3. ``erratum``: does not follow as stated (severity ``invalid`` or ``mismatch``
    inside the regime); the corrected (derived) form exists and its own checks
    are part of the evidence.
@@ -30,7 +32,15 @@ empirical checks that simulate it and the privacy audits of its mechanism.
 **Root cause.**  A statement that is not consistent names its root: its own
 key when the failure is its own slip, else the roots of the dependencies it
 inherits from (the stated expression follows from the paper's *stated*
-dependencies that are themselves wrong, or it rests on an unsupported one).
+dependencies that are themselves wrong, or it rests on an unsupported one);
+a statement with its own error that also rests on an unsupported premise names
+both ("own slip; also rests on KEY").
+
+**Corrections.**  A derived form is shown as a correction (``Verdict.corrected``)
+only for ``erratum``, ``typo`` and ``refuted``, when no premise gap remains and
+no violated empirical or audit row tests the derived form itself
+(``details["which"]`` or ``details["calibration"]`` equal to ``"derived"``, or
+``details["refutes_derived"]``).
 A root is *definitional* when the root statement is a definition or an
 assumption, *typographic* when its verdict is ``typo``, and otherwise an error
 that changes a result.

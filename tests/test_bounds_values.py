@@ -190,11 +190,12 @@ def test_stated_value(key: str) -> None:
 
 @pytest.mark.parametrize("key", sorted(CASES))
 def test_numeric_use_value(key: str) -> None:
-    """The expression for numeric use: derived for an erratum or any failing check, the stated one otherwise."""
+    """The expression for numeric use: derived for an erratum or any failing check (a failing hypothesis alone
+    keeps the stated one), the stated one otherwise."""
     stated, derived = CASES[key]
     ev = registry.evaluate(key)
     got = registry.value(key, _vals(key, "derived"))
-    failing = ev.status == "erratum" or any(not c.ok for c in ev.checks)
+    failing = ev.status == "erratum" or any(not c.ok and not c.details.get("hypothesis") for c in ev.checks)
     if failing and derived is None:
         pytest.skip(f"{key} fails under the wider sampling of issue 11; its derived value is not hand-computed yet")
     if failing:
