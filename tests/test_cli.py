@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,10 @@ def test_verify_writes_report(tmp_path) -> None:
     assert heads[0] == "## Root errors" and "## All findings" in heads   # the report opens with the roots
     assert "jia.prop1.scale" in md and "\\frac" in md
     assert all(e["verdict"] and ("root" in e) for e in js["statements"])
-    assert "tally:" in p.stdout
+    line = next(x for x in p.stdout.splitlines() if x.startswith("verdicts: "))
+    counted = {v: int(n) for n, v in (part.split(" ", 1) for part in line[len("verdicts: "):].split(", "))}
+    assert counted == dict(Counter(e["verdict"] for e in js["statements"]))   # the printed tally is the summary's
+    assert "derivation:" in p.stdout
     assert (tmp_path / "index.html").read_text().count("<table>") >= 2
 
 

@@ -22,10 +22,12 @@ by content (:mod:`simulations.cache`), so a rerun only computes what changed.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from bounds import registry
 from bounds.evidence import STATUSES, VERDICTS
@@ -206,10 +208,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
+    try:
+        summary = json.loads(Path(paths["summary"]).read_text(encoding="utf-8"))
+        vt = Counter(s["verdict"] for s in summary.get("statements", []))
+    except (OSError, ValueError, KeyError):
+        vt = Counter()
     et = Counter(r.verdict for r in results if r.evidence == "empirical")
     at = Counter(r.verdict for r in results if r.evidence == "audit" and not r.details.get("sweep"))
     print(f"report: {paths['markdown']}  html: {paths['html']}  summary: {paths['summary']}")
-    print("tally: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES)
+    if vt:
+        print("verdicts: " + ", ".join(f"{n} {v}" for v, n in vt.most_common()))
+    print("derivation: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES)
           + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in VERDICTS)
           + "; audits: " + ", ".join(f"{at.get(v, 0)} {v}" for v in VERDICTS)
           + f"  ({time.perf_counter() - t0:.0f} s)")
