@@ -829,6 +829,8 @@ SUP_NORM_INSTANCE: dict[str, Any] = {
     "gram": ((1, sp.Rational(7, 10), 0), (sp.Rational(7, 10), 1, sp.Rational(7, 10)), (0, sp.Rational(7, 10), 1)),
     "f": (-1, 1, 1),
     "lam": sp.Rational(1, 100),
+    "text": "X = 3 points, ρ_X uniform, Gram ((1, 7/10, 0), (7/10, 1, 7/10), (0, 7/10, 1)) (positive definite, "
+            "κ = 1, so every f_ρ lies in L_K^r(L²)), λ = 1/100",
 }
 
 

@@ -361,14 +361,11 @@ def _tests_derived(r: Result) -> bool:
     ...                       details={"calibration": "derived", "which": "stated"}))
     False
     >>> _tests_derived(Result(evidence="empirical", kind="risk", name="C=2, derived bound", verdict="violated"))
-    True
+    False
     """
     if r.details.get("refutes_derived"):
         return True
-    which = r.details.get("which", r.details.get("calibration"))
-    if which is not None:
-        return which == "derived"
-    return "derived bound" in r.name or "derived modulus" in r.name
+    return r.details.get("which", r.details.get("calibration")) == "derived"
 
 
 def combine(evaluation: Evaluation, evidence: Iterable[Result] = (), deps: Mapping[str, Verdict] | None = None

@@ -346,8 +346,7 @@ def _sup_norm_hypothesis(st, dep):
         "‖f_λ‖_∞ ≤ ‖(L_K + λI)⁻¹L_K‖‖f_ρ‖_∞ ≤ M",
         ok,
         "exact",
-        "X = 3 points, ρ_X uniform, Gram ((1, 7/10, 0), (7/10, 1, 7/10), (0, 7/10, 1)) (positive definite, κ = 1), "
-        f"f_ρ = (−1, 1, 1) (|f_ρ| ≤ M = 1), λ = 1/100: ‖f_λ‖_∞ = {sp.sstr(sup)} ≈ {float(sup):.4f} > M.  The operator "
+        f"{SUP_NORM_INSTANCE['text']}, f_ρ = (−1, 1, 1) (|f_ρ| ≤ M = 1), λ = 1/100: ‖f_λ‖_∞ = {sp.sstr(sup)} ≈ {float(sup):.4f} > M.  The operator "
         "norm ≤ 1 holds on L²(ρ_X), not on L^∞, so the proof's range of ξ = (f_λ(x) − y)² is not established "
         f"(here ξ ranges up to (‖f_λ‖_∞ + M)² ≈ {float(xi_range):.3f}M², still below the proof's 8M²; a "
         "replacement ‖f_λ‖_∞ ≤ κ‖f_ρ‖_K holds for f_ρ ∈ H_K, r ≥ 1/2)",

@@ -705,10 +705,6 @@ def _sup_norm_instance(scale: sp.Rational, loss: str, y: int) -> tuple[sp.Ration
     return fx, max(abs(v) for v in f_lam), (fx - y) ** 2 if loss == "ls" else sp.Max(0, 1 - y * fx)
 
 
-_INSTANCE_TEXT = ("X = 3 points, ρ_X uniform, Gram ((1, 7/10, 0), (7/10, 1, 7/10), (0, 7/10, 1)) (positive definite, "
-                  "κ = 1, so every f_ρ lies in L_K^r(L²)), λ = 1/100")
-
-
 def _sup_norm_hypothesis(scale: sp.Rational, loss: str, y: int):
     """Hypothesis ‖f_λ‖_∞ ≤ M behind a B_ρ, tested on the exact instance of :data:`SUP_NORM_INSTANCE` (M = 1)."""
 
@@ -719,7 +715,7 @@ def _sup_norm_hypothesis(scale: sp.Rational, loss: str, y: int):
             "‖f_λ‖_∞ ≤ M for f_λ = (L_K + λI)⁻¹L_K f_ρ",
             ok,
             "exact",
-            f"{_INSTANCE_TEXT}, f_ρ = {sp.sstr(scale)}·(−1, 1, 1) (|f_ρ| ≤ M = 1): f_λ(x₃) = {sp.sstr(fx)} ≈ "
+            f"{SUP_NORM_INSTANCE['text']}, f_ρ = {sp.sstr(scale)}·(−1, 1, 1) (|f_ρ| ≤ M = 1): f_λ(x₃) = {sp.sstr(fx)} ≈ "
             f"{float(fx):.4f} > M, and at (x₃, y = {y}) the loss of f_λ is {float(lossval):.4f} (stated B_ρ at M = 1: "
             f"{sp.sstr(st.stated.subs(M, 1))}).  (L_K + λI)⁻¹L_K is a contraction of L²(ρ_X), not of L^∞.  "
             "A replacement ‖f_λ‖_∞ ≤ κ‖f_ρ‖_K holds when f_ρ ∈ H_K (r ≥ 1/2); for r < 1/2, ‖f_λ‖_K grows "
@@ -737,7 +733,7 @@ def _ls_B_rho_witness(st, dep):
         "(f_λ(x) − y)² ≤ 4M² on the support of ρ",
         ok,
         "exact",
-        f"{_INSTANCE_TEXT}, f_ρ = (9/10)·(−1, 1, 1), P(y = −1 | x₃) = 1/20 (|y| ≤ M = 1): (f_λ(x₃) + 1)² = "
+        f"{SUP_NORM_INSTANCE['text']}, f_ρ = (9/10)·(−1, 1, 1), P(y = −1 | x₃) = 1/20 (|y| ≤ M = 1): (f_λ(x₃) + 1)² = "
         f"{sp.sstr(lossval)} ≈ {float(lossval):.4f} > 4M² = 4",
         worst={"loss": float(lossval)},
         severity="" if ok else "invalid",

@@ -1354,7 +1354,7 @@ _exponent_statement(
 )
 
 # Where the paper operates: data in the unit ℓ2 ball (R_x ≤ 1, a domain assumption here), ε ≤ 1 for
-# meaningful privacy; the paper gives no range or schedule for λ, λ ≤ 1 is this toolkit's reading.
+# meaningful privacy; the paper gives no range or schedule for λ, so λ is left unrestricted.
 PAPER.regime = Regime(
     ranges={"eps": (0.0, 1.0)},
     note="004_69734a6b7aad1d0d.txt states no range of ε or λ and no schedule (inputs in the unit ball); ε ≤ 1, "

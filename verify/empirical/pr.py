@@ -118,7 +118,7 @@ def check_lemma1(ctx: Context) -> list[Result]:
             bound = _value("pr.lemma1", which, K=int(K), R_x=1.0)
             out.append(Result(evidence="empirical", key="pr.lemma1", kind="sensitivity", name=f"C={K}, d={d}, {which} bound", statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound), confidence=1.0, method=f"{SEED}: adversarial search over x on the unit sphere, x' antipodal, nearly parallel (in the ball) "
                         f"or random on the sphere, labels, class c, and Φ_k = a p pᵀ + a' r rᵀ (p ⊥ x̃', r ⊥ x̃, log-uniform "
-                        f"scales) or random PSD; exact per-example class gradients, Huber h = {H}", n=int(len(g) * 8 * p.n_search), details=dict(K=int(K), d=int(d), per_case=per_case, rejected=n_rej,
+                        f"scales) or random PSD; exact per-example class gradients, Huber h = {H}", n=int(len(g) * 8 * p.n_search), details=dict(K=int(K), d=int(d), per_case=per_case, rejected=n_rej, which=which,
                              bound_stated=_value("pr.lemma1", "stated", K=int(K), R_x=1.0),
                              bound_derived=_value("pr.lemma1", "derived", K=int(K), R_x=1.0))))
     return out
@@ -156,7 +156,7 @@ def check_lemma2(ctx: Context) -> list[Result]:
             out.append(Result(evidence="empirical", key="pr.lemma2", kind="sensitivity", name=f"lambda={lam:g}, {which} modulus, {dirs}", statistic=claimed, lo=claimed, hi=claimed, bound=bnd, verdict=verdict(claimed, claimed, bnd), confidence=1.0, method=f"{SEED}: claimed strong-convexity modulus against the smallest curvature of J found "
                         f"(second differences at α = 1/2 around random Φ ≻ 0, n = 20, d = 2, C = 3, "
                         f"{p.n_search} random directions × 4 streams + the common shift E); statistic = claim, "
-                        f"bound = curvature found", n=int(len(g) * (p.n_search + 1)), details=dict(lam=float(lam), kappa_min=kmin, kappa_flat=float(g["kappa_flat"].max()),
+                        f"bound = curvature found", n=int(len(g) * (p.n_search + 1)), details=dict(lam=float(lam), which=which, kappa_min=kmin, kappa_flat=float(g["kappa_flat"].max()),
                              kappa_min_random=float(g["kappa_min_random"].min()),
                              frac_random_below_lam=float(g["frac_below_lam"].mean()), rejected=n_rej)))
     return out
