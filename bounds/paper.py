@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +62,16 @@ class Paper:
         The ranges the paper operates in.
     order : str, optional
         Sort key among papers (default: the seed file name, else ``~`` + the id).
+    calibrations : callable, optional
+        ``() -> list of dict``: the paper's noise calibrations where a composition is involved, one
+        row per mechanism with its ``stated``, ``derived`` and ``tight`` noise (see
+        :mod:`bounds.accounting`); the report's calibration table reads it.  May also be assigned
+        at the end of the paper module (``PAPER.calibrations = ...``).
     """
 
     def __init__(self, id: str, *, title: str, citation: str, seed: str = "", url: str = "",
                  pick: Mapping[str, Mapping[str, float]] | None = None, regime: Regime | None = None,
-                 order: str | None = None) -> None:
+                 order: str | None = None, calibrations: Callable[[], list[dict]] | None = None) -> None:
         if not _ID.match(id):
             raise ValueError(f"parameter 'id' = {id!r} of a paper must be lower case letters, digits and '_'")
         if not citation:
@@ -78,6 +83,7 @@ class Paper:
         self.url = url
         self.pick: dict[str, dict[str, float]] = {k: dict(v) for k, v in (pick or {}).items()}
         self.order = order if order is not None else (seed or f"~{id}")
+        self.calibrations = calibrations
         self.symbols = Namespace(parent=SHARED, name=id)
         self.regime = regime or Regime()
         self.statements: dict[str, Statement] = {}

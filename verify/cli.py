@@ -3,7 +3,9 @@
 Usage::
 
     python -m verify where KEY [--json]                         # where KEY is stated, checked, simulated, drawn
-    python -m verify audit [--json] [--profile P] [--seed N] [--only PATTERN]   # privacy audits only
+    python -m verify audit [--json] [--profile P] [--seed N] [--only PATTERN]   # the papers' privacy audits
+    python -m verify audit --samples FILE.npz --claim-eps E [--delta D] [--confidence C] [--json]
+    python -m verify audit --mechanism module:function --claim-eps E [--datasets module:attr] [--n N] ...
     python -m verify scan [DIR]                                  # meaningless numbers in a generated report
     python -m verify [--profile quick|default|full] [--only PATTERN]
                      [--executor serial|local|dask] [--scheduler ADDRESS]
@@ -33,24 +35,145 @@ from bounds import registry
 from bounds.evidence import STATUSES, VERDICTS
 
 
+def _load_attr(spec: str, what: str):
+    """``module:attr`` or ``path/to/file.py:attr`` → the attribute (ValueError naming ``what`` otherwise)."""
+    import importlib
+    import importlib.util
+
+    if ":" not in spec:
+        raise ValueError(f"parameter {what!r} = {spec!r} must have the form module:function")
+    mod_name, attr = spec.rsplit(":", 1)
+    try:
+        if mod_name.endswith(".py"):
+            path = Path(mod_name)
+            if not path.is_file():
+                raise ValueError(f"parameter {what!r}: no file {mod_name!r}")
+            sp = importlib.util.spec_from_file_location(path.stem, path)
+            mod = importlib.util.module_from_spec(sp)
+            sp.loader.exec_module(mod)
+        else:
+            if str(Path.cwd()) not in sys.path:
+                sys.path.insert(0, str(Path.cwd()))
+            mod = importlib.import_module(mod_name)
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"parameter {what!r}: cannot import {mod_name!r} ({type(exc).__name__}: {exc})") from None
+    if not hasattr(mod, attr):
+        raise ValueError(f"parameter {what!r}: module {mod_name!r} has no attribute {attr!r}")
+    return mod, getattr(mod, attr)
+
+
+def user_audit(a: argparse.Namespace):
+    """The audit of a user's mechanism (``--samples`` or ``--mechanism``) from parsed options."""
+    import numpy as np
+
+    from .audit import audit_mechanism, audit_samples
+
+    if a.claim_eps is None:
+        raise ValueError("parameter '--claim-eps' is required: the ε the mechanism claims")
+    kw = dict(claim_eps=a.claim_eps, delta=a.delta, confidence=a.confidence if a.confidence is not None else 0.95,
+              seed=a.seed, output=a.output, selection_fraction=a.selection_fraction)
+    if a.samples:
+        try:
+            with np.load(a.samples, allow_pickle=False) as z:
+                missing = [k for k in ("d0", "d1") if k not in z.files]
+                if missing:
+                    raise ValueError(f"parameter '--samples' = {a.samples!r}: the file holds {sorted(z.files)}, "
+                                     "it needs arrays 'd0' (outputs on D) and 'd1' (outputs on D′)")
+                d0, d1 = z["d0"], z["d1"]
+        except ValueError as exc:
+            msg = str(exc)
+            if "--samples" not in msg:
+                msg = f"parameter '--samples' = {a.samples!r}: {msg}"
+            raise ValueError(msg) from None
+        except (OSError, EOFError) as exc:
+            raise ValueError(f"parameter '--samples' = {a.samples!r}: cannot read it as .npz ({exc})") from None
+        return audit_samples(d0, d1, **kw), {"source": a.samples}
+    mod, release = _load_attr(a.mechanism, "--mechanism")
+    if not callable(release):
+        raise ValueError(f"parameter '--mechanism' = {a.mechanism!r} is not callable")
+    if a.datasets:
+        _, pair = _load_attr(a.datasets, "--datasets")
+    elif hasattr(mod, "NEIGHBOURS"):
+        pair = mod.NEIGHBOURS
+    else:
+        raise ValueError(f"parameter '--datasets' is needed: module of {a.mechanism!r} defines no NEIGHBOURS pair")
+    if callable(pair):
+        pair = pair()
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise ValueError("parameter '--datasets' must give a pair (D, D′) of neighbouring data sets")
+    from .audit.core import check_count
+
+    n = check_count("--n", a.n, 20)
+    chunk = check_count("--chunk", a.chunk, 1)
+    return audit_mechanism(release, pair[0], pair[1], n, chunk=chunk, **kw), {"source": a.mechanism}
+
+
 def audit_main(argv: Sequence[str]) -> int:
-    """``python -m verify audit [--json] [--profile P] [--seed N] [--only PATTERN]``: every discovered audit."""
+    """``python -m verify audit``: the papers' audits, or the audit of a user's mechanism.
+
+    ``--samples FILE.npz`` (arrays ``d0``, ``d1``: outputs on D and D′) or ``--mechanism
+    module:function`` (``release(dataset, rng, k)``; data sets from ``--datasets module:attr`` or the
+    module's ``NEIGHBOURS``) with ``--claim-eps E`` audits a user's mechanism; without them every
+    discovered audit of the papers runs.  Bad input prints one line and exits 2.
+    """
     import json
 
     from .empirical import PROFILES
 
     ap = argparse.ArgumentParser(prog="python -m verify audit",
-                                 description="Lower bounds on ε for every mechanism a paper declares an audit for.")
-    ap.add_argument("--json", action="store_true", help="print the audits as JSON")
+                                 description="Lower bounds on ε: for your mechanism (--samples or --mechanism), "
+                                             "or for every mechanism a paper declares an audit for.")
+    ap.add_argument("--json", action="store_true", help="print the result(s) as JSON")
+    ap.add_argument("--samples", help="FILE.npz with arrays d0, d1: outputs on D and on D′ "
+                                      "((n,) reals, (n, k) vectors or (n,) integer categories)")
+    ap.add_argument("--mechanism", help="module:function (or file.py:function), release(dataset, rng, k) -> k outputs")
+    ap.add_argument("--datasets", help="module:attr giving the pair (D, D′) (default: the module's NEIGHBOURS)")
+    ap.add_argument("--claim-eps", type=float, help="the claimed ε")
+    ap.add_argument("--delta", type=float, default=0.0, help="the claimed δ, in [0, 1) (default 0)")
+    ap.add_argument("--n", type=float, default=100_000, help="releases per data set with --mechanism (default 1e5)")
+    ap.add_argument("--chunk", type=float, default=100_000, help="releases per call of the mechanism (default 1e5)")
+    ap.add_argument("--output", default="auto", help="auto, scalar, categorical or vector (default auto)")
+    ap.add_argument("--selection-fraction", type=float, default=None, help="share of outputs used to choose the test")
+    ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
     ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
     ap.add_argument("--only", help="glob pattern or substring of statement keys")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: the profile's)")
+    ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: 0.95 or the "
+                                                                    "profile's)")
     try:
         a = ap.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if a.samples is not None or a.mechanism is not None:
+        try:
+            if a.samples is not None and a.mechanism is not None:
+                raise ValueError("parameters '--samples' and '--mechanism' exclude each other")
+            if a.only:
+                raise ValueError("parameter '--only' selects the papers' audits; it does not apply with "
+                                 "--samples or --mechanism")
+            res, info = user_audit(a)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except Exception as exc:         # the user's code failed: one line, no traceback
+            print(f"error: the mechanism raised {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 2
+        if a.json:
+            print(json.dumps({**res.as_dict(), **info}, indent=1, ensure_ascii=False))
+        else:
+            pv = "p < 1e-300" if res.p_value is not None and res.p_value < 1e-300 else f"p = {res.p_value:.3g}"
+            print(f"ε_lower = {res.eps_lower:.4f} at {res.confidence:.0%} confidence "
+                  f"(n0 = {res.n0}, n1 = {res.n1}, {res.details['output']} outputs, statistic: "
+                  f"{res.details['statistic']})")
+            print(f"claimed ε = {res.claim_eps:g}" + (f", δ = {res.delta:g}" if res.delta else "")
+                  + f": {res.verdict} (margin ε_lower − ε = {res.margin:+.4f}, {pv})")
+        return 1 if a.fail_on_violation and res.verdict == "violated" else 0
     try:
+        for opt in ("claim_eps", "datasets"):
+            if getattr(a, opt) is not None:
+                raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism")
         if a.profile not in PROFILES:
             raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
         if a.confidence is not None and not 0 < a.confidence < 1:

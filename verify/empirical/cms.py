@@ -32,7 +32,7 @@ import pandas as pd
 
 from bounds.evidence import Result
 from simulations.trials import cms as T
-from verify.audit import audit
+from verify.audit import audit, audit_seed
 
 from ..stats import mean_ci, verdict
 from .core import Context, audit_check, empirical_check, shared_run
@@ -202,12 +202,12 @@ def audit_output(ctx: Context) -> list[Result]:
         n = pair["X"].shape[0]
         beta = T.output_rate(n, pair["lam"], AUDIT_EPS, "stated")
         res = audit(output_releases(pair, beta, False), output_releases(pair, beta, True), n=n_rel,
-                    seed=ctx.seed + 11 * i, confidence=ctx.profile.confidence)
+                    seed=audit_seed(ctx.seed, "cms.alg1", i), confidence=ctx.profile.confidence)
         true_eps = beta * float(np.linalg.norm(np.asarray(pair["w"]) - np.asarray(pair["w1"])))
         out.append(_audit_row(
             "cms.alg1.privacy", f"f* + b (n={n}, Lambda={pair['lam']:g})", "stated", AUDIT_EPS, res,
             "threshold test on the exact log-likelihood ratio β(‖w − f_D′‖ − ‖w − f_D‖), threshold chosen on a "
-            "20% selection split (verify.audit)", "output perturbation, b ∝ exp(−β‖b‖), β = nΛε/2",
+            "selection split (verify.audit)", "output perturbation, b ∝ exp(−β‖b‖), β = nΛε/2",
             f"{CITE}, Algorithm 1", {"beta": beta, "true_eps_on_pair": true_eps, "sensitivity_ratio": pair["ratio"],
                                     "n_data": n, "lam": pair["lam"]}))
     return out
@@ -244,16 +244,16 @@ def audit_objective(ctx: Context) -> list[Result]:
     n_rel = _n_audit(ctx)
     for i, pair in enumerate(_pairs(ctx)):
         n = pair["X"].shape[0]
-        for j, which in enumerate(("stated", "derived")):
+        for which in ("stated", "derived"):
             cal = T.objective_calibration(n, pair["lam"], AUDIT_EPS, which)
             res = audit(objective_releases(pair, cal, False), objective_releases(pair, cal, True), n=n_rel,
-                        seed=ctx.seed + 101 * i + j, confidence=ctx.profile.confidence)
+                        seed=audit_seed(ctx.seed, "cms.alg2", i, which), confidence=ctx.profile.confidence)
             out.append(_audit_row(
                 "cms.alg2.privacy", f"argmin J + bᵀf/n (n={n}, Lambda={pair['lam']:g}, regime {cal['regime']})",
                 which, AUDIT_EPS, res,
                 "threshold test on the exact log-likelihood ratio −(ε′/2)(‖b_D(w)‖ − ‖b_D′(w)‖) + log det A_D(w) − "
                 "log det A_D′(w), b_D(w) = −n∇J_D(w) − nΔw, each release a certified Newton solve; threshold on a "
-                "20% selection split (verify.audit)",
+                "selection split (verify.audit)",
                 "objective perturbation, logistic loss, c = 1/4", f"{CITE}, Algorithm 2",
                 {"eps_p": cal["eps_p"], "Delta": cal["delta"], "rate": cal["rate"], "regime": cal["regime"],
                  "n_data": n, "lam": pair["lam"], "sensitivity_ratio": pair["ratio"]}))

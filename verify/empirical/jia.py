@@ -584,7 +584,7 @@ def audit_gp_alternative(ctx: Context) -> list[Result]:
     ``details["alternative"] = True``: they audit the toolkit's correction, not the paper's claim.
     """
     from simulations.pairs import circle_regression
-    from verify.audit import audit, audit_result, gp_function
+    from verify.audit import audit, audit_result, audit_seed, gp_function
 
     p = ctx.profile
     P = circle_regression()
@@ -594,7 +594,7 @@ def audit_gp_alternative(ctx: Context) -> list[Result]:
     delta_K = bounds.value("jia.thm2", {"kappa": P.kappa, "C_L": C_L, "lam": lam, "gamma": 2, "m": m})
     scale = math.sqrt(2 * math.log(2 / delta)) * delta_K / eps
     Kg = P.kernel(pair["grid"][:, None])
-    r = audit(*gp_function(pair["f0"], pair["f1"], Kg, scale), n=p.n_audit, seed=ctx.seed,
+    r = audit(*gp_function(pair["f0"], pair["f1"], Kg, scale), n=p.n_audit, seed=audit_seed(ctx.seed, "jia.gp"),
               confidence=p.confidence, delta=delta)
     return [audit_result("jia.s5_1.scale", mechanism="gp.kls",
                          source="Hall, Rinaldo & Wasserman 2013, Cor. 9 (alternative to 000 §5.1)",

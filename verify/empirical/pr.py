@@ -57,7 +57,8 @@ from simulations.large_margin import (
     solve,
 )
 from simulations.trials.pr import CASES, lemma1_trial, lemma2_trial, thm5_trial, utility_trial
-from verify.audit import audit, audit_row, eps_from_rates, eps_lower_bound
+from verify.audit import audit_row, audit_samples, audit_seed, eps_from_rates, eps_lower_bound
+from verify.audit.core import SELECTION
 from verify.stats import clopper_pearson, mean_ci, positive_ratio, verdict
 
 from .core import Context, Result, audit_check, empirical_check
@@ -453,23 +454,16 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Res
         details=dict(base, fpr=fp / N, fnr=fn / N, threshold=AUDIT_TAU, selection="none (pre-registered)"),
     ))
     # (2) the generic auditor (threshold chosen on a selection split of the same releases)
-    pools = [list(S0), list(S1)]
-
-    def replay(i: int):
-        def f(rng: np.random.Generator, k: int) -> np.ndarray:
-            out, pools[i][:] = pools[i][:k], pools[i][k:]
-            return np.asarray(out, dtype=float)
-        return f
-
-    res = audit(replay(0), replay(1), n=N, seed=seed, confidence=confidence)
+    res = audit_samples(np.asarray(S0, dtype=float), np.asarray(S1, dtype=float), output="scalar",
+                        seed=audit_seed(seed, "pr.thm5_1", "kkt"), confidence=confidence)
     v = "violated" if res.eps_lower > claimed else "consistent"
     rows.append(audit_row(
         key="pr.thm5_1", mechanism="pr.thm5_1", source="004 §4, (7)–(8); Theorem 5.1", release="Phi^p", calibration="stated",
         claimed_eps=claimed, delta=0.0, eps_lower=res.eps_lower, eps_point=res.eps_point, confidence=confidence,
-        n=N, verdict=v, attack="KKT residual statistic, threshold chosen on a 20% selection split (verify.audit)",
+        n=N, verdict=v, attack="KKT residual statistic, threshold chosen on a selection split (verify.audit)",
         leak=leak if v == "violated" else "no leak beyond the claim was detected at this pair",
         details=dict(base, fpr=res.fpr, fnr=res.fnr, threshold=res.threshold, direction=res.direction,
-                     selection="20% of the same releases"),
+                     selection=f"{SELECTION['scalar']:.0%} of the same releases"),
     ))
     return rows
 

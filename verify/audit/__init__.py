@@ -1,0 +1,71 @@
+"""Privacy audits: statistically valid lower bounds on ε, for the papers' mechanisms and for yours.
+
+* :mod:`verify.audit.core` — the auditor: :func:`audit` (release functions), :func:`audit_samples`
+  (saved outputs), :func:`audit_mechanism` (``release(dataset, rng, k)`` on two neighbouring data
+  sets); scalar, categorical and vector outputs; a verdict with margin and p-value for a claim.
+* :mod:`verify.audit.mechanisms` — textbook mechanisms of known ε and the ideal bound at n releases.
+* :mod:`verify.audit.rows` — release models of perturbed estimators and audits as report rows.
+
+Command line: ``python -m verify audit --samples FILE.npz --claim-eps E`` or
+``python -m verify audit --mechanism module:function --claim-eps E`` (see :mod:`verify.cli`).
+
+Examples
+--------
+>>> import numpy as np
+>>> from verify.audit import audit_samples
+>>> rng = np.random.default_rng(0)
+>>> same = rng.normal(size=(2, 5_000))          # a mechanism that ignores its data
+>>> audit_samples(same[0], same[1], claim_eps=0.0).verdict
+'consistent'
+"""
+
+from .core import (
+    MIN_OUTPUTS,
+    AuditResult,
+    Releases,
+    as_outputs,
+    audit,
+    audit_mechanism,
+    audit_samples,
+    audit_seed,
+    candidate_thresholds,
+    choose_threshold,
+    cp_upper,
+    eps_from_rates,
+    eps_lower_bound,
+    p_value,
+)
+from .mechanisms import (
+    TEXTBOOK,
+    Textbook,
+    gaussian_mechanism,
+    gaussian_releases,
+    gaussian_true_eps,
+    ideal_eps_lower,
+    laplace_mechanism,
+    laplace_releases,
+    randomized_response,
+    report_noisy_max,
+)
+from .rows import (
+    LEAK_FUNCTION,
+    LEAK_VALUE,
+    audit_figure,
+    audit_markdown,
+    audit_result,
+    audit_row,
+    calibration_audits,
+    gp_function,
+    laplace_function,
+    laplace_value,
+    scalar_noise_audits,
+)
+
+__all__ = [
+    "MIN_OUTPUTS", "AuditResult", "Releases", "as_outputs", "audit", "audit_mechanism", "audit_samples",
+    "audit_seed", "candidate_thresholds", "choose_threshold", "cp_upper", "eps_from_rates", "eps_lower_bound",
+    "p_value", "TEXTBOOK", "Textbook", "gaussian_mechanism", "gaussian_releases", "gaussian_true_eps",
+    "ideal_eps_lower", "laplace_mechanism", "laplace_releases", "randomized_response", "report_noisy_max",
+    "LEAK_FUNCTION", "LEAK_VALUE", "audit_figure", "audit_markdown", "audit_result", "audit_row",
+    "calibration_audits", "gp_function", "laplace_function", "laplace_value", "scalar_noise_audits",
+]

@@ -1,0 +1,699 @@
+r"""The auditor: a statistically valid lower bound on ε from a distinguishing test.
+
+An (ε, δ)-DP mechanism A satisfies, for every pair of neighbouring data sets
+D, D′ and every event S,
+
+    P[A(D) ∈ S] ≤ e^ε P[A(D′) ∈ S] + δ.
+
+Write a test as "say D′ when the statistic T(A(·)) lies beyond a threshold τ",
+with false-positive rate FPR = P[say D′ | D] and false-negative rate
+FNR = P[say D | D′].  Applying the definition to S and its complement, in both
+directions, gives (Kairouz, Oh & Viswanath 2015, Theorem 2.1; the form used by
+Jagielski, Ullman & Oprea 2020 and Nasr et al. 2021)
+
+    ε ≥ max{ ln((1 − δ − FNR)/FPR),  ln((1 − δ − FPR)/FNR) }.
+
+With N releases per data set the observed rates are binomial.  Replacing FPR and
+FNR by their one-sided Clopper–Pearson *upper* limits, each at level 1 − α/2
+(Bonferroni over the two), turns the right-hand side into a lower bound
+ε_lower with P[ε_lower ≤ ε] ≥ 1 − α whatever the true rates are.
+
+Everything the test depends on is chosen on a **selection split** that the
+bound never sees again (the releases of a mechanism are drawn independently;
+saved outputs are permuted with a seeded generator before splitting):
+
+* **scalar outputs** (shape ``(n,)``, real): the statistic is the output;
+* **categorical outputs** (shape ``(n,)``, integers or booleans): the statistic
+  is the empirical log-likelihood ratio of the category, estimated on one half
+  of the selection split (add-½ smoothing; unseen categories score 0), so the
+  events are unions of categories in likelihood-ratio order;
+* **vector outputs** (shape ``(n, k)``): the statistic is the log-odds of a
+  scikit-learn classifier (default: ``HistGradientBoostingClassifier``) fitted
+  on one half of the selection split to tell D′ from D — an estimate of the
+  log density ratio; a user may pass any fixed ``score`` callable instead.
+
+The threshold and its direction are chosen on the (rest of the) selection
+split among candidates spanning the **whole range**: every order statistic
+when there are few, otherwise ranks spaced geometrically from both ends
+(down to the extreme values, where a tail-only failure lives) and uniformly
+in between.  The candidate maximising the bound *projected* to the evaluation
+split's size is kept.  A claimed ε gets a verdict (``violated`` when
+ε_lower > ε) with its margin and a p-value: the smallest α at which this test
+would call the claim violated (valid: under an (ε, δ)-DP mechanism,
+P[p ≤ α] ≤ α).
+
+Examples
+--------
+>>> import numpy as np
+>>> from verify.audit import audit, laplace_releases
+>>> r0, r1 = laplace_releases(eps=1.0, sensitivity=1.0)
+>>> res = audit(r0, r1, n=200_000, seed=0, claim_eps=0.9)
+>>> 0.9 < res.eps_lower <= 1.0, res.verdict
+(True, 'violated')
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+#: a release function: (rng, k) -> k outputs (shape (k,) scalars or categories, or (k, d) vectors)
+Releases = Callable[[np.random.Generator, int], Any]
+
+#: default share of releases used to choose the statistic and the threshold
+SELECTION = {"scalar": 0.1, "categorical": 0.1, "vector": 0.2}
+OUTPUT_KINDS = ("auto", "scalar", "categorical", "vector")
+#: level of the pessimistic rates of the selection split (one-sided upper limits):
+#: curbs the winner's curse of choosing among thousands of thresholds, mostly in the tails
+PESSIMISM = 0.95
+#: smallest number of outputs per data set an audit accepts
+MIN_OUTPUTS = 20
+
+
+# ---------------------------------------------------------------------------
+# input validation (shared by the engine, the public API and the CLI)
+# ---------------------------------------------------------------------------
+
+def check_probability(name: str, value: Any, *, lo_open: bool, hi_open: bool, lo: float = 0.0,
+                      hi: float = 1.0) -> float:
+    """``value`` as a float in the interval (lo, hi) with the given open ends, else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"parameter {name!r} = {value!r} must be a real number")
+    v = float(value)
+    ok = math.isfinite(v) and (lo < v if lo_open else lo <= v) and (v < hi if hi_open else v <= hi)
+    if not ok:
+        interval = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        raise ValueError(f"parameter {name!r} = {value!r} must lie in {interval}")
+    return v
+
+
+def check_count(name: str, value: Any, minimum: int = 1) -> int:
+    """``value`` as an int ≥ ``minimum`` (integral floats such as 1e5 accepted), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"parameter {name!r} = {value!r} must be an integer ≥ {minimum}")
+    v = float(value)
+    if not math.isfinite(v) or v != int(v) or int(v) < minimum:
+        raise ValueError(f"parameter {name!r} = {value!r} must be an integer ≥ {minimum}")
+    return int(v)
+
+
+def check_claim(value: Any) -> float | None:
+    """A claimed ε: None, or a finite real ≥ 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) \
+            or float(value) < 0:
+        raise ValueError(f"parameter 'claim_eps' = {value!r} must be a finite real ≥ 0 (the claimed ε)")
+    return float(value)
+
+
+def check_seed(seed: Any) -> np.random.SeedSequence:
+    """A SeedSequence from an int ≥ 0 or a SeedSequence (never from global state)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(f"parameter 'seed' = {seed!r} must be an integer ≥ 0 or a numpy SeedSequence")
+    return np.random.SeedSequence(int(seed))
+
+
+def audit_seed(root: int, *labels: Any) -> np.random.SeedSequence:
+    """An independent SeedSequence for one audit, keyed by ``labels`` (e.g. statement key, release, calibration).
+
+    Audits that share a root seed but differ in a label draw independent streams; the same labels give
+    the same numbers on any executor.
+
+    Examples
+    --------
+    >>> a, b = audit_seed(0, "jia.thm1", "value"), audit_seed(0, "jia.thm1", "function")
+    >>> a.generate_state(2).tolist() != b.generate_state(2).tolist()
+    True
+    """
+    import hashlib
+
+    words = []
+    for lab in labels:
+        h = hashlib.sha256(repr(lab).encode()).digest()
+        words.append(int.from_bytes(h[:4], "little"))
+    return np.random.SeedSequence(check_seed(root).entropy, spawn_key=tuple(words))
+
+
+def as_outputs(x: Any, name: str, k: int | None = None) -> np.ndarray:
+    """Outputs of a mechanism as a finite numeric array of shape (k,) or (k, d); ValueError naming ``name``.
+
+    Booleans become integers (categories).  NaN or inf, complex or non-numeric values, more than two
+    dimensions, or a count different from ``k`` are errors, never a verdict.
+
+    Examples
+    --------
+    >>> as_outputs([1.0, 2.0], "d0").shape
+    (2,)
+    >>> as_outputs([1.0, float("nan")], "d0")
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter 'd0': 1 of 2 outputs are NaN or infinite; an audit needs finite outputs
+    """
+    try:
+        a = np.asarray(x)
+    except Exception as exc:       # ragged lists and the like
+        raise ValueError(f"parameter {name!r}: outputs are not a numeric array ({exc})") from None
+    if a.dtype == bool:
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"parameter {name!r}: outputs must be real numbers or integer categories, "
+                         f"not dtype {a.dtype}")
+    if a.ndim == 0:
+        raise ValueError(f"parameter {name!r}: outputs must be an array of shape (n,) or (n, d), not a scalar")
+    if a.ndim > 2:
+        raise ValueError(f"parameter {name!r}: outputs must have shape (n,) or (n, d), not {a.shape}")
+    if a.ndim == 2 and a.shape[1] == 0:
+        raise ValueError(f"parameter {name!r}: vector outputs of shape {a.shape} have no coordinates")
+    if k is not None and a.shape[0] != k:
+        raise ValueError(f"parameter {name!r}: asked for {k} outputs, got {a.shape[0]}")
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a).reshape(a.shape[0], -1).all(axis=1)
+        if bad.any():
+            raise ValueError(f"parameter {name!r}: {int(bad.sum())} of {a.shape[0]} outputs are NaN or infinite; "
+                             "an audit needs finite outputs")
+    return a
+
+
+def output_kind(a0: np.ndarray, a1: np.ndarray, output: str = "auto") -> str:
+    """``scalar``, ``categorical`` or ``vector`` for outputs a0, a1 (shapes must agree)."""
+    if output not in OUTPUT_KINDS:
+        raise ValueError(f"parameter 'output' = {output!r} must be one of {', '.join(OUTPUT_KINDS)}")
+    if a0.shape[1:] != a1.shape[1:]:
+        raise ValueError(f"parameters 'd0', 'd1': outputs on D have shape (n,){'+' + str(a0.shape[1:]) if a0.ndim > 1 else ''}"
+                         f" but outputs on D′ (n,){'+' + str(a1.shape[1:]) if a1.ndim > 1 else ''}: they must agree")
+    vec = a0.ndim == 2 and a0.shape[1] > 1
+    ints = a0.dtype.kind in "iu" and a1.dtype.kind in "iu"
+    if output == "auto":
+        return "vector" if vec else ("categorical" if ints else "scalar")
+    if output == "vector" and a0.ndim == 1:
+        return "scalar"
+    if output in ("scalar", "categorical") and vec:
+        raise ValueError(f"parameter 'output' = {output!r} but outputs are vectors of length {a0.shape[1]}")
+    if output == "categorical" and not ints:
+        raise ValueError("parameter 'output' = 'categorical' needs integer outputs (category labels)")
+    return output
+
+
+# ---------------------------------------------------------------------------
+# the bound
+# ---------------------------------------------------------------------------
+
+def cp_upper(k: int, n: int, alpha: float) -> float:
+    """One-sided Clopper–Pearson upper limit at level 1 − alpha for k successes in n trials.
+
+    Examples
+    --------
+    >>> round(cp_upper(0, 100, 0.05), 4)        # 1 − 0.05^(1/100)
+    0.0295
+    """
+    if not 0 <= k <= n or n < 1:
+        raise ValueError(f"parameters 'k' = {k!r}, 'n' = {n!r} need 0 ≤ k ≤ n, n ≥ 1")
+    if k == n:
+        return 1.0
+    return float(stats.beta.isf(alpha, k + 1, n - k))      # isf: exact also for α far below 1e-16
+
+
+def _cp_upper_vec(k: np.ndarray, n: float, alpha: float) -> np.ndarray:
+    """Vectorised Clopper–Pearson upper limits (k may be fractional: projected counts)."""
+    k = np.asarray(k, dtype=float)
+    out = np.ones_like(k)
+    m = k < n
+    out[m] = special.betainccinv(k[m] + 1, n - k[m], alpha)
+    return out
+
+
+def eps_from_rates(fpr: float, fnr: float, delta: float = 0.0) -> float:
+    """max{ln((1 − δ − FNR)/FPR), ln((1 − δ − FPR)/FNR)} (−inf when both are undefined).
+
+    Examples
+    --------
+    >>> round(eps_from_rates(math.exp(-1) / 2, 0.5), 12)     # Laplace, ε = 1, threshold at Δ
+    1.0
+    """
+    best = -math.inf
+    for a, b in ((fnr, fpr), (fpr, fnr)):
+        num = 1 - delta - a
+        if num > 0 and b > 0:
+            best = max(best, math.log(num / b))
+        elif num > 0 and b == 0:
+            best = math.inf
+    return best
+
+
+def _eps_vec(ufp: np.ndarray, ufn: np.ndarray, delta: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(1 - delta - ufn > 0, np.log(np.maximum(1 - delta - ufn, 1e-300)) - np.log(ufp), -np.inf)
+        b = np.where(1 - delta - ufp > 0, np.log(np.maximum(1 - delta - ufp, 1e-300)) - np.log(ufn), -np.inf)
+    return np.maximum(a, b)
+
+
+def eps_lower_bound(fp: int, n0: int, fn: int, n1: int, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """ε_lower from counts: false positives fp of n0 releases on D, false negatives fn of n1 on D′.
+
+    Each rate is replaced by its one-sided Clopper–Pearson upper limit at level
+    1 − (1 − confidence)/2, so ε_lower ≤ ε holds with probability ≥ confidence
+    for an (ε, δ)-DP mechanism.  Returns max(0, ·).
+
+    Examples
+    --------
+    >>> round(eps_lower_bound(0, 10**5, 0, 10**5), 2)    # a perfect attack on 10^5 releases per side
+    10.21
+    """
+    confidence = check_probability("confidence", confidence, lo_open=True, hi_open=True)
+    delta = check_probability("delta", delta, lo_open=False, hi_open=True)
+    alpha = (1 - confidence) / 2
+    return max(0.0, eps_from_rates(cp_upper(fp, n0, alpha), cp_upper(fn, n1, alpha), delta))
+
+
+def p_value(fp: int, n0: int, fn: int, n1: int, claim_eps: float, delta: float = 0.0) -> float:
+    """The smallest α at which the test's counts call an (ε, δ) claim violated (1 when no level does).
+
+    ε_lower at confidence 1 − α decreases as α decreases, so the p-value solves
+    ε_lower(1 − p) = claim by bisection in log α.  Under an (ε, δ)-DP mechanism and a test fixed
+    before the counts were drawn, P[p ≤ α] ≤ α.
+
+    Examples
+    --------
+    >>> p_value(0, 10**4, 0, 10**4, 1.0) < 1e-300 or p_value(0, 10**4, 0, 10**4, 1.0) < 1e-100
+    True
+    >>> p_value(5000, 10**4, 5000, 10**4, 0.0)
+    1.0
+    """
+    def lower(alpha_total: float) -> float:
+        a = alpha_total / 2
+        return max(0.0, eps_from_rates(cp_upper(fp, n0, a), cp_upper(fn, n1, a), delta))
+
+    if lower(1.0) <= claim_eps:
+        return 1.0
+    lo, hi = -745.0, 0.0            # log α: e^-745 is the smallest positive double
+    if lower(math.exp(lo)) > claim_eps:
+        return 0.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if lower(math.exp(mid)) > claim_eps:
+            hi = mid
+        else:
+            lo = mid
+    return float(math.exp(hi))
+
+
+# ---------------------------------------------------------------------------
+# statistics and thresholds chosen on the selection split
+# ---------------------------------------------------------------------------
+
+def _categorical_score(c0: np.ndarray, c1: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """log P̂[c | D′] − log P̂[c | D] per category (add-½ smoothing); unseen categories score 0."""
+    cats = np.unique(np.concatenate([c0, c1]))
+    n0 = np.bincount(np.searchsorted(cats, c0), minlength=cats.size)
+    n1 = np.bincount(np.searchsorted(cats, c1), minlength=cats.size)
+    k = cats.size + 1
+    llr = np.log((n1 + 0.5) / (c1.size + 0.5 * k)) - np.log((n0 + 0.5) / (c0.size + 0.5 * k))
+
+    def score(x: np.ndarray) -> np.ndarray:
+        i = np.clip(np.searchsorted(cats, x), 0, cats.size - 1)
+        return np.where(cats[i] == x, llr[i], 0.0)
+
+    return score
+
+
+def _fitted_score(estimator: Any, x0: np.ndarray, x1: np.ndarray, seed: np.random.SeedSequence
+                  ) -> Callable[[np.ndarray], np.ndarray]:
+    """Log-odds of a classifier fitted to tell outputs on D′ (label 1) from outputs on D (label 0)."""
+    from sklearn.base import clone
+
+    if estimator is None:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        est = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, early_stopping=True,
+                                             validation_fraction=0.2, n_iter_no_change=10,
+                                             random_state=int(seed.generate_state(1)[0] % 2**31))
+    else:
+        est = clone(estimator)
+    X = np.concatenate([x0, x1]).astype(float)
+    y = np.concatenate([np.zeros(len(x0)), np.ones(len(x1))])
+    est.fit(X, y)
+
+    def score(x: np.ndarray) -> np.ndarray:
+        x = x.astype(float)
+        if hasattr(est, "decision_function"):
+            return np.asarray(est.decision_function(x), dtype=float).reshape(-1)
+        p = np.clip(np.asarray(est.predict_proba(x))[:, 1], 1e-300, 1 - 1e-16)
+        return np.log(p) - np.log1p(-p)
+
+    return score
+
+
+def candidate_thresholds(t: np.ndarray, max_candidates: int = 4000) -> np.ndarray:
+    """Thresholds spanning the whole range of the pooled statistic ``t``, extremes included.
+
+    Every distinct value when there are at most ``max_candidates``; otherwise the order statistics at
+    ranks spaced geometrically from both ends (1, 2, 3, … up to the middle: the tails and the
+    extremes) and uniformly in between.
+
+    Examples
+    --------
+    >>> t = np.arange(100_000.0)
+    >>> c = candidate_thresholds(t)
+    >>> float(c[0]), float(c[1]), float(c[-1]), c.size <= 4000
+    (0.0, 1.0, 99999.0, True)
+    """
+    v = np.sort(t)
+    u = np.unique(v)
+    if u.size <= max_candidates:
+        return u
+    N = v.size
+    g = np.unique(np.round(np.geomspace(1, N / 2, max_candidates // 4)).astype(np.int64)) - 1
+    ranks = np.unique(np.concatenate([g, N - 1 - g, np.linspace(0, N - 1, max_candidates // 2).astype(np.int64)]))
+    return np.unique(v[ranks])
+
+
+def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int, delta: float,
+                     alpha: float) -> tuple[float, int, float]:
+    """Threshold τ and direction d maximising the bound projected to the evaluation split.
+
+    Direction +1 says D′ when T > τ, direction −1 when T < τ.  The error rates on the selection
+    split are replaced by pessimistic estimates (Clopper–Pearson upper limits at level
+    :data:`PESSIMISM`) and projected to ``n_eval0``/``n_eval1`` releases, so that a tail event seen a
+    handful of times in the selection split is not taken for a sure one (the winner's curse of
+    choosing among many thresholds).  Returns (τ, d, projected ε).
+    """
+    cand = candidate_thresholds(np.concatenate([t0, t1]))
+    s0, s1 = np.sort(t0), np.sort(t1)
+    best = (float(cand[0]), 1, -math.inf)
+    for d in (1, -1):
+        if d == 1:
+            fp = s0.size - np.searchsorted(s0, cand, side="right")      # T > τ on D
+            fn = np.searchsorted(s1, cand, side="right")                # T ≤ τ on D′
+        else:
+            fp = np.searchsorted(s0, cand, side="left")                 # T < τ on D
+            fn = s1.size - np.searchsorted(s1, cand, side="left")       # T ≥ τ on D′
+        rfp, rfn = _cp_upper_vec(fp, s0.size, 1 - PESSIMISM), _cp_upper_vec(fn, s1.size, 1 - PESSIMISM)
+        e = _eps_vec(_cp_upper_vec(rfp * n_eval0, n_eval0, alpha), _cp_upper_vec(rfn * n_eval1, n_eval1, alpha),
+                     delta)
+        i = int(np.argmax(e))
+        if e[i] > best[2]:
+            best = (float(cand[i]), d, float(e[i]))
+    return best
+
+
+# ---------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of one audit.
+
+    Attributes
+    ----------
+    eps_lower : float
+        Lower confidence bound on ε (valid at ``confidence``).
+    eps_point : float
+        The same formula at the observed rates (no interval): what the attack achieves.
+    threshold, direction : float, int
+        The test chosen on the selection split: say D′ when direction·T > direction·threshold.
+    fpr, fnr : float
+        Observed rates on the evaluation split.
+    n : int
+        Releases per data set (selection + evaluation; the larger side for saved outputs).
+    confidence, delta : float
+    details : dict
+        Counts, split sizes, output kind, statistic.
+    claim_eps : float or None
+        The claimed ε, if any; then ``verdict``, ``margin`` and ``p_value`` are set.
+    p_value : float or None
+        Smallest α at which this test calls the claim violated (1 when none).
+    n0, n1 : int
+        Outputs used on D and on D′ (selection + evaluation).
+    """
+
+    eps_lower: float
+    eps_point: float
+    threshold: float
+    direction: int
+    fpr: float
+    fnr: float
+    n: int
+    confidence: float
+    delta: float
+    details: dict[str, Any] = field(default_factory=dict)
+    claim_eps: float | None = None
+    p_value: float | None = None
+    n0: int = 0
+    n1: int = 0
+
+    @property
+    def verdict(self) -> str | None:
+        """``violated`` when ε_lower exceeds the claimed ε, ``consistent`` otherwise (None without a claim)."""
+        if self.claim_eps is None:
+            return None
+        return "violated" if self.eps_lower > self.claim_eps else "consistent"
+
+    @property
+    def margin(self) -> float | None:
+        """ε_lower − claimed ε: positive by how much the claim is violated, negative the room left."""
+        return None if self.claim_eps is None else self.eps_lower - self.claim_eps
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (the CLI's ``--json``)."""
+        return {"eps_lower": self.eps_lower, "eps_point": None if math.isinf(self.eps_point) else self.eps_point,
+                "claim_eps": self.claim_eps, "verdict": self.verdict, "margin": self.margin,
+                "p_value": self.p_value, "n0": self.n0, "n1": self.n1, "confidence": self.confidence,
+                "delta": self.delta, "output": self.details.get("output"), "statistic": self.details.get("statistic"),
+                "threshold": self.threshold, "direction": self.direction, "fpr": self.fpr, "fnr": self.fnr,
+                "n_selection": [self.details.get("n_selection0"), self.details.get("n_selection1")],
+                "n_evaluation": [self.details.get("n_evaluation0"), self.details.get("n_evaluation1")],
+                "false_positives": self.details.get("false_positives"),
+                "false_negatives": self.details.get("false_negatives")}
+
+
+# ---------------------------------------------------------------------------
+# the engine
+# ---------------------------------------------------------------------------
+
+class _Test:
+    """A statistic fitted on the selection split plus its threshold: maps outputs to 'say D′'."""
+
+    def __init__(self, kind: str, sel0: np.ndarray, sel1: np.ndarray, n_ev0: int, n_ev1: int, delta: float,
+                 alpha: float, score: Any, seed: np.random.SeedSequence) -> None:
+        self.kind = kind
+        if callable(score) and not hasattr(score, "fit"):
+            self.stat = lambda x: np.asarray(score(x), dtype=float).reshape(-1)
+            self.name = f"user statistic {getattr(score, '__name__', type(score).__name__)}"
+            a0, a1 = sel0, sel1
+        elif kind == "scalar":
+            self.stat = lambda x: np.asarray(x, dtype=float).reshape(-1)
+            self.name = "the output"
+            a0, a1 = sel0, sel1
+        else:
+            h0, h1 = sel0.shape[0] // 2, sel1.shape[0] // 2      # fit on one half, threshold on the other
+            if kind == "categorical":
+                self.stat = _categorical_score(sel0[:h0], sel1[:h1])
+                self.name = "empirical log-likelihood ratio of the category (selection half 1)"
+            else:
+                self.stat = _fitted_score(score, sel0[:h0], sel1[:h1], seed)
+                est = "HistGradientBoostingClassifier" if score is None else type(score).__name__
+                self.name = f"log-odds of a {est} fitted on selection half 1"
+            a0, a1 = sel0[h0:], sel1[h1:]
+        t0, t1 = self._t(a0), self._t(a1)
+        self.threshold, self.direction, self.projected = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha)
+
+    def _t(self, x: np.ndarray) -> np.ndarray:
+        t = self.stat(x)
+        if t.shape[0] != x.shape[0] or not np.all(np.isfinite(t)):
+            raise ValueError("parameter 'score': the statistic must map n outputs to n finite numbers")
+        return t
+
+    def says_dprime(self, x: np.ndarray) -> np.ndarray:
+        t = self._t(x)
+        return t > self.threshold if self.direction == 1 else t < self.threshold
+
+
+def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
+    s0 = min(max(4, int(round(fraction * n0))), n0 - 10)
+    s1 = min(max(4, int(round(fraction * n1))), n1 - 10)
+    return s0, s1
+
+
+def _finish(test: _Test, fp: int, fn: int, ne0: int, ne1: int, n0: int, n1: int, s0: int, s1: int,
+            confidence: float, delta: float, claim: float | None) -> AuditResult:
+    lower = eps_lower_bound(fp, ne0, fn, ne1, delta, confidence)
+    point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
+    pv = None if claim is None else p_value(fp, ne0, fn, ne1, claim, delta)
+    return AuditResult(lower, point, test.threshold, test.direction, fp / ne0, fn / ne1, max(n0, n1),
+                       confidence, delta,
+                       {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,
+                        "n_evaluation0": ne0, "n_evaluation1": ne1, "false_positives": fp, "false_negatives": fn,
+                        "output": test.kind, "statistic": test.name, "projected_eps": test.projected},
+                       claim_eps=claim, p_value=pv, n0=n0, n1=n1)
+
+
+def _common(confidence: Any, delta: Any, claim_eps: Any, selection_fraction: Any) -> tuple[float, float, float | None]:
+    confidence = check_probability("confidence", confidence, lo_open=True, hi_open=True)
+    delta = check_probability("delta", delta, lo_open=False, hi_open=True)
+    claim = check_claim(claim_eps)
+    if selection_fraction is not None:
+        check_probability("selection_fraction", selection_fraction, lo_open=True, hi_open=True)
+    return confidence, delta, claim
+
+
+def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.random.SeedSequence = 0,
+          confidence: float = 0.95, delta: float = 0.0, claim_eps: float | None = None,
+          selection_fraction: float | None = None, chunk: int = 200_000, output: str = "auto",
+          score: Any = None) -> AuditResult:
+    """Audit a mechanism on one neighbouring pair from release functions.
+
+    Parameters
+    ----------
+    release0, release1 : callable
+        ``(rng, k) -> k outputs`` of k independent releases on D and on D′: shape (k,) real scalars,
+        (k,) integer categories or (k, d) real vectors.  Each call must return exactly k finite outputs.
+    n : int
+        Releases per data set (split into selection and evaluation parts), at least 20.
+    seed : int or numpy.random.SeedSequence
+        Root of the randomness; the two data sets and the two splits get independent children.
+        Use :func:`audit_seed` to give each audit of a study its own stream.
+    confidence : float
+        Level of the lower bound, in (0, 1) (two one-sided limits at (1 − confidence)/2 each).
+    delta : float
+        The δ of an (ε, δ) claim, in [0, 1) (0 for pure ε-DP).
+    claim_eps : float, optional
+        The claimed ε (≥ 0): the result then carries a verdict, a margin and a p-value.
+    selection_fraction : float, optional
+        Share of the releases used to choose the statistic and threshold (never reused for the
+        bound); default :data:`SELECTION` of the output kind.
+    chunk : int
+        Releases generated per call (memory), at least 1.
+    output : {"auto", "scalar", "categorical", "vector"}
+        How to read the outputs ("auto": integers are categories, (k, d) arrays vectors).
+    score : callable or scikit-learn classifier, optional
+        For vector outputs: a fixed statistic ``x -> (k,)`` or a classifier to fit on the selection
+        split (default ``HistGradientBoostingClassifier``).
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> from verify.audit import randomized_response
+    >>> m = randomized_response(1.0)
+    >>> r = audit(m.release0, m.release1, n=20_000, seed=1, claim_eps=1.0)
+    >>> r.details["output"], r.verdict, r.eps_lower <= 1.0
+    ('categorical', 'consistent', True)
+    """
+    n = check_count("n", n, MIN_OUTPUTS)
+    chunk = check_count("chunk", chunk, 1)
+    confidence, delta, claim = _common(confidence, delta, claim_eps, selection_fraction)
+    for name, fn in (("release0", release0), ("release1", release1)):
+        if not callable(fn):
+            raise ValueError(f"parameter {name!r} must be a callable (rng, k) -> k outputs")
+    ss = check_seed(seed).spawn(5)
+
+    def draw(fn: Releases, s: np.random.SeedSequence, k: int, name: str) -> np.ndarray:
+        rng = np.random.default_rng(s)
+        parts, left = [], k
+        while left > 0:
+            c = min(chunk, left)
+            parts.append(as_outputs(fn(rng, c), name, c))
+            left -= c
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    probe0, probe1 = draw(release0, ss[0], 2, "release0"), draw(release1, ss[1], 2, "release1")
+    kind = output_kind(probe0, probe1, output)
+    frac = selection_fraction if selection_fraction is not None else SELECTION[kind]
+    s0, s1 = _split_sizes(n, n, frac)
+    ne0, ne1 = n - s0, n - s1
+    alpha = (1 - confidence) / 2
+    sel0, sel1 = draw(release0, ss[0], s0, "release0"), draw(release1, ss[1], s1, "release1")
+    kind = output_kind(sel0, sel1, output)
+    test = _Test(kind, sel0, sel1, ne0, ne1, delta, alpha, score, ss[4])
+    counts = []
+    for fn, s, k, name, say_dprime_is_error in ((release0, ss[2], ne0, "release0", True),
+                                                (release1, ss[3], ne1, "release1", False)):
+        rng = np.random.default_rng(s)
+        left, errors = k, 0
+        while left > 0:
+            c = min(chunk, left)
+            x = as_outputs(fn(rng, c), name, c)
+            output_kind(sel0, x, "auto")           # same shape as the selection outputs
+            says = test.says_dprime(x)
+            errors += int(says.sum()) if say_dprime_is_error else int((~says).sum())
+            left -= c
+        counts.append(errors)
+    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim)
+
+
+def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int | np.random.SeedSequence = 0,
+                  confidence: float = 0.95, delta: float = 0.0, selection_fraction: float | None = None,
+                  output: str = "auto", score: Any = None) -> AuditResult:
+    """Audit saved outputs: ``d0`` released on D, ``d1`` on D′ (independent releases).
+
+    Parameters
+    ----------
+    d0, d1 : array_like
+        Outputs, shape (n0,) / (n1,) real scalars or integer categories, or (n0, k) / (n1, k) vectors;
+        finite; at least 20 each.  Each is permuted with a seeded generator before the split, so saved
+        outputs in any order (sorted, grouped) give a valid bound.
+    claim_eps, seed, confidence, delta, selection_fraction, output, score
+        As in :func:`audit`.
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> d0, d1 = rng.laplace(0, 1, 50_000), 1 + rng.laplace(0, 1, 50_000)   # Laplace, true ε = 1
+    >>> r = audit_samples(d0, d1, claim_eps=0.5)
+    >>> r.verdict, round(r.eps_lower, 1), r.p_value < 1e-6
+    ('violated', 1.0, True)
+    """
+    confidence, delta, claim = _common(confidence, delta, claim_eps, selection_fraction)
+    a0, a1 = as_outputs(d0, "d0"), as_outputs(d1, "d1")
+    for name, a in (("d0", a0), ("d1", a1)):
+        if a.shape[0] < MIN_OUTPUTS:
+            raise ValueError(f"parameter {name!r}: {a.shape[0]} outputs; an audit needs at least {MIN_OUTPUTS}")
+    kind = output_kind(a0, a1, output)
+    frac = selection_fraction if selection_fraction is not None else SELECTION[kind]
+    ss = check_seed(seed).spawn(3)
+    a0 = a0[np.random.default_rng(ss[0]).permutation(a0.shape[0])]
+    a1 = a1[np.random.default_rng(ss[1]).permutation(a1.shape[0])]
+    n0, n1 = a0.shape[0], a1.shape[0]
+    s0, s1 = _split_sizes(n0, n1, frac)
+    ne0, ne1 = n0 - s0, n1 - s1
+    test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2])
+    fp = int(test.says_dprime(a0[s0:]).sum())
+    fn = int((~test.says_dprime(a1[s1:])).sum())
+    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim)
+
+
+def audit_mechanism(release: Callable[[Any, np.random.Generator, int], Any], dataset0: Any, dataset1: Any, n: int,
+                    **kw: Any) -> AuditResult:
+    """Audit a user's mechanism ``release(dataset, rng, k) -> k outputs`` on two neighbouring data sets.
+
+    A third-party mechanism that keeps its own random state may ignore ``rng`` (the audit is then
+    only as reproducible as that state); it must still return k outputs per call.  Keyword
+    arguments as in :func:`audit` (``claim_eps``, ``delta``, ``confidence``, ``seed``, ``output``…).
+
+    Examples
+    --------
+    >>> def noisy_sum(data, rng, k):            # Laplace on a sum of values in [0, 1]
+    ...     return sum(data) + rng.laplace(0.0, 1.0 / 0.5, size=k)
+    >>> r = audit_mechanism(noisy_sum, [0.2, 0.9, 0.4], [0.2, 0.9, 1.0], n=50_000, claim_eps=0.5)
+    >>> r.verdict
+    'consistent'
+    """
+    if not callable(release):
+        raise ValueError("parameter 'release' must be a callable release(dataset, rng, k) -> k outputs")
+    return audit(lambda rng, k: release(dataset0, rng, k), lambda rng, k: release(dataset1, rng, k), n, **kw)

@@ -1,0 +1,184 @@
+r"""Textbook mechanisms of known ε, to calibrate the auditor and measure its tightness.
+
+Each :class:`Textbook` carries its two release functions (on D and on D′), its true ε on that
+pair (at its δ), and the exact probabilities of candidate events, from which
+:func:`ideal_eps_lower` computes the best bound achievable with n releases *when the optimal
+event is known in advance* (all releases used for evaluation, counts at their expectations).
+
+* Laplace mechanism, Δ = 1, scale 1/ε: true ε = ε (Dwork & Roth 2014, Thm 3.6).
+* Gaussian mechanism, Δ = 1, σ of the exact analytic calibration (Balle & Wang 2018, Thm 8;
+  :func:`bounds.accounting.gaussian_sigma`): true ε = ε at δ.
+* Randomized response on one bit, P[keep] = e^ε/(1 + e^ε): true ε = ε (Warner 1965).
+* Report-noisy-max with Laplace(1/ε) noise on d counting queries (Dwork & Roth, Claim 3.9), on the
+  neighbouring counts (0, …, 0) and (1, 0, …, 0); true ε on that pair by quadrature.
+
+Examples
+--------
+>>> m = randomized_response(1.0)
+>>> m.true_eps, round(ideal_eps_lower(m, 10**5), 3)
+(1.0, 0.986)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, stats
+
+from .core import Releases, _cp_upper_vec, _eps_vec, check_probability
+
+
+@dataclass(frozen=True)
+class Textbook:
+    """A mechanism on one neighbouring pair with its true ε and exact event probabilities.
+
+    ``events()`` returns (P[S | D], P[S | D′]) over candidate events S of "say D′" (for the ideal
+    bound); the best event is among them.
+    """
+
+    name: str
+    release0: Releases
+    release1: Releases
+    true_eps: float
+    delta: float
+    events: Callable[[], tuple[np.ndarray, np.ndarray]]
+    output: str
+
+
+def ideal_eps_lower(m: Textbook, n: int, confidence: float = 0.95) -> float:
+    """The best ε_lower achievable with n releases per data set when the optimal event is known in advance.
+
+    Every release goes to evaluation and the counts sit at their expectations (n·P[S | D] false
+    positives, n·(1 − P[S | D′]) false negatives); maximised over the mechanism's candidate events.
+    """
+    confidence = check_probability("confidence", confidence, lo_open=True, hi_open=True)
+    p0, p1 = m.events()
+    a = (1 - confidence) / 2
+    e = _eps_vec(_cp_upper_vec(n * p0, n, a), _cp_upper_vec(n * (1 - p1), n, a), m.delta)
+    return float(max(0.0, np.max(e)))
+
+
+def _threshold_events(sf0: Callable, sf1: Callable, lo: float, hi: float) -> Callable:
+    def ev() -> tuple[np.ndarray, np.ndarray]:
+        t = np.linspace(lo, hi, 200_001)
+        return np.concatenate([sf0(t), 1 - sf0(t)]), np.concatenate([sf1(t), 1 - sf1(t)])
+    return ev
+
+
+def laplace_releases(eps: float, sensitivity: float = 1.0) -> tuple[Releases, Releases]:
+    """The textbook Laplace mechanism on q(D) = 0, q(D′) = Δ, scale Δ/ε (true ε exactly ``eps``)."""
+    scale = sensitivity / eps
+    return (lambda rng, k: rng.laplace(0.0, scale, k),
+            lambda rng, k: sensitivity + rng.laplace(0.0, scale, k))
+
+
+def laplace_mechanism(eps: float = 1.0) -> Textbook:
+    """Laplace mechanism, Δ = 1, scale 1/ε: true ε = ε.
+
+    Examples
+    --------
+    >>> round(ideal_eps_lower(laplace_mechanism(1.0), 10**5), 3)
+    0.981
+    """
+    b = 1.0 / eps
+    r0, r1 = laplace_releases(eps)
+    return Textbook("Laplace", r0, r1, eps, 0.0,
+                    _threshold_events(lambda t: stats.laplace.sf(t, 0, b), lambda t: stats.laplace.sf(t, 1, b),
+                                      -40 * b, 40 * b), "scalar")
+
+
+def gaussian_releases(eps: float, delta: float, sensitivity: float = 1.0) -> tuple[Releases, Releases]:
+    """The classical Gaussian mechanism, σ = Δ√(2 ln(1.25/δ))/ε ((ε, δ)-DP for ε < 1; Dwork & Roth, Thm A.1)."""
+    sigma = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
+    return (lambda rng, k: rng.normal(0.0, sigma, k),
+            lambda rng, k: sensitivity + rng.normal(0.0, sigma, k))
+
+
+def gaussian_true_eps(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
+    """The exact (tight) ε of the Gaussian mechanism at δ (Balle & Wang 2018, Theorem 8).
+
+    Delegates to :func:`bounds.accounting.gaussian_eps` (log space: no overflow for small σ).
+
+    Examples
+    --------
+    >>> round(gaussian_true_eps(0.01, 1e-5), 1) > 1000
+    True
+    """
+    from bounds.accounting import gaussian_eps
+
+    return gaussian_eps(sigma, delta, sensitivity)
+
+
+def gaussian_mechanism(eps: float = 1.0, delta: float = 1e-5) -> Textbook:
+    """Gaussian mechanism, Δ = 1, σ of the exact analytic calibration: true ε = ε at δ.
+
+    Examples
+    --------
+    >>> round(gaussian_mechanism(1.0, 1e-5).true_eps, 9)
+    1.0
+    """
+    from bounds.accounting import gaussian_sigma
+
+    sigma = gaussian_sigma(eps, delta, 1.0)
+
+    def sf(mu: float) -> Callable:
+        return lambda t: stats.norm.sf(t, mu, sigma)
+
+    return Textbook(f"Gaussian (σ = {sigma:.4g})", lambda rng, k: rng.normal(0.0, sigma, k),
+                    lambda rng, k: 1.0 + rng.normal(0.0, sigma, k), gaussian_true_eps(sigma, delta), delta,
+                    _threshold_events(sf(0.0), sf(1.0), -12 * sigma, 12 * sigma + 1), "scalar")
+
+
+def randomized_response(eps: float = 1.0) -> Textbook:
+    """Randomized response on one bit (D holds 0, D′ holds 1), P[report the bit] = e^ε/(1 + e^ε)."""
+    keep = math.exp(eps) / (1 + math.exp(eps))
+
+    def rel(bit: int) -> Releases:
+        return lambda rng, k: np.where(rng.random(k) < keep, bit, 1 - bit).astype(np.int64)
+
+    return Textbook("randomized response", rel(0), rel(1), eps, 0.0,
+                    lambda: (np.array([1 - keep]), np.array([keep])), "categorical")
+
+
+def _rnm_probs(q: np.ndarray, b: float) -> np.ndarray:
+    """P[argmax_i (q_i + Lap(b)) = i] by quadrature."""
+    out = []
+    for i in range(q.size):
+        others = np.delete(q, i)
+
+        def f(x: float, i: int = i, others: np.ndarray = others) -> float:
+            return stats.laplace.pdf(x, q[i], b) * float(np.prod(stats.laplace.cdf(x, others, b)))
+
+        pts = sorted(set(q.tolist()))
+        out.append(integrate.quad(f, -60 * b + q.min(), 60 * b + q.max(), points=pts, limit=400,
+                                  epsabs=1e-14, epsrel=1e-12)[0])
+    p = np.array(out)
+    return p / p.sum()
+
+
+def report_noisy_max(eps: float = 1.0, d: int = 4) -> Textbook:
+    """Report-noisy-max, Laplace(1/ε) noise on d counts: (0, …, 0) on D, (1, 0, …, 0) on D′.
+
+    The true ε on this pair is max_i |ln(P[i | D′]/P[i | D])| (exact probabilities by quadrature),
+    below the ε the mechanism is calibrated for.
+    """
+    b = 1.0 / eps
+    q0, q1 = np.zeros(d), np.eye(d)[0]
+    p0, p1 = _rnm_probs(q0, b), _rnm_probs(q1, b)
+    true = float(np.max(np.abs(np.log(p1 / p0))))
+
+    def rel(q: np.ndarray) -> Releases:
+        return lambda rng, k: np.argmax(q + rng.laplace(0.0, b, (k, d)), axis=1).astype(np.int64)
+
+    def events() -> tuple[np.ndarray, np.ndarray]:
+        order = np.argsort(-(np.log(p1) - np.log(p0)))           # unions of outputs in likelihood-ratio order
+        return np.cumsum(p0[order]), np.cumsum(p1[order])
+
+    return Textbook(f"report-noisy-max (d = {d})", rel(q0), rel(q1), true, 0.0, events, "categorical")
+
+
+TEXTBOOK = {"laplace": laplace_mechanism, "gaussian": gaussian_mechanism,
+            "randomized_response": randomized_response, "report_noisy_max": report_noisy_max}
