@@ -255,3 +255,88 @@ def test_chi_mean_matches_high_precision(pp):
     with mpmath.workdps(40):
         exact = mpmath.sqrt(2) * mpmath.gamma((mpmath.mpf(pp) + 1) / 2) / mpmath.gamma(mpmath.mpf(pp) / 2)
     assert float(chi_mean(pp)) == pytest.approx(float(exact), rel=1e-9)   # the tolerance of the inequality checks
+
+
+# --------------------------------------------------------------------------- tight calibrations
+def _adv_eps0(eps, delta, T):
+    """ε₀ of Dwork & Roth Cor. 3.21, the per-step loss of the derived scale."""
+    return eps / math.sqrt(8 * T * math.log(1 / delta))
+
+
+@pytest.mark.parametrize("n,eps,delta,T,lo,hi", [
+    (20, 0.5, 1e-5, 8, 3.3, 3.5),          # the audit setting (small T: close to basic composition ε/T)
+    (20000, 0.5, 1e-8, 737, 2.4, 2.55),    # the simulation setting
+])
+def test_fw_scale_tight(n, eps, delta, T, lo, hi):
+    from bounds.accounting import pld_epsilon, tight_pure_step_eps
+
+    lam = ttz.fw_scale_tight(4, 1, T, n, eps, delta)
+    Delta = 2 * 4 * 1 / n
+    e0 = tight_pure_step_eps(eps, delta, T)
+    assert lam == pytest.approx(2 * Delta / e0, rel=1e-12)          # report-noisy-min: ε₀ = 2Δ/λ
+    assert pld_epsilon([("pure", 2 * Delta / lam, T)], delta, discretization=2 * Delta / lam) <= eps * (1 + 1e-12)
+    derived = 4 * fw_scale_printed(4, 1, T, n, eps, delta)
+    assert derived == pytest.approx(2 * Delta / _adv_eps0(eps, delta, T), rel=1e-12)
+    assert lo < derived / lam < hi
+    assert lam > fw_scale_printed(4, 1, T, n, eps, delta)            # the printed scale stays below even this
+
+
+@pytest.mark.parametrize("T", [1, 20, 200])
+def test_md_sigma_tight_ratio(T):
+    from bounds.accounting import gaussian_sigma
+
+    L, n, eps, delta = 1.0, 200, 1.0, 1e-5
+    s = ttz.md_sigma_tight(L, n, T, eps, delta)
+    zcdp = math.sqrt(REG.value("ttz.md.sigma.zcdp", dict(L2=L, n=n, T=T, eps=eps, delta=delta), warn=False))
+    assert zcdp / s == pytest.approx(1.3136, abs=2e-4)                # the issue's 1.31, for every T
+    assert s == pytest.approx(gaussian_sigma(eps, delta, 2 * L / n) * math.sqrt(T), rel=1e-5)
+
+
+def test_calibration_rows():
+    from bounds.accounting import pld_epsilon
+
+    assert ttz.PAPER.calibrations is ttz.calibration_rows
+    fw, md = ttz.PAPER.calibrations()
+    keys = {"key", "mechanism", "setting", "noise", "stated", "derived", "tight", "accountant", "saving", "bound",
+            "eps_for_target"}
+    assert keys <= set(fw) and keys <= set(md)
+    assert set(fw["bound"]) == set(md["bound"]) == set(fw["eps_for_target"]) == {"stated", "derived", "tight"}
+    # Frank–Wolfe at n = 20000, p = 5, ε = 0.5, δ = 1e-8, T = ⌈20000^{2/3}⌉ = 737
+    T, n, eps, delta = 737, 20000, 0.5, 1e-8
+    assert fw["key"] == "ttz.fw.scale" and "T = 737" in fw["setting"] and "δ = 1e-8" in fw["setting"]
+    assert fw["stated"] == pytest.approx(fw_scale_printed(4, 1, T, n, eps, delta), rel=1e-12)
+    assert fw["derived"] == pytest.approx(4 * fw["stated"], rel=1e-12)
+    assert fw["tight"] == pytest.approx(ttz.fw_scale_tight(4, 1, T, n, eps, delta), rel=1e-12)
+    assert fw["saving"] == pytest.approx(fw["derived"] / fw["tight"], rel=1e-12)
+    for cal, lam in (("stated", fw["stated"]), ("derived", fw["derived"]), ("tight", fw["tight"])):
+        want = 2 * lam * (1 + math.log(10)) + (16 + 16 * (T - 1)) / (T * (T + 1))
+        assert fw["bound"][cal] == pytest.approx(want, rel=1e-12)
+    # ε pick: the tight calibration at that ε reproduces the derived scale (same bound); stated: ε/4
+    e_t = fw["eps_for_target"]["tight"]
+    assert fw["eps_for_target"]["derived"] == eps and fw["eps_for_target"]["stated"] == pytest.approx(eps / 4)
+    assert e_t < eps
+    assert ttz.fw_scale_tight(4, 1, T, n, e_t, delta) == pytest.approx(fw["derived"], rel=1e-6)
+    # mirror descent at n = 200, p = 8, ε = 1, δ = 1e-8, T = 200, L = 1 (zCDP σ)
+    rho = (math.sqrt(math.log(1e8) + 1) - math.sqrt(math.log(1e8))) ** 2
+    s_der = math.sqrt(200 * (2 / 200) ** 2 / (2 * rho))
+    assert md["key"] == "ttz.md.sigma.zcdp" and md["stated"] is None and md["bound"]["stated"] is None
+    assert md["derived"] == pytest.approx(s_der, rel=1e-12)
+    assert md["tight"] < md["derived"]
+    assert pld_epsilon([("gaussian", md["tight"], 2 / 200, 200)], 1e-8) <= 1.0
+    G = float(ttz.chi_mean(8))
+    for cal in ("derived", "tight"):
+        want = 2 * math.sqrt(0.5 * (1 + md[cal] ** 2 * (G**2 + 1)) / 200)
+        assert md["bound"][cal] == pytest.approx(want, rel=1e-12)
+    assert md["bound"]["tight"] < md["bound"]["derived"]
+    assert ttz.md_sigma_tight(1.0, 200, 200, md["eps_for_target"]["tight"], 1e-8) == pytest.approx(s_der, rel=1e-5)
+
+
+def test_calibration_rows_fast_and_not_shared():
+    import time
+
+    ttz._calibration_rows.cache_clear()
+    t = time.perf_counter()
+    rows = ttz.PAPER.calibrations()
+    assert time.perf_counter() - t < 5.0        # measured ≈ 0.5 s (after the dp-accounting import)
+    rows[0]["tight"] = -1.0
+    assert ttz.PAPER.calibrations()[0]["tight"] > 0

@@ -126,7 +126,10 @@ def test_checks_tiny_profile():
         assert r.verdict in ("holds", "violated", "inconclusive")
         assert r.lo <= r.statistic <= r.hi
     fw = [r for r in res if r.key == "ttz.fw.lasso_explicit"]
-    assert [r.verdict for r in fw] == ["holds", "holds"]
+    assert [r.verdict for r in fw] == ["holds", "holds", "holds"]
+    assert [r.variant.split(",")[0] for r in fw] == ["calibration=derived", "calibration=stated", "calibration=tight"]
+    scale = {r.variant.split(",")[0]: r.details["scale"] for r in fw}
+    assert scale["calibration=stated"] < scale["calibration=tight"] < scale["calibration=derived"]
     rate = [r for r in res if r.key == "ttz.thm1_2.lasso"][0]
     assert set(rate.details) >= {"m", "mean", "se", "bound"} and len(rate.details["m"]) == 3
     t1 = [r for r in res if r.key == "ttz.table1"][0]
@@ -146,9 +149,53 @@ def test_serial_equals_local():
 def test_audits_small():
     rows = V.audits(n=3000, seed=0)
     assert [(r.details["mechanism"], r.details["calibration"]) for r in rows] == [
-        ("ttz.fw", "stated"), ("ttz.fw", "derived"), ("ttz.fw.step", "stated"), ("ttz.fw.step", "derived")]
-    step = rows[2]
+        ("ttz.fw", "stated"), ("ttz.fw", "derived"), ("ttz.fw", "tight"),
+        ("ttz.fw.step", "stated"), ("ttz.fw.step", "derived")]
+    step = rows[3]
     # the printed per-step accounting: the exact loss of one selection exceeds the ε₀ = 1 it accounts for
     assert step.details["exact_eps_of_one_selection"] > 1.0
-    assert rows[3].details["exact_eps_of_one_selection"] <= 1.0
-    assert all(r.statistic <= r.details.get("exact_eps_of_one_selection", math.inf) + 1e-9 for r in rows[2:])
+    assert rows[4].details["exact_eps_of_one_selection"] <= 1.0
+    assert all(r.statistic <= r.details.get("exact_eps_of_one_selection", math.inf) + 1e-9 for r in rows[3:])
+    # the tight scale: below the derived one (PLD accountant, T = 8), no violation
+    sc = {r.details["calibration"]: r.details["scale"] for r in rows[:3]}
+    assert sc["stated"] < sc["tight"] < sc["derived"]
+    assert rows[2].verdict == "holds"
+    # each audit row has its own random stream
+    assert len({(r.details["fpr"], r.details["fnr"], r.details["threshold"]) for r in rows}) == len(rows)
+
+
+def test_audit_mirror_descent_small():
+    rows = V.audit_mirror_descent(n=3000, seed=0)
+    assert [r.details["calibration"] for r in rows] == ["derived", "tight"]
+    assert all(r.verdict == "holds" and r.bound == 0.5 for r in rows)
+    sd, st = rows[0].details["sigma"], rows[1].details["sigma"]
+    assert st < sd
+    # the tight σ is the exact Gaussian calibration: √T·σ(ε, δ; Δ = 2L/n) (Balle & Wang)
+    from bounds.accounting import gaussian_sigma
+
+    d = rows[1].details
+    assert st == pytest.approx(math.sqrt(d["T"]) * gaussian_sigma(0.5, 1e-5, 2 * d["L2"] / d["n_data"]), rel=1e-5)
+
+
+def test_tight_calibrations_in_trials():
+    assert T.fw_scale(4, 1, 737, 20000, 0.5, 1e-8, "derived") / T.fw_scale(4, 1, 737, 20000, 0.5, 1e-8, "tight") \
+        == pytest.approx(2.468, abs=0.01)
+    assert T.md_sigma(1.0, 200, 20, 1.0, 1e-5) / T.md_sigma(1.0, 200, 20, 1.0, 1e-5, which="tight") \
+        == pytest.approx(1.3136, abs=2e-4)
+    with pytest.raises(ValueError, match="parameter 'which'"):
+        T.fw_scale(4, 1, 10, 100, 0.5, 1e-5, "exact")
+    with pytest.raises(ValueError, match="parameter 'which'"):
+        T.md_sigma(1.0, 100, 10, 0.5, 1e-5, which="stated")
+
+
+def test_calibration_settings_are_the_trials():
+    from bounds.papers import ttz as B
+
+    fw, md = B.FW_SETTING, B.MD_SETTING
+    assert (fw["L1"], fw["C1"], fw["Gamma_L"]) == (T.LASSO_L1, T.LASSO_C1, T.LASSO_GAMMA)
+    assert {k: fw[k] for k in ("n", "p", "eps", "delta")} == {k: T.FW_DEFAULTS[k] for k in ("n", "p", "eps", "delta")}
+    assert {k: md[k] for k in ("n", "p", "eps", "delta", "T")} == {k: T.MD_DEFAULTS[k]
+                                                                  for k in ("n", "p", "eps", "delta", "T")}
+    assert T.MD_DEFAULTS["geometry"] == "l2"
+    for n, eps in ((20, 0.5), (1000, 0.5), (20000, 0.5), (4000, 0.3)):
+        assert B.fw_T_lasso(n, eps) == T.fw_T(n, eps)

@@ -178,19 +178,32 @@ def width_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str
 # noise calibration and Gaussian widths of the paper (from bounds/papers/ttz.py)
 # --------------------------------------------------------------------------------------
 def fw_scale(L1: float, C1: float, T: int, n: int, eps: float, delta: float, which: str = "derived") -> float:
-    """Laplace scale λ of the vertex scores (``ttz.fw.scale``): the paper's (``stated``) or the derived one.
+    """Laplace scale λ of the vertex scores (``ttz.fw.scale``): the paper's (``stated``), the derived or the tight one.
+
+    ``stated`` and ``derived`` evaluate the statement (advanced composition; the printed scale is ¼ of
+    the derived one); ``tight`` is the smallest scale the PLD accountant certifies
+    (:func:`bounds.papers.ttz.fw_scale_tight`: exact composition of T ε₀-DP selections).
 
     Examples
     --------
     >>> round(fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "derived") / fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "stated"), 6)
     4.0
+    >>> fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "tight") < fw_scale(4, 1, 100, 1000, 0.5, 1e-6, "derived")
+    True
     """
+    if which == "tight":
+        return B.fw_scale_tight(L1, C1, T, n, eps, delta)
+    if which not in ("stated", "derived"):
+        raise ValueError(f"parameter 'which' = {which!r} must be 'stated', 'derived' or 'tight'")
     return bounds.value("ttz.fw.scale", {"L1": L1, "C1": C1, "T": T, "n": n, "eps": eps, "delta": delta},
                         which=which)
 
 
-def md_sigma(L: float, n: int, T: int, eps: float, delta: float) -> float:
-    """σ of Algorithm 1's Gaussian noise for (ε, δ)-DP after T steps (``ttz.md.sigma.zcdp``, zCDP).
+def md_sigma(L: float, n: int, T: int, eps: float, delta: float, which: str = "derived") -> float:
+    """σ of Algorithm 1's Gaussian noise for (ε, δ)-DP after T steps.
+
+    ``derived`` (default): ``ttz.md.sigma.zcdp`` (zCDP composition, Bun & Steinke); ``tight``: the
+    smallest σ the PLD accountant certifies (:func:`bounds.papers.ttz.md_sigma_tight`).
 
     Examples
     --------
@@ -198,9 +211,15 @@ def md_sigma(L: float, n: int, T: int, eps: float, delta: float) -> float:
     >>> rho = (math.sqrt(math.log(1e5) + 1) - math.sqrt(math.log(1e5))) ** 2
     >>> round(s**2 / (2 * 100 / (1000**2 * rho)), 9)
     1.0
+    >>> round(s / md_sigma(1.0, 1000, 100, 1.0, 1e-5, which="tight"), 2)
+    1.31
     """
     import warnings
 
+    if which == "tight":
+        return B.md_sigma_tight(L, n, T, eps, delta)
+    if which != "derived":
+        raise ValueError(f"parameter 'which' = {which!r} must be 'derived' or 'tight'")
     with warnings.catch_warnings():  # ε ≥ 1 is allowed here (zCDP conversion holds for every ε)
         warnings.simplefilter("ignore")
         return math.sqrt(bounds.value("ttz.md.sigma.zcdp", {"L2": L, "n": n, "T": T, "eps": eps, "delta": delta}))

@@ -71,7 +71,7 @@ SELECTION = {"scalar": 0.1, "categorical": 0.1, "vector": 0.2}
 OUTPUT_KINDS = ("auto", "scalar", "categorical", "vector")
 #: level of the pessimistic rates of the selection split (one-sided upper limits):
 #: curbs the winner's curse of choosing among thousands of thresholds, mostly in the tails
-PESSIMISM = 0.95
+PESSIMISM = 0.9
 #: smallest number of outputs per data set an audit accepts
 MIN_OUTPUTS = 20
 

@@ -46,6 +46,15 @@ class Textbook:
     delta: float
     events: Callable[[], tuple[np.ndarray, np.ndarray]]
     output: str
+    event_test: Callable[[int], Callable[[np.ndarray], np.ndarray]]
+
+
+def _best_event(m: Textbook, n: int, confidence: float) -> tuple[int, float]:
+    p0, p1 = m.events()
+    a = (1 - confidence) / 2
+    e = _eps_vec(_cp_upper_vec(n * p0, n, a), _cp_upper_vec(n * (1 - p1), n, a), m.delta)
+    i = int(np.argmax(e))
+    return i, float(max(0.0, e[i]))
 
 
 def ideal_eps_lower(m: Textbook, n: int, confidence: float = 0.95) -> float:
@@ -55,17 +64,37 @@ def ideal_eps_lower(m: Textbook, n: int, confidence: float = 0.95) -> float:
     positives, n·(1 − P[S | D′]) false negatives); maximised over the mechanism's candidate events.
     """
     confidence = check_probability("confidence", confidence, lo_open=True, hi_open=True)
-    p0, p1 = m.events()
-    a = (1 - confidence) / 2
-    e = _eps_vec(_cp_upper_vec(n * p0, n, a), _cp_upper_vec(n * (1 - p1), n, a), m.delta)
-    return float(max(0.0, np.max(e)))
+    return _best_event(m, n, confidence)[1]
 
 
-def _threshold_events(sf0: Callable, sf1: Callable, lo: float, hi: float) -> Callable:
+def oracle_eps_lower(m: Textbook, n: int, seed: np.random.SeedSequence | int = 0, confidence: float = 0.95) -> float:
+    """ε_lower of the optimal event of :func:`ideal_eps_lower`, fixed in advance, on n fresh releases per side.
+
+    The random-count counterpart of the ideal: what an auditor that knew the best event would report.
+    """
+    from .core import check_seed, eps_lower_bound
+
+    i, _ = _best_event(m, n, confidence)
+    test = m.event_test(i)
+    s0, s1 = check_seed(seed).spawn(2)
+    fp = int(np.sum(test(np.asarray(m.release0(np.random.default_rng(s0), n)))))
+    fn = n - int(np.sum(test(np.asarray(m.release1(np.random.default_rng(s1), n)))))
+    return eps_lower_bound(fp, n, fn, n, m.delta, confidence)
+
+
+_GRID = 200_001
+
+
+def _threshold_events(sf0: Callable, sf1: Callable, lo: float, hi: float) -> tuple[Callable, Callable]:
+    t = np.linspace(lo, hi, _GRID)
+
     def ev() -> tuple[np.ndarray, np.ndarray]:
-        t = np.linspace(lo, hi, 200_001)
         return np.concatenate([sf0(t), 1 - sf0(t)]), np.concatenate([sf1(t), 1 - sf1(t)])
-    return ev
+
+    def test(i: int) -> Callable[[np.ndarray], np.ndarray]:
+        return (lambda x: x > t[i]) if i < _GRID else (lambda x: x <= t[i - _GRID])
+
+    return ev, test
 
 
 def laplace_releases(eps: float, sensitivity: float = 1.0) -> tuple[Releases, Releases]:
@@ -85,9 +114,9 @@ def laplace_mechanism(eps: float = 1.0) -> Textbook:
     """
     b = 1.0 / eps
     r0, r1 = laplace_releases(eps)
-    return Textbook("Laplace", r0, r1, eps, 0.0,
-                    _threshold_events(lambda t: stats.laplace.sf(t, 0, b), lambda t: stats.laplace.sf(t, 1, b),
-                                      -40 * b, 40 * b), "scalar")
+    ev, test = _threshold_events(lambda t: stats.laplace.sf(t, 0, b), lambda t: stats.laplace.sf(t, 1, b),
+                                 -40 * b, 40 * b)
+    return Textbook("Laplace", r0, r1, eps, 0.0, ev, "scalar", test)
 
 
 def gaussian_releases(eps: float, delta: float, sensitivity: float = 1.0) -> tuple[Releases, Releases]:
@@ -127,9 +156,10 @@ def gaussian_mechanism(eps: float = 1.0, delta: float = 1e-5) -> Textbook:
     def sf(mu: float) -> Callable:
         return lambda t: stats.norm.sf(t, mu, sigma)
 
+    ev, test = _threshold_events(sf(0.0), sf(1.0), -12 * sigma, 12 * sigma + 1)
     return Textbook(f"Gaussian (σ = {sigma:.4g})", lambda rng, k: rng.normal(0.0, sigma, k),
                     lambda rng, k: 1.0 + rng.normal(0.0, sigma, k), gaussian_true_eps(sigma, delta), delta,
-                    _threshold_events(sf(0.0), sf(1.0), -12 * sigma, 12 * sigma + 1), "scalar")
+                    ev, "scalar", test)
 
 
 def randomized_response(eps: float = 1.0) -> Textbook:
@@ -140,7 +170,7 @@ def randomized_response(eps: float = 1.0) -> Textbook:
         return lambda rng, k: np.where(rng.random(k) < keep, bit, 1 - bit).astype(np.int64)
 
     return Textbook("randomized response", rel(0), rel(1), eps, 0.0,
-                    lambda: (np.array([1 - keep]), np.array([keep])), "categorical")
+                    lambda: (np.array([1 - keep]), np.array([keep])), "categorical", lambda i: lambda x: x == 1)
 
 
 def _rnm_probs(q: np.ndarray, b: float) -> np.ndarray:
@@ -173,11 +203,13 @@ def report_noisy_max(eps: float = 1.0, d: int = 4) -> Textbook:
     def rel(q: np.ndarray) -> Releases:
         return lambda rng, k: np.argmax(q + rng.laplace(0.0, b, (k, d)), axis=1).astype(np.int64)
 
+    order = np.argsort(-(np.log(p1) - np.log(p0)))               # unions of outputs in likelihood-ratio order
+
     def events() -> tuple[np.ndarray, np.ndarray]:
-        order = np.argsort(-(np.log(p1) - np.log(p0)))           # unions of outputs in likelihood-ratio order
         return np.cumsum(p0[order]), np.cumsum(p1[order])
 
-    return Textbook(f"report-noisy-max (d = {d})", rel(q0), rel(q1), true, 0.0, events, "categorical")
+    return Textbook(f"report-noisy-max (d = {d})", rel(q0), rel(q1), true, 0.0, events, "categorical",
+                    lambda i: lambda x: np.isin(x, order[: i + 1]))
 
 
 TEXTBOOK = {"laplace": laplace_mechanism, "gaussian": gaussian_mechanism,
