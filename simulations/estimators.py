@@ -14,6 +14,14 @@ to a SeedSequence) or a numpy Generator; the same seed gives the same release.
 (offset-free SVM, output sgn(f_z + b)) and ``DPOnlineKernelRegression``
 (online kernel regression f_T + b_T).
 
+All three release a *whole function* with one scalar of noise, as the papers do: differences
+f(x) − f(x′) of the release carry no noise, so the released function is not ε-DP (the project's
+audits find ε_lower ≈ 10 against a claimed 0.5).  Fitting therefore emits a
+:class:`PrivacyLeakWarning` (as diffprivlib's warning of the same name) naming the private
+alternatives: release one value f(x*) + b per ε (the ``value`` release model of
+:mod:`verify.audit`), or the Gaussian-process release f + σ·G with G ~ GP(0, K) (Hall, Rinaldo &
+Wasserman 2013, Cor. 9; :func:`verify.audit.gp_function`, audited under ``jia.s5_1.scale``).
+
 Examples
 --------
 >>> import numpy as np
@@ -41,6 +49,18 @@ from .online import online_kernel_regression
 from .solvers import kls_fit, svm_fit
 
 
+class PrivacyLeakWarning(UserWarning):
+    """A release whose privacy guarantee does not cover what the estimator exposes."""
+
+
+#: what the warning says: the leak and the alternatives
+FUNCTION_LEAK = ("{name} releases the whole function f + b with ONE scalar b: differences f(x) − f(x′) carry "
+                 "no noise, so the released function is not ε-DP (its audit finds ε_lower ≫ ε). Private "
+                 "alternatives: release a single value f(x*) + b (each further value costs another ε), or the "
+                 "Gaussian-process release f + σG, G ~ GP(0, K) (Hall, Rinaldo & Wasserman 2013, Cor. 9; "
+                 "verify.audit.gp_function).")
+
+
 def _rng(random_state: int | np.random.Generator | None) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
@@ -62,6 +82,9 @@ class _DPBase(BaseEstimator):
         return get_mechanism(self.mechanism)
 
     def _draw(self, scale: float) -> float:
+        import warnings
+
+        warnings.warn(FUNCTION_LEAK.format(name=type(self).__name__), PrivacyLeakWarning, stacklevel=3)
         return float(_rng(self.random_state).laplace(0.0, scale))
 
     def decision_function(self, X) -> np.ndarray:

@@ -89,3 +89,32 @@ def test_online_estimator(data) -> None:
     stated = DPOnlineKernelRegression(mechanism="jcc.thm1", theta=0.75, eps=0.5, calibration="stated", random_state=0).fit(X, y)
     derived = DPOnlineKernelRegression(mechanism="jcc.thm1", theta=0.75, eps=0.5, random_state=0).fit(X, y)
     assert derived.noise_scale_ == pytest.approx(stated.noise_scale_)  # κ = 1: (12) and (17) agree
+
+
+@pytest.mark.parametrize("make", ["kls", "svm", "online"])
+def test_a_function_released_with_one_scalar_of_noise_warns_when_fitted(make):
+    from simulations.estimators import PrivacyLeakWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (40, 1))
+    y = np.clip(X[:, 0] + 0.1 * rng.normal(size=40), -1, 1)
+    from simulations.mechanisms import mechanisms
+
+    names = list(mechanisms())
+    pick = {"kls": DPKernelLeastSquares, "svm": DPKernelSVM, "online": DPOnlineKernelRegression}[make]
+    mech = next(m for m in names if _fits(pick, m, X, y))
+    with pytest.warns(PrivacyLeakWarning, match="Gaussian-process release") as w:
+        pick(mechanism=mech, random_state=0).fit(X, np.sign(y) if make == "svm" else y)
+    assert "not ε-DP" in str(w[0].message) and type(pick()).__name__ in str(w[0].message)
+
+
+def _fits(cls, mech, X, y) -> bool:
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cls(mechanism=mech, random_state=0).fit(X, np.sign(y) if cls is DPKernelSVM else y)
+        return True
+    except Exception:            # a mechanism of another estimator (missing constants)
+        return False
