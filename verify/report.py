@@ -773,7 +773,7 @@ def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any],
 
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for f in ("figures.py", "utility.py", "audit.py", "report.py"):
+    for f in ("figures.py", "utility.py", "audit/rows.py", "report.py"):
         h.update((here / f).read_bytes())
     try:
         h.update(pickle.dumps([r.as_row() for r in empirical]))
