@@ -36,8 +36,13 @@ The threshold and its direction are chosen on the (rest of the) selection
 split among candidates spanning the **whole range**: every order statistic
 when there are few, otherwise ranks spaced geometrically from both ends
 (down to the extreme values, where a tail-only failure lives) and uniformly
-in between.  The candidate maximising the bound *projected* to the evaluation
-split's size is kept.  A claimed ε gets a verdict (``violated`` when
+in between.  Each candidate's bound is *projected* to the evaluation split's
+size from pessimistic selection rates; two tests are kept, one chosen with a
+strongly pessimistic projection (robust to the winner's curse among
+thousands of noisy tail thresholds) and one with a milder one (which reaches
+deeper into a tail whose likelihood ratio keeps growing), and the evaluation
+split scores both at α/2 each (Bonferroni) and reports the better.
+A claimed ε gets a verdict (``violated`` when
 ε_lower > ε) with its margin and a p-value: the smallest α at which this test
 would call the claim violated (valid: under an (ε, δ)-DP mechanism,
 P[p ≤ α] ≤ α).
@@ -69,9 +74,13 @@ Releases = Callable[[np.random.Generator, int], Any]
 #: default share of releases used to choose the statistic and the threshold
 SELECTION = {"scalar": 0.1, "categorical": 0.1, "vector": 0.2}
 OUTPUT_KINDS = ("auto", "scalar", "categorical", "vector")
-#: level of the pessimistic rates of the selection split (one-sided upper limits):
-#: curbs the winner's curse of choosing among thousands of thresholds, mostly in the tails
-PESSIMISM = 0.9
+#: levels of the pessimistic rates of the selection split (one-sided upper limits), one test each:
+#: a high level curbs the winner's curse of choosing among thousands of thresholds (noise in the
+#: tails), a lower one reaches deeper into a tail whose likelihood ratio keeps growing (Gaussian);
+#: the evaluation split scores each distinct test at α/K (Bonferroni) and keeps the best
+PESSIMISM = (0.95, 0.75)
+#: thresholds tried on the selection split (fewer candidates, a smaller winner's curse)
+MAX_CANDIDATES = 4000
 #: smallest number of outputs per data set an audit accepts
 MIN_OUTPUTS = 20
 
@@ -377,16 +386,16 @@ def candidate_thresholds(t: np.ndarray, max_candidates: int = 4000) -> np.ndarra
 
 
 def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int, delta: float,
-                     alpha: float) -> tuple[float, int, float]:
+                     alpha: float, pessimism: float = 0.95) -> tuple[float, int, float]:
     """Threshold τ and direction d maximising the bound projected to the evaluation split.
 
     Direction +1 says D′ when T > τ, direction −1 when T < τ.  The error rates on the selection
     split are replaced by pessimistic estimates (Clopper–Pearson upper limits at level
-    :data:`PESSIMISM`) and projected to ``n_eval0``/``n_eval1`` releases, so that a tail event seen a
+    ``pessimism``) and projected to ``n_eval0``/``n_eval1`` releases, so that a tail event seen a
     handful of times in the selection split is not taken for a sure one (the winner's curse of
     choosing among many thresholds).  Returns (τ, d, projected ε).
     """
-    cand = candidate_thresholds(np.concatenate([t0, t1]))
+    cand = candidate_thresholds(np.concatenate([t0, t1]), MAX_CANDIDATES)
     s0, s1 = np.sort(t0), np.sort(t1)
     best = (float(cand[0]), 1, -math.inf)
     for d in (1, -1):
@@ -396,7 +405,7 @@ def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int,
         else:
             fp = np.searchsorted(s0, cand, side="left")                 # T < τ on D
             fn = s1.size - np.searchsorted(s1, cand, side="left")       # T ≥ τ on D′
-        rfp, rfn = _cp_upper_vec(fp, s0.size, 1 - PESSIMISM), _cp_upper_vec(fn, s1.size, 1 - PESSIMISM)
+        rfp, rfn = _cp_upper_vec(fp, s0.size, 1 - pessimism), _cp_upper_vec(fn, s1.size, 1 - pessimism)
         e = _eps_vec(_cp_upper_vec(rfp * n_eval0, n_eval0, alpha), _cp_upper_vec(rfn * n_eval1, n_eval1, alpha),
                      delta)
         i = int(np.argmax(e))
@@ -505,7 +514,13 @@ class _Test:
                 self.name = f"log-odds of a {est} fitted on selection half 1"
             a0, a1 = sel0[h0:], sel1[h1:]
         t0, t1 = self._t(a0), self._t(a1)
-        self.threshold, self.direction, self.projected = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha)
+        tests: list[tuple[float, int, float]] = []
+        for level in PESSIMISM:
+            k = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
+            if all(k[:2] != t[:2] for t in tests):
+                tests.append(k)
+        self.tests = tests
+        self.K = len(PESSIMISM)                 # the Bonferroni factor counts every level, even a duplicate
 
     def _t(self, x: np.ndarray) -> np.ndarray:
         t = self.stat(x)
@@ -514,8 +529,9 @@ class _Test:
         return t
 
     def says_dprime(self, x: np.ndarray) -> np.ndarray:
+        """(K, n) booleans: test k says D′ for output i."""
         t = self._t(x)
-        return t > self.threshold if self.direction == 1 else t < self.threshold
+        return np.array([t > tau if d == 1 else t < tau for tau, d, _ in self.tests]).reshape(len(self.tests), -1)
 
 
 def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
@@ -524,16 +540,21 @@ def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
     return s0, s1
 
 
-def _finish(test: _Test, fp: int, fn: int, ne0: int, ne1: int, n0: int, n1: int, s0: int, s1: int,
-            confidence: float, delta: float, claim: float | None) -> AuditResult:
-    lower = eps_lower_bound(fp, ne0, fn, ne1, delta, confidence)
+def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n0: int, n1: int, s0: int,
+            s1: int, confidence: float, delta: float, claim: float | None) -> AuditResult:
+    K = test.K
+    conf_k = 1 - (1 - confidence) / K          # Bonferroni over the K tests fixed on the selection split
+    lowers = [eps_lower_bound(int(a), ne0, int(c), ne1, delta, conf_k) for a, c in zip(fps, fns, strict=True)]
+    b = int(np.argmax(lowers))
+    fp, fn = int(fps[b]), int(fns[b])
     point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
-    pv = None if claim is None else p_value(fp, ne0, fn, ne1, claim, delta)
-    return AuditResult(lower, point, test.threshold, test.direction, fp / ne0, fn / ne1, max(n0, n1),
-                       confidence, delta,
+    pv = None if claim is None else min(1.0, K * min(p_value(int(a), ne0, int(c), ne1, claim, delta)
+                                                     for a, c in zip(fps, fns, strict=True)))
+    tau, d, projected = test.tests[b]
+    return AuditResult(lowers[b], point, tau, d, fp / ne0, fn / ne1, max(n0, n1), confidence, delta,
                        {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,
                         "n_evaluation0": ne0, "n_evaluation1": ne1, "false_positives": fp, "false_negatives": fn,
-                        "output": test.kind, "statistic": test.name, "projected_eps": test.projected},
+                        "output": test.kind, "statistic": test.name, "projected_eps": projected, "tests": K},
                        claim_eps=claim, p_value=pv, n0=n0, n1=n1)
 
 
@@ -621,13 +642,13 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     for fn, s, k, name, say_dprime_is_error in ((release0, ss[2], ne0, "release0", True),
                                                 (release1, ss[3], ne1, "release1", False)):
         rng = np.random.default_rng(s)
-        left, errors = k, 0
+        left, errors = k, np.zeros(len(test.tests), dtype=np.int64)
         while left > 0:
             c = min(chunk, left)
             x = as_outputs(fn(rng, c), name, c)
             output_kind(sel0, x, "auto")           # same shape as the selection outputs
             says = test.says_dprime(x)
-            errors += int(says.sum()) if say_dprime_is_error else int((~says).sum())
+            errors += says.sum(axis=1) if say_dprime_is_error else (~says).sum(axis=1)
             left -= c
         counts.append(errors)
     return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim)
@@ -673,8 +694,8 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     s0, s1 = _split_sizes(n0, n1, frac)
     ne0, ne1 = n0 - s0, n1 - s1
     test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2])
-    fp = int(test.says_dprime(a0[s0:]).sum())
-    fn = int((~test.says_dprime(a1[s1:])).sum())
+    fp = test.says_dprime(a0[s0:]).sum(axis=1)
+    fn = (~test.says_dprime(a1[s1:])).sum(axis=1)
     return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim)
 
 
