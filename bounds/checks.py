@@ -694,8 +694,17 @@ def _exact(x: float) -> sp.Rational:
     return sp.nsimplify(float(f"{x:.2g}"), rational=True)
 
 
+class _LimitTimeout(BaseException):
+    """Raised by the alarm of :func:`_limit_with_timeout`; a BaseException, so that no ``except Exception``
+    inside sympy can swallow it (which once left a limit running for 30 minutes in CI)."""
+
+
 def _limit_with_timeout(expr: sp.Expr, var: sp.Symbol, seconds: int = 20) -> sp.Expr | None:
-    """sympy.limit(expr, var → ∞), or None if it takes longer than ``seconds`` (main thread only)."""
+    """sympy.limit(expr, var → ∞), or None if it takes longer than ``seconds`` (main thread only).
+
+    The alarm repeats every second after the first ``seconds`` until the limit returns, so a
+    timeout swallowed anywhere is raised again.
+    """
     import signal
     import threading
 
@@ -703,16 +712,16 @@ def _limit_with_timeout(expr: sp.Expr, var: sp.Symbol, seconds: int = 20) -> sp.
         return sp.limit(expr, var, sp.oo)
 
     def _raise(signum, frame):  # noqa: ARG001
-        raise TimeoutError
+        raise _LimitTimeout
 
     old = signal.signal(signal.SIGALRM, _raise)
-    signal.alarm(seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         return sp.limit(expr, var, sp.oo)
-    except TimeoutError:
+    except _LimitTimeout:
         return None
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
         signal.signal(signal.SIGALRM, old)
 
 

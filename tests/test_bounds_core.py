@@ -203,3 +203,25 @@ def test_order_statements_get_the_order_status_and_can_still_fail():
     reg = Registry([demo])
     assert reg.evaluate("demo_o.rate").status == "order"
     assert reg.evaluate("demo_o.bad").status == "erratum"
+
+
+def test_limit_timeout_cannot_be_swallowed(monkeypatch):
+    # a computation that catches every Exception (as parts of sympy do) must still be stopped
+    import time
+
+    import sympy as sp
+
+    import bounds.checks as C
+
+    def stubborn(*args, **kw):
+        while True:
+            try:
+                time.sleep(0.05)
+            except Exception:  # noqa: BLE001 - the point of the test
+                pass
+
+    monkeypatch.setattr(C.sp, "limit", stubborn)
+    x = sp.Symbol("x", positive=True)
+    t0 = time.perf_counter()
+    assert C._limit_with_timeout(x, x, 1) is None
+    assert time.perf_counter() - t0 < 5
