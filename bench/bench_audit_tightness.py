@@ -71,11 +71,12 @@ def main() -> None:
     from bounds.accounting import gaussian_eps, pld_epsilon
 
     print("\naccountant (dp-accounting PLD, connect-the-dots) vs the exact analytic Gaussian:")
-    for T, sigma in ((1, 3.7), (20, 3.7 * math.sqrt(20)), (200, 3.7 * math.sqrt(200))):
+    for T, h in ((1, 1e-4), (20, 1e-4), (200, 1e-4), (200, 1e-5)):
+        sigma = 3.7 * math.sqrt(T)
         t0 = time.perf_counter()
-        e = pld_epsilon([("gaussian", sigma, 1.0, T)], 1e-5)
+        e = pld_epsilon([("gaussian", sigma, 1.0, T)], 1e-5, discretization=h)
         ex = gaussian_eps(sigma / math.sqrt(T), 1e-5)
-        print(f"  T = {T:>3}: PLD ε = {e:.9f}, exact ε = {ex:.9f}, relative difference {abs(e - ex) / ex:.1e} "
+        print(f"  T = {T:>3}, interval {h:g}: PLD ε = {e:.9f}, exact ε = {ex:.9f}, relative difference {abs(e - ex) / ex:.1e} "
               f"({time.perf_counter() - t0:.2f} s)")
 
 
