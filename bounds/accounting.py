@@ -341,18 +341,14 @@ def _step_pld(step: Sequence[Any], h: float) -> Any:
     if not isinstance(step, (tuple, list)) or not step or not isinstance(step[0], str):
         raise ValueError(f"parameter 'steps': entry {step!r} must be a tuple (kind, …, count)")
     kind = step[0]
-    if kind == "gaussian":
+    if kind in ("gaussian", "laplace"):
+        noise = "sigma" if kind == "gaussian" else "scale"
         if len(step) != 4:
-            raise ValueError(f"parameter 'steps': {step!r} must be ('gaussian', sigma, sensitivity, count)")
-        s, d, c = _positive("sigma", step[1]), _positive("sensitivity", step[2]), _count("count", step[3])
-        one = pld.from_gaussian_mechanism(s, sensitivity=d, pessimistic_estimate=True,
-                                          value_discretization_interval=h, use_connect_dots=True)
-    elif kind == "laplace":
-        if len(step) != 4:
-            raise ValueError(f"parameter 'steps': {step!r} must be ('laplace', scale, sensitivity, count)")
-        b, d, c = _positive("scale", step[1]), _positive("sensitivity", step[2]), _count("count", step[3])
-        one = pld.from_laplace_mechanism(b, sensitivity=d, pessimistic_estimate=True,
-                                         value_discretization_interval=h, use_connect_dots=True)
+            raise ValueError(f"parameter 'steps': {step!r} must be ({kind!r}, {noise}, sensitivity, count)")
+        s, d, c = _positive(noise, step[1]), _positive("sensitivity", step[2]), _count("count", step[3])
+        make = pld.from_gaussian_mechanism if kind == "gaussian" else pld.from_laplace_mechanism
+        one = make(s, sensitivity=d, pessimistic_estimate=True, value_discretization_interval=h,
+                   use_connect_dots=True)
     elif kind == "pure":
         if len(step) != 3:
             raise ValueError(f"parameter 'steps': {step!r} must be ('pure', eps0, count)")

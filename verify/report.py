@@ -55,11 +55,11 @@ def pick_constants() -> dict[str, dict[str, float]]:
     return out
 
 
-def calibration_rows(only: str | None = None) -> list[dict[str, Any]]:
+def calibration_rows() -> list[dict[str, Any]]:
     """Every paper's noise calibrations where a composition is involved (``Paper.calibrations``)."""
     out: list[dict[str, Any]] = []
     for paper in sorted(PAPERS.values(), key=lambda p: p.order):
-        if paper.calibrations is not None and (only is None or paper.id.startswith(only.split(".")[0].strip("*"))):
+        if paper.calibrations is not None:
             out.extend(dict(r, paper=paper.id) for r in paper.calibrations())
     return out
 

@@ -41,7 +41,8 @@ size from pessimistic selection rates; two tests are kept, one chosen with a
 strongly pessimistic projection (robust to the winner's curse among
 thousands of noisy tail thresholds) and one with a milder one (which reaches
 deeper into a tail whose likelihood ratio keeps growing), and the evaluation
-split scores both at α/2 each (Bonferroni) and reports the better.
+split scores them at α/K each (K = 2, or 1 when both levels chose the same test;
+Bonferroni) and reports the better.
 A claimed ε gets a verdict (``violated`` when
 ε_lower > ε) with its margin and a p-value: the smallest α at which this test
 would call the claim violated (valid: under an (ε, δ)-DP mechanism,
@@ -520,7 +521,7 @@ class _Test:
             if all(k[:2] != t[:2] for t in tests):
                 tests.append(k)
         self.tests = tests
-        self.K = len(PESSIMISM)                 # the Bonferroni factor counts every level, even a duplicate
+        self.K = len(tests)        # Bonferroni over the distinct tests fixed before the evaluation split is seen
 
     def _t(self, x: np.ndarray) -> np.ndarray:
         t = self.stat(x)
