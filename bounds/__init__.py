@@ -19,26 +19,44 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .core import Evaluation, Registry, Statement
 from .discovery import build_registry, discover_papers
 from .evidence import STATUSES, Check, Result
 from .paper import Paper
 
-#: the registry of every discovered paper (built once, explicitly, from :func:`discover_papers`)
-registry: Registry = build_registry()
+if TYPE_CHECKING:
+    #: the registry of every discovered paper, with the default symbolic snapshot
+    #: (:mod:`bounds.snapshot`); built on first use, so ``import bounds`` stays cheap
+    registry: Registry
+    #: the discovered papers by id
+    PAPERS: dict[str, Paper]
 
-#: the discovered papers by id
-PAPERS: dict[str, Paper] = registry.papers
+
+def __getattr__(name: str) -> Any:
+    if name in ("registry", "PAPERS"):
+        from .snapshot import Store
+
+        reg = build_registry(store=Store.default())
+        globals()["registry"] = reg
+        globals()["PAPERS"] = reg.papers
+        return globals()[name]
+    raise AttributeError(f"module 'bounds' has no attribute {name!r}")
+
+
+def _registry() -> Registry:
+    return globals().get("registry") or __getattr__("registry")
 
 
 def get(key: str) -> Statement:
     """Return the statement registered under ``key``."""
-    return registry.get(key)
+    return _registry().get(key)
 
 
 def evaluate(key: str) -> Evaluation:
-    """Run (or fetch from cache) the derivation checks of ``key``."""
-    return registry.evaluate(key)
+    """Run (or fetch from the cache or the symbolic snapshot) the derivation checks of ``key``."""
+    return _registry().evaluate(key)
 
 
 def value(key: str, values: dict[str, float] | None = None, which: str = "derived", **kw: float) -> float:
@@ -47,7 +65,7 @@ def value(key: str, values: dict[str, float] | None = None, which: str = "derive
     """
     vals = dict(values or {})
     vals.update(kw)
-    return registry.value(key, vals, which=which)
+    return _registry().value(key, vals, which=which)
 
 
 __all__ = ["PAPERS", "STATUSES", "Check", "Evaluation", "Paper", "Registry", "Result", "Statement",

@@ -39,10 +39,10 @@ from typing import Any
 
 import sympy as sp
 
-from . import PAPERS, registry
-from .core import Evaluation, PrivacyWarning
+from .core import Evaluation, PrivacyWarning, Registry
 from .evidence import STATUSES, Result
 from .paper import relpath
+from .snapshot import Store
 from .symbols import Namespace
 
 
@@ -103,15 +103,82 @@ def entry(ev: Evaluation) -> dict[str, Any]:
     }
 
 
+def _closure(reg: Registry, keys: Sequence[str]) -> list[str]:
+    """``keys`` and every statement their evaluation, verdict or pick reads (dependencies first)."""
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def visit(k: str) -> None:
+        if k in seen:
+            return
+        seen.add(k)
+        st = reg.get(k)
+        for d in (*st.depends, *st.schedule.values()):
+            visit(d if d in reg else f"{st.paper}.{d}")
+        out.append(k)
+
+    for k in keys:
+        visit(k)
+    return out
+
+
+def _warm(reg: Registry, keys: Sequence[str]) -> None:
+    """Evaluate ``keys`` (and their dependencies) with a progress bar when the snapshot lacks some."""
+    todo = _closure(reg, keys)
+    store = reg.store
+    cold = [k for k in todo if store is None or not store.has(k)]
+    if len(cold) > 1:
+        from tqdm.auto import tqdm
+
+        where = f" (kept in {store.dir})" if store is not None else ""
+        print(f"evaluating {len(cold)} statements: first call with this version of bounds/{where}",
+              file=sys.stderr)
+        for k in tqdm(todo, desc="statements", unit="st", file=sys.stderr, disable=None, leave=False):
+            reg.evaluate(k)
+    for k in todo:
+        reg.evaluate(k)
+
+
+def _run(fn: Any, paper_ids: Sequence[str] | None, keys: Any) -> Any:
+    """``fn(registry)`` on the snapshot's light registry (no paper module imported, no derivation),
+    or, when the snapshot lacks something, on :data:`bounds.registry` after evaluating what is needed.
+
+    ``keys(registry)`` lists the statements ``fn`` reads.  ``fn`` must not print: its result is
+    printed by the caller, so a fallback never prints twice.
+    """
+    store = Store.default()
+    if store is not None:
+        light = store.light_registry(paper_ids)
+        if light is not None:
+            try:
+                return fn(light)
+            except LookupError:
+                pass
+    import bounds
+
+    reg = bounds.registry
+    _warm(reg, keys(reg))
+    if reg.store is not None:
+        reg.store.save_registry(reg)
+    return fn(reg)
+
+
+def _paper_of_key(key: str) -> list[str] | None:
+    return [key.split(".", 1)[0]] if "." in key else None
+
+
 def _cmd_list(a: argparse.Namespace) -> int:
-    keys = registry.keys()
-    if a.paper:
-        if a.paper not in PAPERS:
-            raise CLIError(f"unknown paper {a.paper!r}; known: {', '.join(PAPERS)}")
-        keys = [k for k in keys if k.startswith(a.paper + ".")]
-    evs = [registry.evaluate(k) for k in keys]
-    if a.status:
-        evs = [e for e in evs if e.status == a.status]
+    def run(reg: Registry) -> list[Evaluation]:
+        keys = reg.keys()
+        if a.paper:
+            if a.paper not in reg.papers:
+                raise CLIError(f"unknown paper {a.paper!r}; known: {', '.join(reg.papers)}")
+            keys = [k for k in keys if k.startswith(a.paper + ".")]
+        evs = [reg.evaluate(k) for k in keys]
+        return [e for e in evs if e.status == a.status] if a.status else evs
+
+    evs = _run(run, [a.paper] if a.paper else None,
+               lambda reg: [k for k in reg.keys() if not a.paper or k.startswith(a.paper + ".")])
     if a.json:
         print(json.dumps([entry(e) for e in evs], indent=1, ensure_ascii=False))
         return 0
@@ -123,11 +190,15 @@ def _cmd_list(a: argparse.Namespace) -> int:
 
 def _cmd_papers(a: argparse.Namespace) -> int:
     """Every discovered paper: id, source, statements and the tally of their statuses."""
-    rows = []
-    for paper in PAPERS.values():
-        evs = [registry.evaluate(k) for k in paper.statements]
-        tally = {s: sum(e.status == s for e in evs) for s in STATUSES}
-        rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally))
+    def run(reg: Registry) -> list[dict[str, Any]]:
+        rows = []
+        for paper in reg.papers.values():
+            evs = [reg.evaluate(k) for k in paper.statements]
+            tally = {s: sum(e.status == s for e in evs) for s in STATUSES}
+            rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally))
+        return rows
+
+    rows = _run(run, None, lambda reg: reg.keys())
     if a.json:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
@@ -173,11 +244,14 @@ def report_evidence(key: str, reports: str | None = None) -> tuple[list[Result],
 
 
 def _cmd_show(a: argparse.Namespace) -> int:
-    ev = registry.evaluate(a.key)
+    rows, where = report_evidence(a.key, a.reports)
+
+    def run(reg: Registry) -> tuple[Evaluation, Any, Any]:
+        ev = reg.evaluate(a.key)
+        return ev, reg.papers[ev.statement.paper], reg.verdicts(rows, keys=[a.key])[a.key]
+
+    ev, paper, v = _run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key])
     st = ev.statement
-    paper = PAPERS[st.paper]
-    rows, where = report_evidence(st.key, a.reports)
-    v = registry.verdicts(rows, keys=[st.key])[st.key]
     if a.json:
         d = entry(ev)
         d["verdict"] = v.as_dict()
@@ -227,10 +301,14 @@ def _cmd_show(a: argparse.Namespace) -> int:
 
 
 def _cmd_eval(a: argparse.Namespace) -> int:
-    vals = _parse_assign(a.values, registry.get(a.key).ns)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyWarning)
-        v = registry.value(a.key, vals, which="stated" if a.stated else "derived")
+    def run(reg: Registry) -> tuple[float, list[Any]]:
+        vals = _parse_assign(a.values, reg.get(a.key).ns)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyWarning)
+            v = reg.value(a.key, vals, which="stated" if a.stated else "derived")
+        return v, list(caught)
+
+    v, caught = _run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key])
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     print(repr(v) if a.repr else f"{v:.10g}")
@@ -240,6 +318,15 @@ def _cmd_eval(a: argparse.Namespace) -> int:
 def _cmd_pick(a: argparse.Namespace) -> int:
     from . import pick
 
+    def run(reg: Registry) -> str:
+        with pick.using(reg):
+            return _pick_text(a, reg, pick)
+
+    print(_run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key]))
+    return 0
+
+
+def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
     consts = _parse_assign(a.values, registry.get(a.key).ns)
     st = pick.pickable(a.key)
     if a.unit:
@@ -259,10 +346,8 @@ def _cmd_pick(a: argparse.Namespace) -> int:
             out = {"key": st.key, "query": "min_eps", "target": a.target, "m": a.m, "lam": a.lam, "eps": e}
         out["constants"] = consts
         if a.json:
-            print(json.dumps(out, indent=1))
-        else:
-            print(" ".join(f"{k}={v}" for k, v in out.items() if k != "constants"))
-        return 0
+            return json.dumps(out, indent=1)
+        return " ".join(f"{k}={v}" for k, v in out.items() if k != "constants")
     if a.m is None:
         raise CLIError("pick needs --m")
     if a.eps is not None:
@@ -270,17 +355,17 @@ def _cmd_pick(a: argparse.Namespace) -> int:
     paper = pick.paper_schedule(a.key, a.m, **dict(consts))
     opt = pick.optimise(a.key, a.m, **dict(consts))
     if a.json:
-        print(json.dumps({"key": st.key, "paper": paper.as_dict(), "optimised": opt.as_dict()}, indent=1))
-        return 0
-    print(f"{st.key} ({st.label}) at m = {a.m:g}")
+        return json.dumps({"key": st.key, "paper": paper.as_dict(), "optimised": opt.as_dict()}, indent=1)
+    lines = [f"{st.key} ({st.label}) at m = {a.m:g}"]
     for name, p in (("paper", paper), ("optimised", opt)):
         lam = "—" if p.lam is None else f"{p.lam:.6g}"
-        print(f"  {name:<10} eps = {p.eps:.6g}  lambda = {lam}  bound = {p.bound:.6g}")
+        lines.append(f"  {name:<10} eps = {p.eps:.6g}  lambda = {lam}  bound = {p.bound:.6g}")
     if opt.improvement is not None:
-        print(f"  improvement factor (paper / optimised) = {opt.improvement:.4g}")
+        lines.append(f"  improvement factor (paper / optimised) = {opt.improvement:.4g}")
     if paper.bound_stated is not None and abs(paper.bound_stated - paper.bound) > 1e-12 * abs(paper.bound):
-        print(f"  note: the paper's stated bound gives {paper.bound_stated:.6g} at its schedule (statement is an erratum)")
-    return 0
+        lines.append(f"  note: the paper's stated bound gives {paper.bound_stated:.6g} at its schedule "
+                     "(statement is an erratum)")
+    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,7 +52,6 @@ from typing import Any
 
 import sympy as sp
 
-from .checks import compare
 from .evidence import STATUSES, Check, Result  # noqa: F401  (STATUSES re-exported)
 from .symbols import SHARED, Namespace, Param
 
@@ -264,13 +263,19 @@ class Registry:
     (['demo.thm1'], 'consistent')
     """
 
-    def __init__(self, papers: Any = ()) -> None:
+    def __init__(self, papers: Any = (), store: Any = None) -> None:
         self._statements: dict[str, Statement] = {}
         self._cache: dict[str, Evaluation] = {}
         self._in_progress: set[str] = set()
+        self._unstored: set[str] = set()
         self.papers: dict[str, Any] = {}
+        #: a :class:`~bounds.snapshot.Store` consulted before evaluating and written after (or None)
+        self.store: Any = None
+        #: True for a registry rebuilt from stored light papers: it cannot derive, only look up
+        self.light = False
         for p in papers:
             self.add_paper(p)
+        self.store = store
 
     # -- registration -------------------------------------------------
     def add_paper(self, paper: Any) -> None:
@@ -290,6 +295,8 @@ class Registry:
             raise ValueError(f"duplicate statement key {st.key!r}")
         self._statements[st.key] = st
         self._cache.pop(st.key, None)
+        if self.store is not None:   # added after the store was attached: never looked up there
+            self._unstored.add(st.key)
         return st
 
     def __contains__(self, key: str) -> bool:
@@ -332,12 +339,22 @@ class Registry:
         if key in self._in_progress:
             raise RuntimeError(f"cyclic dependency through {key}")
         st = self.get(key)
+        stored = self.store is not None and key not in self._unstored
+        if stored:
+            tup = self.store.get(key)
+            if tup is not None:
+                ev = self._cache[key] = Evaluation(st, *tup)
+                return ev
+        if self.light:
+            raise LookupError(f"statement {key} is not in the symbolic snapshot of this light registry")
         self._in_progress.add(key)
         try:
             ev = self._evaluate(st)
         finally:
             self._in_progress.discard(key)
         self._cache[key] = ev
+        if stored:
+            self.store.put(key, (ev.derived, ev.derived_from_stated, ev.checks, ev.status, ev.detail, ev.inherits))
         return ev
 
     def evaluate_all(self) -> list[Evaluation]:
@@ -383,6 +400,8 @@ class Registry:
         if st.derive is not None:
             derived = st.derive(lambda k: self.derived(own(k)))
             dstated = st.derive(lambda k: self.stated_or_derived(own(k)))
+        from .checks import compare  # imported here: numpy is not needed to read a snapshot
+
         checks: list[Check] = []
         if derived is not None and st.stated is not None and st.relation != "none":
             checks.append(compare(st, st.stated, derived, label="stated vs derived"))
@@ -588,6 +607,8 @@ def _holds(st: Statement, dstated: sp.Expr) -> bool:
     """Whether the stated expression follows from the dependencies *as the paper states them*."""
     if st.relation == "none":
         return False  # nothing to compare: inheritance cannot be established
+    from .checks import compare
+
     try:
         return compare(st, st.stated, dstated, label="vs paper's premises").ok
     except Exception:  # noqa: BLE001

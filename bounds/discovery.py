@@ -4,7 +4,8 @@ Nothing registers itself at import time.  :func:`discover_papers` imports the
 modules of a package and returns the :class:`~bounds.paper.Paper` objects they
 declare, sorted by :attr:`~bounds.paper.Paper.order`; :func:`build_registry`
 builds a :class:`~bounds.core.Registry` from them.  ``bounds.registry`` is the
-registry of every discovered paper, built once when :mod:`bounds` is imported.
+registry of every discovered paper, built on first use (with the default symbolic
+snapshot, :mod:`bounds.snapshot`).
 
 Examples
 --------
@@ -23,6 +24,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterable
 from types import ModuleType
+from typing import Any
 
 from .core import Registry
 from .paper import Paper
@@ -60,9 +62,12 @@ def discover_papers(package: str = PACKAGE) -> list[Paper]:
     return sorted(papers.values(), key=lambda p: (p.order, p.id))
 
 
-def build_registry(papers: Iterable[Paper] | None = None) -> Registry:
-    """A new registry of ``papers`` (default: every discovered paper)."""
-    return Registry(discover_papers() if papers is None else papers)
+def build_registry(papers: Iterable[Paper] | None = None, store: Any = None) -> Registry:
+    """A new registry of ``papers`` (default: every discovered paper).
+
+    ``store`` is a :class:`~bounds.snapshot.Store` of finished evaluations (default: none).
+    """
+    return Registry(discover_papers() if papers is None else papers, store=store)
 
 
 def paper_ids(package: str = PACKAGE) -> list[str]:

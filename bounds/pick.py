@@ -22,6 +22,8 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -31,9 +33,40 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from . import registry
 from .core import Statement, validate
 from .symbols import SHARED, Namespace, S
+
+_ACTIVE: contextvars.ContextVar[Any] = contextvars.ContextVar("bounds_pick_registry", default=None)
+
+
+def _reg() -> Any:
+    """The registry picks read: :data:`bounds.registry`, or the one set by :func:`using`."""
+    reg = _ACTIVE.get()
+    if reg is None:
+        import bounds
+
+        reg = bounds.registry
+    return reg
+
+
+@contextlib.contextmanager
+def using(registry: Any):
+    """Pick from ``registry`` inside the block (the command line passes its snapshot registry).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> from bounds.pick import using, pickable
+    >>> with using(bounds.registry):
+    ...     pickable("jia.thm4").key
+    'jia.thm4.bound'
+    """
+    token = _ACTIVE.set(registry)
+    try:
+        yield registry
+    finally:
+        _ACTIVE.reset(token)
+
 
 #: variables a picker may choose
 CHOICE = ("eps", "lam")
@@ -68,22 +101,22 @@ def pickable(key: str) -> Statement:
     ValueError
         If neither ``key`` nor any of its dependencies carries a schedule.
     """
-    st = registry.get(key)
+    st = _reg().get(key)
     if st.schedule:
         return st
     for d in st.depends:
-        ds = registry.get(d)
+        ds = _reg().get(d)
         if ds.schedule:
             return ds
     raise ValueError(
         f"statement {key} ({st.label}) has no ε/λ schedule to pick from; pickable statements: "
-        + ", ".join(k for k in registry.keys() if registry.get(k).schedule)
+        + ", ".join(k for k in _reg().keys() if _reg().get(k).schedule)
     )
 
 
 def pickable_keys() -> list[str]:
     """Keys of all statements with a schedule."""
-    return [k for k in registry.keys() if registry.get(k).schedule]
+    return [k for k in _reg().keys() if _reg().get(k).schedule]
 
 
 class _Bound:
@@ -91,7 +124,7 @@ class _Bound:
 
     def __init__(self, st: Statement, m: float, consts: Mapping[str, float], which: str = "derived"):
         self.st = st
-        ev = registry.evaluate(st.key)
+        ev = _reg().evaluate(st.key)
         self.expr = st.stated if which == "stated" else ev.expression
         free = {s for s in self.expr.free_symbols}
         self.choice = [n for n in CHOICE if st.ns[n].symbol in free]
@@ -135,7 +168,7 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
             known[st.ns[k].symbol] = float(v)
     if eps is not None:
         known[S.eps] = float(eps)
-    todo = {n: registry.derived(key) for n, key in st.schedule.items() if not (n == "eps" and eps is not None)}
+    todo = {n: _reg().derived(key) for n, key in st.schedule.items() if not (n == "eps" and eps is not None)}
     out: dict[str, float] = {}
     for _ in range(4):
         for n, expr in list(todo.items()):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 EXECUTORS = ("serial", "local", "dask")
@@ -42,6 +42,20 @@ class Executor:
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         raise NotImplementedError
+
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
+        """Start ``fn(item)`` now and return a future (``.result()`` waits for it).
+
+        Used for whole independent jobs (an audit, the symbolic evaluation of a statement) that
+        run on the workers while the main process dispatches trials; the base class runs the
+        job at once, in this process.
+        """
+        fut: Future = Future()
+        try:
+            fut.set_result(fn(item))
+        except Exception as exc:  # noqa: BLE001 - re-raised by .result(), as a pool would
+            fut.set_exception(exc)
+        return fut
 
     def close(self) -> None:
         """Release the workers (idempotent)."""
@@ -116,6 +130,9 @@ class LocalExecutor(Executor):
                 i = pending.pop(fut)
                 yield i, fut.result()
 
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
+        return self._get_pool().submit(fn, item)
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
@@ -189,6 +206,9 @@ class DaskExecutor(Executor):
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in as_completed(futures):
             yield index[fut.key], fut.result()
+
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
+        return self._client.submit(fn, item, pure=False)
 
     def close(self) -> None:
         client = getattr(self, "_client", None)

@@ -191,3 +191,59 @@ def test_highfreq_variant_violates_theorem2_at_large_delta() -> None:
     c = ej._thm2_constants(spec, T)
     bound = ej._value("jcc.thm2", "stated", **c["vals"], delta=0.9)
     assert tr.mean_error_norm(c["P"], T, spec["theta"], c["t0"]) > bound
+
+
+def _thm2_trial_gram(config, rng) -> dict[str, float]:
+    """thm2_trial as it was before issue 13: Gram matrix, O(T²) recursion, aᵀGa on G."""
+    P = tr._problem_of(config)
+    T = int(config["T"])
+    X, y = P.sample(T, rng)
+    x = X[:, 0]
+    G = tr.gram(P.kernel, x)
+    a = online_kernel_regression(G.T, y, float(config["theta"]), float(config["t0"]))
+    e0sq, c1, im = tr.release_error_sq(P, x, a, G)
+    scale = float(config["scale"])
+    b = rng.laplace(0.0, scale)
+    bn = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
+
+    def err(bb):
+        return np.sqrt(np.maximum(e0sq + 2 * c1 * bb + im * bb * bb, 0.0))
+
+    out = {"err": float(err(b)), "err0": math.sqrt(e0sq), "err_mean": float(err(bn).mean()),
+           "e0sq": e0sq, "c1": c1, "inv_mu0": im, "b": float(b)}
+    for k, lev in enumerate(config.get("levels", [])):
+        out[f"exceed_{k}"] = float(out["err"] > lev)
+        out[f"pexc_{k}"] = tr.conditional_exceedance(e0sq, c1, im, scale, float(lev))
+        if "scale_alt" in config:
+            alt = float(config["scale_alt"])
+            out[f"pexc_alt_{k}"] = tr.conditional_exceedance(e0sq, c1, im, alt, float(lev))
+    return out
+
+
+@pytest.mark.parametrize(
+    "spec,T",
+    [(dict(problem="smooth", kappa=1.0, r=1.0, theta=0.75, sigma=0.1), 400),
+     (dict(problem="smooth", kappa=1.0, r=0.5, theta=0.75, sigma=0.1), 1500),
+     (dict(problem="highfreq", kappa=0.5, freq=16, theta=0.95, sigma=0.1), 1000),
+     (dict(problem="smooth", kappa=2.0, r=1.0, theta=0.55, sigma=0.3), 2000)],
+)
+def test_thm2_trial_equals_gram_path(spec, T) -> None:
+    """thm2_trial without the Gram matrix returns the numbers of the Gram path to 1e-10."""
+    c = ej._thm2_constants(spec, T)
+    cfg = dict(spec, T=T, t0=c["t0"], scale=c["scales"]["stated"], scale_alt=c["scales"]["derived"],
+               n_noise=50)
+    for seed in (0, 1):
+        # levels = the error at b = scale, 3·scale on this trial's data: exceedances not 0 or 1
+        X, y = c["P"].sample(T, np.random.default_rng(np.random.SeedSequence([seed, T])))
+        G = tr.gram(c["P"].kernel, X[:, 0])
+        e0, c1, im = tr.release_error_sq(
+            c["P"], X[:, 0], online_kernel_regression(G, y, spec["theta"], c["t0"]), G)
+        sc = cfg["scale"]
+        cfg["levels"] = [math.sqrt(e0 + 2 * c1 * b + im * b * b) for b in (sc, 3 * sc)] + [10.0]
+        new = tr.thm2_trial(cfg, np.random.default_rng(np.random.SeedSequence([seed, T])))
+        old = _thm2_trial_gram(cfg, np.random.default_rng(np.random.SeedSequence([seed, T])))
+        assert new.keys() == old.keys()
+        for k, v in old.items():
+            # relative 1e-10, or absolute 1e-10 for c1 = Σa − â₀/μ₀ (a difference of O(1) terms)
+            assert new[k] == pytest.approx(v, rel=1e-10, abs=1e-10), k
+        assert 0 < new["pexc_0"] < 1 and 0 < new["pexc_1"] < 1

@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from bounds import registry
 from bounds.evidence import STATUSES, VERDICTS
@@ -287,47 +288,78 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = []
         utility = None
         calibration = None
-        if not a.no_cache:
-            from .report import restore_symbolic
+        import tempfile
 
-            restore_symbolic(a.cache)
+        from .report import evaluate_symbolic, use_symbolic_cache
+
+        # --no-cache: the symbolic evaluations still go through a snapshot, a fresh one in a
+        # temporary directory, so the workers can compute them in parallel
+        sym_tmp = tempfile.TemporaryDirectory(prefix="dp-erm-symbolic-") if a.no_cache else None
+        sym_cache = sym_tmp.name if sym_tmp is not None else a.cache
+        use_symbolic_cache(sym_cache)
         run_info = {"profile": a.profile, "seed": a.seed}
-        if not a.no_empirical:
-            from simulations.executors import get_executor
+        sym_keys = sorted(_only(a.only)) if a.only else None
+        from simulations.executors import get_executor
 
+        ex = get_executor(a.executor, scheduler=a.scheduler)
+        run_info["executor"] = ex.describe()
+        if a.no_empirical:
+            _wait_all(evaluate_symbolic(sym_cache, ex, sym_keys), "symbolic evaluation")
+        else:
             from .empirical import Context, run_spec, select
+            from .empirical.jobs import audit_job, calibration_job
 
             specs = select(a.only)
-            ex = get_executor(a.executor, scheduler=a.scheduler)
-            run_info["executor"] = ex.describe()
-            ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex,
-                          cache=None if a.no_cache else a.cache)
+            cache = None if a.no_cache else a.cache
+            ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex, cache=cache)
             from tqdm.auto import tqdm
 
             try:
-                for spec in tqdm(specs, desc="checks and audits", unit="check", disable=None, leave=False):
-                    t1 = time.perf_counter()
-                    results.extend(run_spec(ctx, spec))
-                    print(f"  {spec.name} ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+                # whole jobs first (the statements' symbolic evaluation, every audit, the auditor's
+                # calibration): they run on the workers while this process dispatches the trials
+                # of the empirical checks, which queue behind them on the same pool
+                t1 = time.perf_counter()
+                sym = evaluate_symbolic(sym_cache, ex, sym_keys)
+                jobs: dict[Any, Any] = {i: ex.submit(audit_job, (ctx.profile, a.seed, cache, spec))
+                                        for i, spec in enumerate(specs) if spec.evidence == "audit"}
+                by_spec: dict[int, list] = {}
                 if not a.only:
-                    from .audit import calibration_audits
+                    jobs["auditor calibration"] = ex.submit(
+                        calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
+                for i, spec in tqdm([(i, s) for i, s in enumerate(specs) if s.evidence != "audit"],
+                                    desc="checks", unit="check", disable=None, leave=False):
+                    t2 = time.perf_counter()
+                    by_spec[i] = run_spec(ctx, spec)
+                    print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
+                if not a.only:
                     from .utility import run_utility
 
-                    t1 = time.perf_counter()
+                    t2 = time.perf_counter()
                     utility = run_utility(ctx)
-                    print(f"  privacy-utility ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
-                    t1 = time.perf_counter()
-                    calibration = calibration_audits(ctx.profile.n_audit, a.seed, ctx.profile.confidence)
-                    print(f"  auditor calibration ({time.perf_counter() - t1:.1f} s)", file=sys.stderr)
+                    print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
+                for name, fut in jobs.items():
+                    if name == "auditor calibration":
+                        calibration = fut.result()
+                    else:
+                        by_spec[name] = fut.result()
+                results.extend(r for i in sorted(by_spec) for r in by_spec[i])   # registry order
+                print(f"  audits and calibration done ({time.perf_counter() - t1:.1f} s since start)",
+                      file=sys.stderr)
+                _wait_all(sym, "symbolic evaluation")
             finally:
                 ctx.close()
-                ex.close()
         run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
         paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
-                             utility=utility, audits=calibration, cache=None if a.no_cache else a.cache)
+                             utility=utility, audits=calibration, cache=None if a.no_cache else a.cache,
+                             symbolic_cache=sym_cache, executor=ex)
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if "ex" in locals():
+            ex.close()
+        if "sym_tmp" in locals() and sym_tmp is not None:
+            sym_tmp.cleanup()
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
@@ -346,6 +378,14 @@ def main(argv: Sequence[str] | None = None) -> int:
           + "; audits: " + ", ".join(f"{at.get(v, 0)} {v}" for v in VERDICTS)
           + f"  ({time.perf_counter() - t0:.0f} s)")
     return 0
+
+
+def _wait_all(futures: Sequence, what: str) -> None:
+    t = time.perf_counter()
+    for f in futures:
+        f.result()
+    if futures:
+        print(f"  {what}: {len(futures)} statements ({time.perf_counter() - t:.1f} s waited)", file=sys.stderr)
 
 
 def _only(pattern: str) -> set[str]:

@@ -552,7 +552,8 @@ def _anchor(key: str) -> str:
 def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True,
                  empirical: Sequence[Any] = (), run_info: dict[str, Any] | None = None,
                  figures: bool = True, utility: Any = None, audits: Any = None,
-                 cache: str | os.PathLike | None = None) -> dict[str, Path]:
+                 cache: str | os.PathLike | None = None,
+                 symbolic_cache: str | os.PathLike | None = None, executor: Any = None) -> dict[str, Path]:
     """Evaluate the statements (all, or those matching ``only``) and write the report files.
 
     Parameters
@@ -576,8 +577,13 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     audits : list of Result, optional
         Further audit rows (the auditor's own calibration, :func:`verify.audit.calibration_audits`).
     cache : path, optional
-        Directory for the symbolic evaluations, keyed by the source of ``bounds/``
-        (a rerun with unchanged statements skips the derivation checks).
+        Cache directory: the symbolic snapshot (``<cache>/symbolic``, keyed by the source of
+        ``bounds/``: a rerun with unchanged statements skips the derivation checks) and the figures.
+    symbolic_cache : path, optional
+        Directory of the symbolic snapshot when it differs from ``cache`` (``--no-cache`` uses a
+        temporary one, filled in parallel by :func:`evaluate_symbolic`).
+    executor : Executor, optional
+        Where the figures are drawn (:func:`figure_jobs`); default: this process.
 
     Returns
     -------
@@ -596,26 +602,10 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     keys = registry.keys() if not only else keys_matching(registry, only)
     if not keys:
         raise ValueError(f"pattern {only!r} matches no statement; try one of: {', '.join(p + '.*' for p in sorted(PAPERS))}")
-    snap_path = _symbolic_cache_path(cache)
-    cached: dict[str, tuple] = {}
-    if snap_path is not None and snap_path.exists():
-        import pickle
-
-        try:
-            cached = pickle.loads(snap_path.read_bytes())
-            registry.restore(cached)
-        except Exception:  # noqa: BLE001 - a stale or corrupt cache is recomputed
-            cached = {}
+    use_symbolic_cache(symbolic_cache if symbolic_cache is not None else cache)
     evs = [registry.evaluate(k) for k in keys]
-    if snap_path is not None and not set(keys) <= set(cached):
-        import pickle
-
-        from bounds.core import picklable
-
-        snap_path.parent.mkdir(parents=True, exist_ok=True)
-        part = snap_path.with_suffix(".tmp")
-        part.write_bytes(pickle.dumps({**cached, **picklable(registry.snapshot(keys))}))
-        os.replace(part, snap_path)
+    if registry.store is not None:
+        registry.store.save_registry(registry)     # the light papers: `python -m bounds` reads them
     pk = picks_table() if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
     prov.update(run_info or {})
@@ -632,7 +622,8 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             shutil.copytree(fig_cache / "figures", tmp / "figures")
             figs, hms, sfigs, ovs, ufig, afig = pickle.loads((fig_cache / "index.pkl").read_bytes())
         else:
-            figs, hms, sfigs, ovs, ufig, afig = _draw_figures(tmp, figures, empirical, pk, utility, audits)
+            figs, hms, sfigs, ovs, ufig, afig = _draw_figures(tmp, figures, empirical, pk, utility, audits,
+                                                                  executor)
             if fig_cache is not None and (tmp / "figures").exists():
                 import pickle
 
@@ -721,22 +712,107 @@ def evidence_rows(evs: Sequence[Evaluation], empirical: Sequence[Result] = (),
     return out + list(empirical) + list(audits)
 
 
-def restore_symbolic(cache: str | os.PathLike | None) -> int:
-    """Install cached symbolic evaluations (if any) into the registry; returns how many."""
-    path = _symbolic_cache_path(cache)
-    if path is None or not path.exists():
-        return 0
-    import pickle
+def use_symbolic_cache(cache: str | os.PathLike | None) -> Any:
+    """Point the registry's symbolic snapshot at ``<cache>/symbolic`` (None: no snapshot).
 
-    try:
-        return registry.restore(pickle.loads(path.read_bytes()))
-    except Exception:  # noqa: BLE001 - a stale or corrupt cache is recomputed
-        return 0
+    Returns the :class:`~bounds.snapshot.Store` (or None).  The default cache directory
+    ``.cache/trials`` gives the snapshot the command line ``python -m bounds`` reads.
+    """
+    from bounds.snapshot import Store
+
+    registry.store = None if cache is None else Store(Path(cache) / "symbolic")
+    return registry.store
+
+
+def _evaluate_keys(task: tuple[str, list[str]]) -> int:
+    """Worker task: evaluate ``keys`` into the snapshot at ``root``; returns how many were stored."""
+    from bounds.snapshot import Store
+
+    root, keys = task
+    store = Store(root)
+    if registry.store is None or registry.store.dir != store.dir:
+        registry.store = store
+    n = 0
+    for k in keys:
+        registry.evaluate(k)
+        n += store.has(k)
+    return n
+
+
+def evaluate_symbolic(cache: str | os.PathLike | None, executor: Any, keys: Sequence[str] | None = None) -> Any:
+    """Evaluate the statements missing from the snapshot at ``<cache>/symbolic`` on ``executor``.
+
+    The evaluations land in the snapshot, where :func:`write_report` reads them.  Each statement
+    missing from the snapshot is one task (a worker evaluates its dependencies too, from the
+    snapshot when another worker has stored them).  Returns the submitted futures (empty when
+    the snapshot is complete or off).
+    """
+    store = use_symbolic_cache(cache)
+    if store is None:
+        return []
+    todo = [k for k in (keys if keys is not None else registry.keys()) if not store.has(k)]
+    return [executor.submit(_evaluate_keys, (str(store.root), [k])) for k in todo]
+
+
+def _figure_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
+    """Worker task: draw one group of figures; returns (kind, path map or path)."""
+    kind, data, directory = task
+    if kind == "rate":
+        from .figures import rate_figures
+
+        return kind, rate_figures(data, directory)
+    if kind == "sensitivity":
+        from .figures import sensitivity_figures
+
+        return kind, sensitivity_figures(data, directory)
+    if kind == "overview":
+        from .figures import overview_figures
+
+        return kind, overview_figures(data, directory)
+    if kind == "heatmap":
+        from .figures import heatmaps
+
+        return kind, heatmaps(data, directory)
+    if kind == "utility":
+        from .utility import utility_figures
+
+        return kind, utility_figures(data, directory)["privacy_utility"]
+    if kind == "audit":
+        from .audit import audit_figure
+
+        return kind, audit_figure(data, directory)
+    raise ValueError(f"unknown figure kind {kind!r}")
+
+
+def figure_jobs(directory: Path, empirical: Sequence[Any], pk: list, utility: Any, audits: Any
+                ) -> list[tuple[str, Any, Path]]:
+    """The figures as independent jobs: one per rate result, per paper's sensitivity and overview
+    figures, per heat map, plus the utility and audit figures.  Each job draws what the serial
+    functions draw for its slice, into the same file names."""
+    jobs: list[tuple[str, Any, Path]] = []
+    if empirical:
+        jobs += [("rate", [r], directory) for r in empirical if r.kind == "rate"]
+        by_paper: dict[str, list[Any]] = {}
+        for r in empirical:
+            by_paper.setdefault(r.key.split(".")[0], []).append(r)
+        for rs in by_paper.values():
+            jobs += [("sensitivity", rs, directory), ("overview", rs, directory)]
+    if pk:
+        jobs += [("heatmap", {k: v}, directory) for k, v in pick_constants().items()]
+    if utility is not None and len(utility):
+        jobs.append(("utility", utility, directory))
+    if audits:
+        jobs.append(("audit", list(audits), directory))
+    return jobs
 
 
 def _draw_figures(tmp: Path, figures: bool, empirical: Sequence[Any], pk: list, utility: Any,
-                  audits: Any) -> tuple:
-    """Draw every figure into ``tmp/figures``; returns the path maps used by the Markdown."""
+                  audits: Any, executor: Any = None) -> tuple:
+    """Draw every figure into ``tmp/figures``; returns the path maps used by the Markdown.
+
+    With an ``executor`` of more than one worker the figure jobs (:func:`figure_jobs`) run on it;
+    otherwise, in this process.  The files are the same either way.
+    """
     figs: dict[str, str] = {}
     hms: dict[str, str] = {}
     sfigs: dict[str, str] = {}
@@ -744,23 +820,42 @@ def _draw_figures(tmp: Path, figures: bool, empirical: Sequence[Any], pk: list, 
     ufig = afig = None
     if not figures:
         return figs, hms, sfigs, ovs, ufig, afig
-    from .figures import heatmaps, overview_figures, rate_figures, sensitivity_figures
-
-    if empirical:
-        figs = rate_figures(empirical, tmp / "figures")
-        sfigs = sensitivity_figures(empirical, tmp / "figures")
-        ovs = overview_figures(empirical, tmp / "figures")
-    if pk:
-        hms = heatmaps(pick_constants(), tmp / "figures")
-    if utility is not None and len(utility):
-        from .utility import utility_figures
-
-        ufig = utility_figures(utility, tmp / "figures")["privacy_utility"]
-    if audits:
-        from .audit import audit_figure
-
-        afig = audit_figure(list(audits), tmp / "figures")
+    jobs = figure_jobs(tmp / "figures", empirical, pk, utility, audits)
+    if executor is not None and getattr(executor, "workers", 1) > 1 and len(jobs) > 1:
+        done = [out for _, out in executor.map_unordered(_figure_job, jobs)]
+    else:
+        done = [_figure_job(j) for j in jobs]
+    for kind, out in done:
+        if kind == "rate":
+            figs.update(out)
+        elif kind == "sensitivity":
+            sfigs.update(out)
+        elif kind == "overview":
+            ovs.update(out)
+        elif kind == "heatmap":
+            hms.update(out)
+        elif kind == "utility":
+            ufig = out
+        elif kind == "audit":
+            afig = out
+    # the Markdown lists figures in the order the serial functions produced them
+    figs = {k: figs[k] for k in sorted(figs, key=_result_order(empirical, "rate"))}
+    hms = {k: hms[k] for k in pick_constants() if k in hms}
+    sfigs = dict(sorted(sfigs.items(), key=lambda kv: _first_index(empirical, kv[0])))
+    ovs = dict(sorted(ovs.items(), key=lambda kv: _first_index(empirical, kv[0])))
     return figs, hms, sfigs, ovs, ufig, afig
+
+
+def _first_index(results: Sequence[Any], prefix: str) -> int:
+    for i, r in enumerate(results):
+        if r.key == prefix or r.key.startswith(prefix + ".") or r.key.split(".")[0] == prefix:
+            return i
+    return len(results)
+
+
+def _result_order(results: Sequence[Any], kind: str) -> Any:
+    pos = {f"{r.key}:{r.kind}:{r.variant}": i for i, r in enumerate(results) if r.kind == kind}
+    return lambda k: pos.get(k, len(pos))
 
 
 def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any], pk: list, utility: Any,
@@ -782,21 +877,10 @@ def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any],
         h.update(pickle.dumps([r.as_row() for r in (audits or [])]))
     except Exception:  # noqa: BLE001 - unpicklable input: draw afresh
         return None
-    h.update(_symbolic_cache_path(cache).name.encode())          # the bounds' source (heat maps)
+    from bounds.snapshot import source_digest
+
+    h.update(source_digest().encode())          # the bounds' source (heat maps)
     return Path(cache) / "figures" / h.hexdigest()[:32]
-
-
-def _symbolic_cache_path(cache: str | os.PathLike | None) -> Path | None:
-    if cache is None:
-        return None
-    import hashlib
-
-    h = hashlib.sha256()
-    root = Path(bounds.__file__).resolve().parent
-    for p in sorted(root.rglob("*.py")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
-    return Path(cache) / "symbolic" / f"{h.hexdigest()[:32]}.pkl"
 
 
 def _json_emp(d: dict[str, Any] | None) -> dict[str, Any] | None:

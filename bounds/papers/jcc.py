@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy import stats
 
+from .._lazy import lazy_module
 from ..checks import (
     density_integrates_to_one,
     inequality,
@@ -41,6 +41,8 @@ from ..evidence import Check
 from ..paper import Paper
 from ..privacy_logic import restricted_events_witness, scalar_release_checks
 from ..symbols import Regime, S
+
+stats = lazy_module("scipy.stats")
 
 SEED = "003_8ef3daf3084cc981.txt"
 PAPER = Paper(

@@ -57,13 +57,15 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import stats
 
+from .._lazy import lazy_module
 from ..checks import leading_exponent, rate_check
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
 from ..symbols import Regime, S
+
+stats = lazy_module("scipy.stats")
 
 SEED = "004_69734a6b7aad1d0d.txt"
 PAPER = Paper(

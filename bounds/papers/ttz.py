@@ -99,14 +99,18 @@ import math
 
 import numpy as np
 import sympy as sp
-from scipy import integrate, special, stats
 from sympy.utilities.lambdify import implemented_function
 
+from .._lazy import lazy_module
 from ..checks import balance, leading_exponent, rate_check, schedule_check
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
 from ..symbols import Regime, S
+
+integrate = lazy_module("scipy.integrate")
+special = lazy_module("scipy.special")
+stats = lazy_module("scipy.stats")
 
 SEED = "002_9f0d50e873e3e787.txt"
 PAPER = Paper(

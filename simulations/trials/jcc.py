@@ -45,7 +45,11 @@ function), with ⟨K_c, 1⟩_K = 1, ‖1‖²_K = 1/μ₀ and ⟨1, f_ρ⟩_K = 
     ‖f + b − f_ρ‖²_K = aᵀGa − 2 Σ a_s f_ρ(x_s) + ‖f_ρ‖²_K + 2b(Σ a_s − â₀/μ₀) + b²/μ₀
 
 (:func:`release_error_sq`), a quadratic in b: the conditional law of the error given the data
-is exact in the Laplace CDF (:func:`conditional_exceedance`).  E f_t − f_ρ follows the
+is exact in the Laplace CDF (:func:`conditional_exceedance`).  :func:`thm2_trial` forms no
+T × T Gram matrix: f_T from :func:`simulations.online.online_kernel_regression_stream` (the
+s = 1 kernel is a quadratic in x − z on either side of the branch x = z, so the recursion
+needs prefix sums over the sorted stream only) and aᵀGa from
+:func:`simulations.online.kernel_quadratic_form`.  E f_t − f_ρ follows the
 deterministic recursion m_{t+1} = (I − η_t(λ_t I + L_K))m_t − η_tλ_t f_ρ (x_t is independent
 of f_t), diagonal in the Fourier basis (:func:`mean_error_norm`); by Jensen
 E‖f_{t,A} − f_ρ‖_K ≥ ‖E f_t − f_ρ‖_K.
@@ -81,7 +85,12 @@ from scipy.linalg import solve_triangular
 from simulations.data import CircleRegression, TrigSeries
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism
-from simulations.online import online_kernel_regression, schedules
+from simulations.online import (
+    kernel_quadratic_form,
+    online_kernel_regression,
+    online_kernel_regression_stream,
+    schedules,
+)
 from simulations.runner import trial
 
 __all__ = [
@@ -147,17 +156,6 @@ def gram(kernel: PeriodicSobolevKernel, x: Array, z: Array | None = None, out: A
         D += kernel.mu0 - c / 12.0
         G[i : i + B] = D
     return G
-
-
-_BUFFER: dict[str, Array] = {}
-
-
-def _buffer(n: int) -> Array:
-    """A per-process scratch buffer of at least n floats (kept for the next trial)."""
-    buf = _BUFFER.get("gram")
-    if buf is None or buf.size < n:
-        buf = _BUFFER["gram"] = np.empty(n)
-    return buf
 
 
 def sup_abs(kernel: PeriodicSobolevKernel, centers: Array, alpha: Array, n_grid: int = 8192) -> float:
@@ -496,16 +494,21 @@ def _problem_of(config: Mapping[str, Any]) -> CircleRegression:
                    float(config.get("sigma", 0.1)), int(config.get("freq", 16)))
 
 
-def release_error_sq(P: CircleRegression, x: Array, a: Array, G: Array) -> tuple[float, float, float]:
+def release_error_sq(
+    P: CircleRegression, x: Array, a: Array, G: Array | None = None
+) -> tuple[float, float, float]:
     """(e₀², c₁, 1/μ₀) with ‖f + b − f_ρ‖²_K = e₀² + 2c₁b + b²/μ₀ for f = Σ a_s K_{x_s}.
 
-    See the module docstring; e₀ = ‖f − f_ρ‖_K is the error without noise.
+    See the module docstring; e₀ = ‖f − f_ρ‖_K is the error without noise.  aᵀGa is
+    ``a @ G @ a`` if the Gram matrix ``G`` is given, else
+    :func:`simulations.online.kernel_quadratic_form` (no T × T matrix; O(T log T) for s = 1).
     """
     fr = P.f_rho_series
     fn2 = P.norm_K(fr) ** 2
     a0 = float(fr.cos[fr.freqs == 0].sum())
     mu0 = P.kernel.mu0
-    e0 = float(a @ G @ a) - 2 * float(a @ P.f_rho(x)) + fn2
+    aGa = float(a @ G @ a) if G is not None else kernel_quadratic_form(P.kernel, x, a)
+    e0 = aGa - 2 * float(a @ P.f_rho(x)) + fn2
     return max(e0, 0.0), float(a.sum()) - a0 / mu0, 1.0 / mu0
 
 
@@ -571,11 +574,9 @@ def thm2_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str,
     x = X[:, 0]
     if np.max(np.abs(y)) > P.M:
         raise ValueError("label outside [−M, M]")
-    G = gram(P.kernel, x, out=_buffer(T * T) if T >= 1024 else None)
-    # G is symmetric: its transpose makes the column reads of the recursion contiguous
-    a = online_kernel_regression(G.T, y, float(config["theta"]), float(config["t0"]))
-    e0sq, c1, im = release_error_sq(P, x, a, G)
-    del G
+    # recursion (3) and aᵀGa without the T × T Gram matrix (O(T^{3/2}) for the s = 1 kernel)
+    a = online_kernel_regression_stream(x, y, float(config["theta"]), float(config["t0"]), P.kernel)
+    e0sq, c1, im = release_error_sq(P, x, a)
     scale = float(config["scale"])
     b = rng.laplace(0.0, scale)
     bn = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))

@@ -1,0 +1,210 @@
+"""The symbolic snapshot: finished evaluations on disk, keyed by the source of ``bounds/``.
+
+Evaluating every statement (sympy derivations, limits, integrals) costs tens of seconds of
+CPU; the result depends only on the code of :mod:`bounds`.  A :class:`Store` keeps one
+pickle per evaluated statement under ``<root>/<digest>/``, where ``digest`` hashes every
+``bounds/**/*.py`` file: an edit anywhere in the symbolic layer starts a fresh snapshot, so
+a stored evaluation is always what the current code computes.
+
+* :class:`~bounds.core.Registry` consults its store before evaluating a statement and writes
+  what it computes (``bounds.registry`` uses :meth:`Store.default`), so ``bounds.value`` and
+  :mod:`bounds.pick` evaluate only the statement asked for and its dependencies, from disk
+  when warm.
+* The command line (:mod:`bounds.cli`) goes further: :meth:`Store.light_registry` rebuilds a
+  registry from stored *light* copies of the papers (statements without their derivation
+  functions) and stored evaluations, without importing the paper modules at all.
+
+The root is ``$DP_ERM_VERIFY_SYMBOLIC`` when set (``off`` disables the snapshot), else
+``.cache/trials/symbolic`` in the project checkout (where ``python -m verify`` keeps it), else
+``~/.cache/dp-erm-verify/symbolic``.
+
+Examples
+--------
+>>> import tempfile
+>>> from bounds.snapshot import Store
+>>> st = Store(tempfile.mkdtemp())
+>>> st.put("demo.thm1", ("derived", None, [], "consistent", "", ()))
+True
+>>> st.get("demo.thm1")[3]
+'consistent'
+>>> st.get("demo.other") is None
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+ENV = "DP_ERM_VERIFY_SYMBOLIC"
+_HERE = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """Hash of every ``bounds/**/*.py`` (name and bytes): the snapshot's key."""
+    h = hashlib.sha256()
+    for p in sorted(_HERE.rglob("*.py")):
+        h.update(p.relative_to(_HERE).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def default_root() -> Path | None:
+    """Where the default snapshot lives (None when disabled by ``$DP_ERM_VERIFY_SYMBOLIC=off``)."""
+    env = os.environ.get(ENV)
+    if env is not None:
+        return None if env.strip().lower() in ("", "off", "0", "none") else Path(env)
+    project = _HERE.parent
+    if (project / "pyproject.toml").exists() and os.access(project, os.W_OK):
+        return project / ".cache" / "trials" / "symbolic"
+    return Path.home() / ".cache" / "dp-erm-verify" / "symbolic"
+
+
+def _safe(key: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in key)
+
+
+class Store:
+    """Evaluations and light papers of one version of ``bounds/`` on disk.
+
+    Parameters
+    ----------
+    root : path
+        Directory holding one sub-directory per source digest.
+    digest : str, optional
+        Snapshot key (default: :func:`source_digest`).
+    """
+
+    def __init__(self, root: str | os.PathLike, digest: str | None = None) -> None:
+        self.root = Path(root)
+        self.digest = digest or source_digest()
+        self.dir = self.root / self.digest
+
+    @classmethod
+    def default(cls) -> Store | None:
+        """The store at :func:`default_root` (None when disabled)."""
+        root = default_root()
+        return None if root is None else cls(root)
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.dir)!r})"
+
+    # -- evaluations -----------------------------------------------------------
+    def _eval_path(self, key: str) -> Path:
+        return self.dir / "eval" / f"{_safe(key)}.pkl"
+
+    def get(self, key: str) -> tuple | None:
+        """The stored evaluation tuple of ``key`` (None if absent or unreadable)."""
+        p = self._eval_path(key)
+        try:
+            data = p.read_bytes()
+        except OSError:
+            return None
+        try:
+            out = pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a truncated or foreign file is a miss; it is rewritten
+            return None
+        return out if isinstance(out, tuple) and len(out) == 6 else None
+
+    def put(self, key: str, tup: tuple) -> bool:
+        """Store an evaluation tuple atomically; False when it does not pickle or cannot be written."""
+        try:
+            data = pickle.dumps(tup, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - e.g. an expression with a custom sympy class: not stored
+            return False
+        return _atomic_write(self._eval_path(key), data)
+
+    def has(self, key: str) -> bool:
+        return self._eval_path(key).exists()
+
+    # -- light papers (for the command line) ---------------------------------------
+    def _paper_path(self, pid: str) -> Path:
+        return self.dir / "paper" / f"{_safe(pid)}.pkl"
+
+    def put_paper(self, paper: Any) -> bool:
+        """Store a light copy of ``paper``: its statements without derivation functions."""
+        light = copy.copy(paper)
+        light.calibrations = None
+        light.statements = {k: dataclasses.replace(st, derive=None, checks=(), hypotheses=())
+                            for k, st in paper.statements.items()}
+        try:
+            data = pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001
+            return False
+        return _atomic_write(self._paper_path(paper.id), data)
+
+    def paper_ids(self) -> list[str]:
+        """Ids of the papers stored, in the order of the discovered papers (by ``Paper.order``)."""
+        d = self.dir / "paper"
+        if not (d / "_index.pkl").exists():
+            return []
+        try:
+            return list(pickle.loads((d / "_index.pkl").read_bytes()))
+        except Exception:  # noqa: BLE001
+            return []
+
+    def put_index(self, paper_ids: Iterable[str]) -> bool:
+        """Record the full, ordered list of paper ids (written once every paper is stored)."""
+        return _atomic_write(self.dir / "paper" / "_index.pkl", pickle.dumps(list(paper_ids)))
+
+    def save_registry(self, registry: Any) -> None:
+        """Store every paper of ``registry`` (light) and the index; evaluations are stored as computed."""
+        for p in registry.papers.values():
+            if not self._paper_path(p.id).exists():
+                self.put_paper(p)
+        self.put_index(registry.papers)
+
+    def light_registry(self, paper_ids: Iterable[str] | None = None, keys: Iterable[str] | None = None) -> Any:
+        """A registry of light papers with the stored evaluations restored (None if a paper is missing).
+
+        A light registry cannot derive: asking it for a statement whose evaluation is not stored
+        raises :class:`LookupError`, and the caller falls back to the real registry.
+
+        Parameters
+        ----------
+        paper_ids : iterable of str, optional
+            Papers to load (default: every stored paper; None is returned if there is no index).
+        keys : iterable of str, optional
+            Statements whose evaluations are read now (default: none; each is read when asked).
+        """
+        from .core import Registry
+
+        ids = list(self.paper_ids() if paper_ids is None else paper_ids)
+        if not ids:
+            return None
+        papers = []
+        for pid in ids:
+            try:
+                papers.append(pickle.loads(self._paper_path(pid).read_bytes()))
+            except Exception:  # noqa: BLE001 - missing or stale: the caller falls back to the real registry
+                return None
+        reg = Registry(papers, store=self)   # evaluations are read from the store on demand
+        reg.light = True
+        if keys is not None:
+            reg.restore({k: tup for k in keys if k in reg and (tup := self.get(k)) is not None})
+        return reg
+
+
+def _atomic_write(path: Path, data: bytes) -> bool:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,148 @@
+"""The symbolic snapshot (bounds.snapshot): stored evaluations are what the code computes,
+are read instead of recomputed, and the command line's light registry answers like the real one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from bounds.core import Registry
+from bounds.paper import Paper
+from bounds.snapshot import Store, source_digest
+from bounds.symbols import S
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _demo(calls: list[str]) -> Paper:
+    demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+
+    def derive_dep(dep):
+        calls.append("dep")
+        return 2 / S.m
+
+    def derive_top(dep):
+        calls.append("top")
+        return dep("dep") * S.kappa
+
+    demo.add("dep", "Lemma 1", "lemma", "q", 2 / S.m, derive=derive_dep, relation="upper",
+             params=("m",), doc="Doe (2026), Lemma 1.")
+    demo.add("top", "Theorem 1", "theorem", "q", 3 * S.kappa / S.m, derive=derive_top, relation="upper",
+             params=("kappa", "m"), depends=("dep",), doc="Doe (2026), Theorem 1.")
+    return demo
+
+
+def test_store_roundtrip_and_corrupt_entry_is_a_miss(tmp_path):
+    st = Store(tmp_path, digest="x" * 8)
+    tup = (2 / S.m, None, [], "consistent", "detail", ())
+    assert st.put("demo.a", tup)
+    got = st.get("demo.a")
+    assert got[0] == 2 / S.m and got[3] == "consistent"
+    path = next((tmp_path / ("x" * 8) / "eval").glob("*.pkl"))
+    path.write_bytes(path.read_bytes()[:10])           # truncated: a miss, never a crash
+    assert st.get("demo.a") is None
+    path.write_bytes(b"not a pickle")
+    assert st.get("demo.a") is None
+    assert st.get("demo.absent") is None
+
+
+def test_registry_reads_the_store_instead_of_deriving(tmp_path):
+    calls: list[str] = []
+    store = Store(tmp_path, digest="d1")
+    first = Registry([_demo(calls)], store=store)
+    ev = first.evaluate("demo.top")
+    assert ev.status == "consistent" and sorted(calls) == ["dep", "dep", "top", "top"]
+    assert store.has("demo.top") and store.has("demo.dep")
+
+    calls.clear()
+    second = Registry([_demo(calls)], store=store)
+    ev2 = second.evaluate("demo.top")
+    assert calls == []                                  # nothing derived: read from the store
+    assert ev2.status == ev.status and sp.simplify(ev2.derived - ev.derived) == 0
+    assert [c.name for c in ev2.checks] == [c.name for c in ev.checks]
+
+    # a different digest (another version of bounds/) sees nothing
+    calls.clear()
+    Registry([_demo(calls)], store=Store(tmp_path, digest="d2")).evaluate("demo.top")
+    assert "top" in calls
+
+
+def test_statement_added_after_the_store_is_never_read_from_it(tmp_path):
+    calls: list[str] = []
+    store = Store(tmp_path, digest="d1")
+    Registry([_demo(calls)], store=store).evaluate("demo.dep")
+    reg = Registry([], store=store)
+    demo = _demo(calls)
+    reg.add_paper(demo)                                 # statements added after the store was attached
+    calls.clear()
+    reg.evaluate("demo.dep")
+    assert calls == ["dep", "dep"]
+
+
+def test_light_registry_looks_up_and_never_derives(tmp_path):
+    calls: list[str] = []
+    store = Store(tmp_path, digest="d1")
+    full = Registry([_demo(calls)], store=store)
+    full.evaluate("demo.dep")
+    store.save_registry(full)
+    light = store.light_registry()
+    assert light is not None and light.light and light.get("demo.top").derive is None
+    assert light.evaluate("demo.dep").status == full.evaluate("demo.dep").status
+    with pytest.raises(LookupError, match="demo.top"):
+        light.evaluate("demo.top")                        # not stored: the caller must fall back
+    assert light.value("demo.dep", {"m": 4}) == full.value("demo.dep", {"m": 4}) == 0.5
+    assert store.light_registry(["nope"]) is None
+
+
+def test_source_digest_covers_every_bounds_module():
+    import hashlib
+
+    here = ROOT / "bounds"
+    h = hashlib.sha256()
+    for p in sorted(here.rglob("*.py")):
+        h.update(p.relative_to(here).as_posix().encode())
+        h.update(p.read_bytes())
+    assert source_digest() == h.hexdigest()[:32]
+
+
+def _cli(args: list[str], root: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, DP_ERM_VERIFY_SYMBOLIC=str(root))
+    return subprocess.run([sys.executable, "-m", "bounds", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("args", [
+    ["eval", "jia.thm1", "B=1", "gamma=2", "lam=0.1", "m=100", "--repr"],
+    ["show", "jia.thm1", "--json", "--reports", "/nonexistent"],
+    ["eval", "jia.thm1", "B=1", "gamma=2", "lam=-1", "m=100"],
+])
+def test_cli_answers_the_same_cold_and_warm(tmp_path, args):
+    cold = _cli(args, tmp_path)                          # evaluates and stores
+    assert (tmp_path / source_digest() / "paper" / "jia.pkl").exists()
+    warm = _cli(args, tmp_path)                          # light registry from the snapshot
+    assert (cold.returncode, cold.stdout) == (warm.returncode, warm.stdout)
+    if args[0] == "show":
+        d = json.loads(warm.stdout)
+        assert d["key"] == "jia.thm1" and d["status"] in ("consistent", "erratum")
+    if "lam=-1" in args:
+        assert warm.returncode == 2 and "lam" in warm.stderr and warm.stderr.count("\n") == 1
+
+
+def test_cli_falls_back_when_the_snapshot_is_off(tmp_path):
+    env = dict(os.environ, DP_ERM_VERIFY_SYMBOLIC="off")
+    out = subprocess.run([sys.executable, "-m", "bounds", "eval", "jia.thm1", "B=1", "gamma=2", "lam=0.1",
+                          "m=100"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0
+    # Theorem 1 of 000: 2κB... here the derived bound evaluated independently
+    import bounds
+
+    expr = bounds.registry.evaluate("jia.thm1").expression
+    ns = bounds.get("jia.thm1").ns
+    val = float(expr.subs({ns["B"].symbol: 1, ns["gamma"].symbol: 2, ns["lam"].symbol: 0.1, ns["m"].symbol: 100}))
+    assert float(out.stdout) == pytest.approx(val, rel=1e-9)
