@@ -85,6 +85,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -965,7 +966,8 @@ def svm_fit(K: ArrayLike, y: ArrayLike, lam: float, *, tol: float = 1e-10,
     tol : float
         Relative duality gap to reach (default 1e-10).
     max_iter : int
-        Outer iterations of the block coordinate / face-Newton method.
+        Iteration budget: coordinate-descent sweeps plus face-Newton steps (compiled path),
+        or outer iterations of the block coordinate / face-Newton method (NumPy path).
     alpha0 : array_like, optional
         Warm start (projected onto the box).
     on_failure : {"raise", "warn", "return"}
@@ -973,11 +975,13 @@ def svm_fit(K: ArrayLike, y: ArrayLike, lam: float, *, tol: float = 1e-10,
         (default; the result is ``err.result``), warn, or return with
         ``certificate.converged = False``.
     block : int
-        Working-set size of the coordinate-descent phase (a speed knob only, default 200).
+        Working-set size of the NumPy path's coordinate-descent phase (a speed knob only,
+        default 200; unused by the compiled path).
     continuation : bool
-        When the dual box is wide (C·max K_ii > 0.5), first solve a short path of larger λ
-        (×4 apart, loose tolerance) and warm-start from it (a speed knob only: the returned
-        solution is always certified at the requested λ).  Ignored when ``alpha0`` is given.
+        When the dual box is wide (C·max K_ii > 0.5 on the NumPy path, > 20 on the compiled
+        path), first solve a short path of larger λ (×4 apart, loose tolerance) and
+        warm-start from it (a speed knob only: the returned solution is always certified at
+        the requested λ).  Ignored when ``alpha0`` is given.
 
     Returns
     -------
@@ -985,19 +989,29 @@ def svm_fit(K: ArrayLike, y: ArrayLike, lam: float, *, tol: float = 1e-10,
 
     Notes
     -----
-    The method alternates (i) exact coordinate descent (clipped Newton steps, several sweeps)
-    on a working set of the ``block`` coordinates with the largest exact one-dimensional
-    gain; their Gram block is small and dense, and the gradient of the full problem is
-    updated once per block; and (ii) every third iteration a Newton step on the current face
-    (coefficients strictly inside the box; the others fixed), solved by Cholesky (or by an
-    eigen-decomposition when the face's Gram block is singular), cut back to the box and
-    followed by an exact line search.  Both steps decrease the dual objective.  Once the face
-    is the optimal one the Newton step lands on the exact optimum, so the final gap is usually
-    at rounding level.  A final Newton "polish" step is kept only if it lowers the gap.
-    Convergence is only ever declared from the duality gap, recomputed from a fresh
-    gradient.  A run that stops improving for 50 iterations ("stalled") or reaches
-    ``max_iter`` is reported as not converged.  Speed: at m = 2000 (Gaussian kernel) about
-    SVC's time for λ ≳ 10⁻², a few times slower at λ = 10⁻³–10⁻⁴ (bench/bench_solvers.py).
+    With numba installed (a declared dependency) the solver is the compiled path of
+    :mod:`simulations._svm_numba`: rounds of (i) exact single-coordinate descent in random
+    order (the dual has no equality constraint, so one coordinate at a time is exact), with
+    LIBLINEAR-style shrinking and a running gradient of all m coordinates, until the largest
+    projected-gradient violation is below a threshold ε that shrinks tenfold per round, and
+    (ii) a Newton step on the current face (coefficients strictly inside the box; the others
+    fixed), cut back to the box and line-searched, which lands on the exact optimum once the
+    face is the optimal one.  The duality gap is evaluated from the running gradient once
+    per phase (O(m)) and, once within ``tol``, recomputed from a fresh f = Kα.  Degenerate
+    problems (low-rank K, tiny λ: singular faces in round after round) are handed over to the
+    NumPy path below, from the current α (``certificate.details["engine"]`` then reads
+    ``"numba+numpy"``).  Compilation
+    happens once and is cached on disk; a new process pays about 0.25 s on its first call
+    (importing numba and loading the cache).  Speed: within 2× of scikit-learn's SVC (which
+    has an offset) for m = 500–5000 and λ = 10⁻⁴ … m^(−4/9) (bench/bench_solvers.py).
+
+    Without numba, the NumPy path alternates (i) exact coordinate descent (clipped Newton
+    steps, several sweeps) on a working set of the ``block`` coordinates with the largest
+    exact one-dimensional gain, and (ii) every third iteration the face-Newton step.  Both
+    paths decrease the dual objective at every step, and a final Newton "polish" step is kept
+    only if it lowers the gap.  Convergence is only ever declared from the duality gap,
+    recomputed from a fresh gradient.  A run that stops improving ("stalled") or exhausts
+    ``max_iter`` is reported as not converged.
 
     Examples
     --------
@@ -1068,7 +1082,8 @@ def _fit_box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: 
                   loss: Callable[[FloatArray, FloatArray], FloatArray], loss_name: str,
                   solver: str, tol: float, max_iter: int, alpha0: ArrayLike | None,
                   on_failure: OnFailure, block: int, continuation: bool = True,
-                  init: Literal["zero", "sign"] = "zero") -> DualResult:
+                  init: Literal["zero", "sign"] = "zero",
+                  engine: Literal["auto", "numba", "numpy"] = "auto") -> DualResult:
     tol = float(tol)
     if not tol >= 0:
         raise ValueError(f"{solver}: tol must be >= 0, got {tol!r}")
@@ -1077,6 +1092,30 @@ def _fit_box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: 
     m = K.shape[0]
     block = max(1, int(block))
     max_iter = int(max_iter)
+    nb = _numba_kernels() if engine != "numpy" else None
+    if engine == "numba" and nb is None:
+        raise RuntimeError(f"{solver}: numba is not available")
+
+    engines = []
+
+    def stage(lam_k: float, lo_k: FloatArray, hi_k: FloatArray, tol_k: float, budget: int,
+              a_k: FloatArray, certify: bool = True
+              ) -> tuple[FloatArray, int, str, FloatArray | None]:
+        nonlocal nb
+        it_k = 0
+        if nb is not None:
+            engines.append("numba")
+            a_k, it_k, status_k, f_k = _box_dual_fast(nb, K, y, lam_k, lo_k, hi_k, loss, tol_k,
+                                                      budget, a_k, certify)
+            if status_k != "handover":
+                return a_k, it_k, status_k, f_k
+            nb = None                # degenerate faces: the NumPy path from here on
+            if it_k >= budget:
+                return a_k, it_k, "max_iter", None
+        engines.append("numpy")
+        a_k, it_np, status_k = _box_dual(K, y, lam_k, lo_k, hi_k, loss, tol_k, budget - it_k,
+                                         a_k, block)
+        return a_k, it_k + it_np, status_k, None
 
     def start(lo_k: FloatArray, hi_k: FloatArray) -> FloatArray:
         if alpha0 is not None:
@@ -1092,15 +1131,16 @@ def _fit_box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: 
     # of warm starts from a larger λ converges quickly.  Intermediate stages are solved to a
     # loose tolerance and certify nothing; only the last stage (the requested λ) does.
     width = float(np.max(hi - lo)) * float(np.max(np.diag(K)))
-    if continuation and alpha0 is None and width > _CONT_WIDTH:
-        lam_k = lam * width / _CONT_WIDTH
+    # (the compiled path needs it only for much wider boxes, and starts it wider: bench)
+    trigger, cont_width = (_CONT_WIDTH, _CONT_WIDTH) if nb is None else _CONT_NUMBA
+    if continuation and alpha0 is None and width > trigger:
+        lam_k = lam * width / cont_width
         lo_p = hi_p = None
         while lam_k > lam * 1.5 and iters < max_iter:
             s = lam / lam_k                             # the stage's box is s times λ's box
             lo_k, hi_k = lo * s, hi * s
             a = start(lo_k, hi_k) if a is None else _rescale_to_box(a, lo_p, hi_p, lo_k, hi_k)
-            a, it_k, _ = _box_dual(K, y, lam_k, lo_k, hi_k, loss, _CONT_TOL, max_iter - iters,
-                                   a, block)
+            a, it_k, _, _ = stage(lam_k, lo_k, hi_k, _CONT_TOL, max_iter - iters, a, False)
             iters += it_k
             lo_p, hi_p = lo_k, hi_k
             lam_k /= _CONT_FACTOR
@@ -1109,10 +1149,12 @@ def _fit_box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: 
     if a is None:
         a = start(lo, hi)
     status = "max_iter"
+    f = None
     if iters < max_iter:
-        a, it_last, status = _box_dual(K, y, lam, lo, hi, loss, tol, max_iter - iters, a, block)
+        a, it_last, status, f = stage(lam, lo, hi, tol, max_iter - iters, a)
         iters += it_last
-    f = K @ a
+    if f is None:
+        f = K @ a
     primal = float(np.mean(loss(f, y)) + lam * (a @ f))
     dual = float(2 * lam * (y @ a - 0.5 * (a @ f)))
     g = f - y
@@ -1123,7 +1165,8 @@ def _fit_box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: 
     cert = Certificate("relative_duality_gap", value, tol, converged, solver=solver,
                        details={"primal": primal, "dual": dual, "gap": gap,
                                 "gap_from_kkt": gap_sum, "iterations": iters, "status": status,
-                                "n_free": int(np.count_nonzero((a > lo) & (a < hi)))})
+                                "n_free": int(np.count_nonzero((a > lo) & (a < hi))),
+                                "engine": "+".join(dict.fromkeys(engines)) or "numpy"})
     res = DualResult(a, primal, dual, gap, iters, cert, lo, hi, loss_name, lam)
     _handle(cert, res, on_failure)
     return res
@@ -1132,6 +1175,7 @@ def _fit_box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: 
 _CONT_WIDTH = 0.5     # continuation starts where C·max K_ii = 0.5
 _CONT_FACTOR = 4.0    # λ decreases by this factor per stage
 _CONT_TOL = 1e-4      # relative gap of the intermediate stages
+_CONT_NUMBA = (20.0, 5.0)  # compiled path: continuation where C·max K_ii > 20, from 5
 
 
 def _rescale_to_box(a: FloatArray, lo_old: FloatArray, hi_old: FloatArray, lo: FloatArray,
@@ -1276,6 +1320,180 @@ def _box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: Floa
             g += delta[nz] @ KW[nz]
             a[W] = z
     return a, it, "max_iter"
+
+
+_NUMBA_KERNELS: object = None       # the module simulations._svm_numba, False if unavailable
+
+
+def _numba_kernels() -> ModuleType | None:
+    """:mod:`simulations._svm_numba`, imported on first use (importing numba costs ~0.2 s),
+    or None if numba is not installed (the NumPy path :func:`_box_dual` is then used)."""
+    global _NUMBA_KERNELS
+    if _NUMBA_KERNELS is None:
+        try:
+            from . import _svm_numba
+        except ImportError:                  # numba missing: the NumPy path below is used
+            _NUMBA_KERNELS = False
+        except Exception as err:             # e.g. numba finds no writable cache directory
+            warnings.warn(f"simulations.solvers: the compiled SVM kernels are unavailable "
+                          f"({type(err).__name__}: {err}); using the slower NumPy path",
+                          RuntimeWarning, stacklevel=2)
+            _NUMBA_KERNELS = False
+        else:
+            _NUMBA_KERNELS = _svm_numba
+    return _NUMBA_KERNELS or None
+
+
+def _box_dual_fast(nb: ModuleType, K: FloatArray, y: FloatArray, lam: float, lo: FloatArray,
+                   hi: FloatArray, loss: Callable[[FloatArray, FloatArray], FloatArray],
+                   tol: float, max_iter: int, a: FloatArray, certify: bool = True,
+                   eps0: float = 1e-2, eps_factor: float = 10.0,
+                   round_sweeps: tuple[int, int, int] = (50, 200, 400), newton_cap: int = 800,
+                   stall: int = 3, handover: tuple[int, int] = (10, 1000)
+                   ) -> tuple[FloatArray, int, str, FloatArray | None]:
+    """:func:`_box_dual` with the compiled kernels of :mod:`simulations._svm_numba` (``nb``).
+
+    Rounds alternate (i) exact coordinate descent in random order with shrinking and a
+    running gradient of all m coordinates (``nb.cd_sweeps``) until the largest
+    projected-gradient violation max|PG| is at most ε or a budget of sweeps is used up
+    (``round_sweeps`` = (min, start, max); halved when the following Newton step gained more
+    than an average sweep, doubled otherwise), and (ii) a
+    monotone Newton step on the face of the free coordinates (``nb.face_newton``, or
+    :func:`_newton_step` if the face's Gram block is numerically singular; skipped above
+    ``newton_cap`` free coordinates).  Coordinate descent
+    identifies the optimal face quickly but converges slowly on it when its Gram block is
+    ill-conditioned (small λ); the Newton step then lands on the exact optimum.  ε starts at
+    ``eps0``·max|y| and is divided by ``eps_factor`` after every round in which coordinate
+    descent reached it, never below the ε at which max|PG| ≤ ε alone certifies the requested
+    gap (gap ≤ 2λ Σ(hi − lo)·ε).  Iterations count sweeps plus Newton steps.
+
+    The duality gap is evaluated from the running gradient after every phase (O(m)); with
+    ``certify`` a gap within ``tol`` is accepted only after it is recomputed, with J − D,
+    from a fresh f = Kα (one pass over K), exactly as the final certificate computes it, and
+    a point reached by coordinate descent gets one more face-Newton step ("polish", kept if
+    it lowers that certificate).  Without ``certify`` (continuation stages) the running
+    gradient is trusted.  No progress over ``stall`` rounds at the smallest ε: "stalled".
+
+    Degenerate problems (low-rank K with many coordinates free, tiny λ) give singular face
+    blocks on which coordinate descent drifts and every Newton step frees only a few
+    coordinates; after ``handover[0]`` singular faces and ``handover[1]`` iterations without
+    convergence the status is "handover" and the caller continues with the NumPy path
+    (:func:`_box_dual`, whose greedy working sets handle them), from the current α.
+
+    Returns ``(α, iterations, status, f)`` with f = Kα freshly computed, or None.
+    """
+    Kr = K if K.flags.c_contiguous else (K.T if K.flags.f_contiguous else np.ascontiguousarray(K))
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    lo = np.ascontiguousarray(lo, dtype=np.float64)
+    hi = np.ascontiguousarray(hi, dtype=np.float64)
+    d = np.ascontiguousarray(np.diag(K), dtype=np.float64)
+    a = np.array(a, dtype=np.float64)
+    f = nb.kdot(Kr, a)                  # running gradient g = Kα − y (only rows with α_i ≠ 0)
+    g = f - y
+    fresh = False                       # True while g is exactly K @ a − y
+    box = 2.0 * lam * float(np.sum(hi - lo))
+    scale = float(np.max(np.abs(y))) or 1.0
+    floor = 1e-15 * scale
+    eps = eps0 * scale
+    it = rnd = since = singular = 0
+    budget = round_sweeps[1]
+    last = "start"
+    phase_cd = True
+    cd_status = nb.CONVERGED
+    stuck = False
+    best = math.inf
+    while True:
+        _, gsum, nfree = nb.kkt_violation(a, g, lo, hi)
+        gap = 2.0 * lam * gsum
+        fa = f if fresh else g + y
+        primal = float(np.mean(loss(fa, y)) + lam * (a @ fa))
+        if gap <= tol * primal:
+            if not certify:
+                return a, it, "converged", None
+            if not fresh:                             # never trust the running gradient
+                f = K @ a
+                g = f - y
+                fresh = True
+                continue
+            dual = 2.0 * lam * (float(y @ a) - 0.5 * float(a @ f))
+            if max(primal - dual, gap) <= tol * primal:
+                if last == "cd" and 0 < nfree <= newton_cap and gap > 0.0:
+                    a, f = _polish_fast(K, y, lam, lo, hi, loss, a, g, f, primal, dual, gap)
+                return a, it, "converged", f
+        if it >= max_iter:
+            return a, it, "max_iter", f if fresh else None
+        if phase_cd:
+            # (i) coordinate descent to max|PG| <= eps
+            phase_cd = False
+            dual = 2.0 * lam * (float(y @ a) - 0.5 * float(a @ fa))
+            lowest = max(tol * max(dual, 0.0) / box if box > 0 else 0.0, floor)
+            eps_k = max(eps, lowest)
+            obj_cd = 0.5 * float(a @ g) - 0.5 * float(y @ a)      # ½αᵀKα − yᵀα
+            sweeps, updates, cd_status = nb.cd_sweeps(Kr, y, lo, hi, d, a, g, eps_k,
+                                                      min(budget, max_iter - it), rnd)
+            obj_nt = 0.5 * float(a @ g) - 0.5 * float(y @ a)
+            rnd += 1
+            it += sweeps
+            if updates:
+                fresh = False
+                last = "cd"
+            stuck = cd_status == nb.STALLED or (cd_status == nb.CONVERGED and eps_k <= lowest)
+            if cd_status == nb.CONVERGED:
+                eps = max(eps / eps_factor, floor)
+            continue
+        # (ii) a Newton step on the face of the free coordinates
+        phase_cd = True
+        if 0 < nfree <= newton_cap:
+            it += 1
+            st = nb.face_newton(Kr, a, g, lo, hi, 8)
+            if st == nb.NEWTON_SINGULAR:              # singular face block: the LAPACK path
+                singular += 1
+                if singular >= handover[0] and it >= handover[1]:
+                    return a, it, "handover", None
+                moved = _newton_step(K, a, g, lo, hi, (a > lo) & (a < hi))
+                if moved is not None:
+                    a, g = moved
+                    st = nb.NEWTON_OK
+            if st == nb.NEWTON_OK:
+                fresh = False
+                last = "newton"
+        obj = 0.5 * float(a @ g) - 0.5 * float(y @ a)
+        if cd_status == nb.MAX_SWEEPS:
+            # sweeps per round: fewer when the Newton step gained more than one sweep did on
+            # average (ill-conditioned or singular faces), more when it did not
+            if obj_nt - obj > (obj_cd - obj_nt) / max(sweeps, 1):
+                budget = max(round_sweeps[0], budget // 2)
+            else:
+                budget = min(round_sweeps[2], 2 * budget)
+        if obj < best - 1e-15 * abs(best) or not math.isfinite(best):
+            best = obj
+            since = 0
+        elif stuck:
+            since += 1
+            if since >= stall:
+                return a, it, "stalled", f if fresh else None
+
+
+def _polish_fast(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: FloatArray,
+                 loss: Callable[[FloatArray, FloatArray], FloatArray], a: FloatArray,
+                 g: FloatArray, f: FloatArray, primal: float, dual: float, gap: float
+                 ) -> tuple[FloatArray, FloatArray]:
+    """:func:`_polish` comparing the full certificate (KKT gap and J − D) of both points."""
+    free = (a > lo) & (a < hi)
+    s = _face_newton_ratio(K, a, g, lo, hi, free)
+    if not np.any(s):
+        return a, f
+    b = a + s
+    np.clip(b, lo, hi, out=b)
+    fb = K @ b
+    gb = fb - y
+    gap_b = 2 * lam * float(np.sum((b - lo) * np.maximum(gb, 0) + (hi - b) * np.maximum(-gb, 0)))
+    primal_b = float(np.mean(loss(fb, y)) + lam * (b @ fb))
+    dual_b = 2.0 * lam * (float(y @ b) - 0.5 * float(b @ fb))
+    if primal_b > 0 and primal > 0 and (max(gap_b, primal_b - dual_b) / primal_b
+                                        < max(gap, primal - dual) / primal):
+        return b, fb
+    return a, f
 
 
 def _polish(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: FloatArray,

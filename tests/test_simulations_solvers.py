@@ -7,6 +7,7 @@ dual (SVM, pinball), random feasible points (weak duality), and the KKT conditio
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import warnings
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.kernel_ridge import KernelRidge
 
+from simulations import solvers as solvers_mod
 from simulations.solvers import (
     Certificate,
     CertificateError,
@@ -440,3 +442,297 @@ def test_property_kls_and_neighbours(m: int, seed: int, loglam: float) -> None:
     j = int(rng.integers(m))
     _, d, _ = _brute_force(K, y, lam, j, rbf(xc, X)[0], 1.0, yc)
     assert scan.rkhs_dist[j, 0] == pytest.approx(d, rel=1e-8, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- compiled path
+#
+# svm_fit / pinball_fit run the compiled (numba) coordinate descent + face-Newton path of
+# simulations._svm_numba whenever numba is installed.  References, all independent of it:
+# the previous pure-NumPy path (``_fit_box_dual(..., engine="numpy")``), L-BFGS-B on the dual
+# (``reference_box_dual``) and direct NumPy evaluations of the quantities the kernels return.
+
+
+needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
+                                 reason="numba is not installed")
+
+
+def _kernels():
+    from simulations import _svm_numba
+
+    return _svm_numba
+
+
+def _fit(K, y, lam, engine, *, tau=None, alpha0=None, tol=1e-10, continuation=True):
+    K = np.asarray(K, float)
+    m = len(y)
+    C = 1 / (2 * lam * m)
+    if tau is None:
+        lo, hi = np.minimum(0, y * C), np.maximum(0, y * C)
+        loss, name, init = solvers_mod._hinge_loss, "hinge", "zero"
+    else:
+        lo, hi = np.full(m, (tau - 1) * C), np.full(m, tau * C)
+        loss, name, init = solvers_mod._pinball_loss(tau), "pinball", "sign"
+    return solvers_mod._fit_box_dual(K, y, lam, lo, hi, loss, name, "test", tol, 20_000, alpha0,
+                                     "raise", 200, continuation, init=init, engine=engine)
+
+
+def _assert_same_optimum(K, y, lam, a, b, kappa=1.0):
+    """Two certified solutions of the same strongly convex problem: their primal and dual
+    values bracket one optimum, and ‖f_a − f_b‖_K ≤ sqrt(gap_a/λ) + sqrt(gap_b/λ).
+
+    The slack is rounding: J and D are differences of terms of size 2λ|y|ᵀ|α| and λ|α|ᵀ|K||α|,
+    which exceed J by far when the box is wide (tiny λ)."""
+    terms = max(2 * lam * np.abs(y) @ np.abs(r.alpha) + lam * np.abs(r.alpha) @ np.abs(K)
+                @ np.abs(r.alpha) for r in (a, b))
+    slack = 1e-13 * (max(a.primal, b.primal) + terms)
+    assert a.dual <= b.primal + slack and b.dual <= a.primal + slack
+    assert abs(a.primal - b.primal) <= a.gap + b.gap + slack
+    diff = a.alpha - b.alpha
+    dist = math.sqrt(max(diff @ K @ diff, 0.0))
+    assert dist <= a.rkhs_error_bound + b.rkhs_error_bound + 1e-7
+    # and so the fitted values agree pointwise to κ times that bound
+    assert np.max(np.abs(K @ diff)) <= kappa * (dist + 1e-7)
+
+
+@needs_numba
+def test_compiled_path_is_the_default() -> None:
+    X, y = classification(30, 21)
+    res = svm_fit(rbf(X, X), y, 0.01)
+    assert res.certificate.details["engine"] == "numba"
+    assert _fit(rbf(X, X), y, 0.01, "numpy").certificate.details["engine"] == "numpy"
+
+
+@needs_numba
+@pytest.mark.parametrize("m,lam", [(40, 0.3), (60, 1e-2), (80, 1e-3), (80, 1e-4), (150, 1e-4),
+                                   (300, 1e-4), (120, 1e-5)])
+def test_compiled_svm_matches_numpy_path_and_lbfgs(m: int, lam: float) -> None:
+    X, y = classification(m, 100 + m)
+    K = rbf(X, X)
+    new = svm_fit(K, y, lam)
+    old = _fit(K, y, lam, "numpy")
+    for r in (new, old):
+        assert r.certificate.ok and r.gap <= 1e-10 * r.primal
+        assert r.primal == pytest.approx(hinge_primal(K, y, lam, r.alpha), rel=1e-13)
+        assert r.dual == pytest.approx(hinge_dual(K, y, lam, r.alpha), rel=1e-11)
+    _assert_same_optimum(K, y, lam, new, old)
+    _check_svm_kkt(K, y, new, tol=1e-6)
+    assert new.primal == pytest.approx(old.primal, rel=1e-9)
+    if m <= 80:                     # a generic bound-constrained optimiser on the same dual
+        lo, hi = svm_box(y, lam)
+        ref = reference_box_dual(K, y, lo, hi)
+        assert new.primal <= hinge_primal(K, y, lam, ref) + new.gap + 1e-15
+        assert new.dual >= hinge_dual(K, y, lam, ref) - new.gap - 1e-15
+        assert new.primal == pytest.approx(hinge_primal(K, y, lam, ref), rel=1e-6)
+
+
+@needs_numba
+@pytest.mark.parametrize("lam", [1e-2, 1e-4])
+def test_compiled_svm_warm_start(lam: float) -> None:
+    X, y = classification(120, 31)
+    K = rbf(X, X)
+    cold = svm_fit(K, y, lam)
+    lo, hi = svm_box(y, lam)
+    rng = np.random.default_rng(3)
+    starts = [cold.alpha,                                   # the optimum itself
+              svm_fit(K, y, 3 * lam).alpha,                 # a neighbouring λ (clipped)
+              rng.uniform(lo, hi),                          # a random feasible point
+              10 * (hi - lo) * rng.standard_normal(120)]    # infeasible: projected
+    for a0 in starts:
+        warm = svm_fit(K, y, lam, alpha0=a0)
+        assert warm.certificate.ok
+        _assert_same_optimum(K, y, lam, warm, cold)
+    assert svm_fit(K, y, lam, alpha0=cold.alpha).iterations <= 1
+    # a neighbouring data set (one label flipped), warm-started as the DP pairs are
+    yb = y.copy()
+    yb[7] = -yb[7]
+    ref = _fit(K, yb, lam, "numpy")
+    warm = svm_fit(K, yb, lam, alpha0=cold.alpha)
+    _assert_same_optimum(K, yb, lam, warm, ref)
+
+
+@needs_numba
+@pytest.mark.parametrize("lam", [1e-2, 1e-4])
+def test_compiled_svm_singular_gram(lam: float) -> None:
+    """Duplicated points (singular face blocks: the compiled Newton step hands over to the
+    LAPACK eigen-decomposition path), a rank-3 linear kernel and a zero row (K_jj = 0)."""
+    X, y = classification(60, 41)
+    Xd = np.vstack([X, X[:20], X[:5]])
+    yd = np.concatenate([y, y[:20], y[:5]])
+    Kd = rbf(Xd, Xd)
+    Klin = X @ X.T + 1.0
+    Kz = Klin.copy()
+    Kz[3, :] = Kz[:, 3] = 0.0
+    for K, yy in ((Kd, yd), (Klin, y), (Kz, y)):
+        new = svm_fit(K, yy, lam)
+        old = _fit(K, yy, lam, "numpy")
+        assert new.certificate.ok and old.certificate.ok
+        kappa = math.sqrt(float(np.max(np.diag(K))))
+        _assert_same_optimum(K, yy, lam, new, old, kappa=kappa)
+        _check_svm_kkt(K, yy, new, tol=1e-6)
+    # duplicated points with identical labels: the optimum does not depend on how the
+    # coefficient is split between the copies, only on their sum
+    new = svm_fit(Kd, yd, lam)
+    f = Kd @ new.alpha
+    np.testing.assert_allclose(f[60:80], f[:20], rtol=0, atol=1e-9)
+
+
+@needs_numba
+def test_compiled_svm_small_lambda_continuation() -> None:
+    X, y = classification(100, 51)
+    K = rbf(X, X)
+    for lam in (1e-5, 1e-6):                   # C·max K_ii = 500, 5000: continuation path
+        a = svm_fit(K, y, lam)
+        b = svm_fit(K, y, lam, continuation=False)
+        c = _fit(K, y, lam, "numpy")
+        assert a.certificate.ok and b.certificate.ok
+        _assert_same_optimum(K, y, lam, a, b)
+        _assert_same_optimum(K, y, lam, a, c)
+
+
+@needs_numba
+@pytest.mark.parametrize("loss", ["hinge", "pinball"])
+def test_compiled_path_on_degenerate_low_rank_problems(loss: str) -> None:
+    """A rank-15 polynomial kernel with tiny λ (C·max K_ii ≈ 7·10⁵): many coefficients free
+    on singular faces, where coordinate descent drifts; the compiled path hands such problems
+    to the NumPy path (greedy working sets) and must still return the certified optimum."""
+    X, y = classification(139, 0, d=4)
+    K = (X @ X.T + 1) ** 2
+    lam = 1e-6
+    tau = 0.25 if loss == "pinball" else None
+    new = svm_fit(K, y, lam) if tau is None else pinball_fit(K, y, lam, tau)
+    old = _fit(K, y, lam, "numpy", tau=tau)
+    assert new.certificate.ok and new.certificate.details["engine"].startswith("numba")
+    _assert_same_optimum(K, y, lam, new, old, kappa=math.sqrt(float(np.max(np.diag(K)))))
+
+
+@needs_numba
+def test_compiled_svm_memory_layouts() -> None:
+    X, y = classification(70, 61)
+    K = rbf(X, X)
+    ref = svm_fit(K, y, 1e-3)
+    big = np.zeros((90, 90))
+    big[:70, :70] = K
+    for KK in (np.asfortranarray(K), big[:70, :70], K.tolist()):
+        res = svm_fit(KK, y, 1e-3)
+        assert res.certificate.ok
+        _assert_same_optimum(K, y, 1e-3, res, ref)
+
+
+@needs_numba
+@pytest.mark.parametrize("tau,lam", [(0.5, 1e-2), (0.9, 1e-3), (0.1, 1e-4)])
+def test_compiled_pinball_matches_numpy_path(tau: float, lam: float) -> None:
+    X, y = regression(90, 71)
+    K = rbf(X, X)
+    new = pinball_fit(K, y, lam, tau)
+    old = _fit(K, y, lam, "numpy", tau=tau)
+    assert new.certificate.ok and new.certificate.details["engine"] == "numba"
+    assert new.primal == pytest.approx(pinball_primal(K, y, lam, tau, new.alpha), rel=1e-13)
+    _assert_same_optimum(K, y, lam, new, old)
+    C = 1 / (2 * lam * 90)
+    lo, hi = np.full(90, (tau - 1) * C), np.full(90, tau * C)
+    ref = reference_box_dual(K, y, lo, hi)
+    assert new.primal == pytest.approx(pinball_primal(K, y, lam, tau, ref), rel=1e-6)
+
+
+@needs_numba
+def test_compiled_svm_loose_tolerance_and_budget() -> None:
+    X, y = classification(200, 81)
+    K = rbf(X, X)
+    exact = svm_fit(K, y, 1e-4)
+    loose = svm_fit(K, y, 1e-4, tol=1e-3)
+    assert loose.certificate.ok and loose.certificate.value <= 1e-3
+    assert exact.primal <= loose.primal <= exact.primal + loose.gap + 1e-15
+    with pytest.raises(CertificateError) as err:
+        svm_fit(K, y, 1e-4, max_iter=3)
+    assert err.value.result.iterations <= 3
+    assert err.value.certificate.details["status"] == "max_iter"
+
+
+def test_numpy_fallback_when_numba_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    X, y = classification(50, 91)
+    K = rbf(X, X)
+    monkeypatch.setattr(solvers_mod, "_NUMBA_KERNELS", False)
+    res = svm_fit(K, y, 1e-3)
+    assert res.certificate.ok and res.certificate.details["engine"] == "numpy"
+    with pytest.raises(RuntimeError, match="numba"):
+        _fit(K, y, 1e-3, "numba")
+
+
+# -- the kernels themselves, against direct NumPy computations
+
+
+def _projected_gradient(a, g, lo, hi):
+    return np.where(a <= lo, np.minimum(g, 0), np.where(a >= hi, np.maximum(g, 0), g))
+
+
+@needs_numba
+@pytest.mark.parametrize("lam,eps", [(1e-2, 1e-3), (1e-4, 1e-6)])
+def test_kernel_cd_sweeps_reaches_its_tolerance(lam: float, eps: float) -> None:
+    nbk = _kernels()
+    X, y = classification(150, 101)
+    K = rbf(X, X)
+    lo, hi = svm_box(y, lam)
+    a = np.zeros(150)
+    g = -y.copy()
+    obj0 = 0.0
+    sweeps, updates, status = nbk.cd_sweeps(K, y, lo, hi, np.diag(K).copy(), a, g, eps,
+                                            100_000, 7)
+    assert status == nbk.CONVERGED and sweeps >= 1 and updates >= 1
+    assert np.all(a >= lo) and np.all(a <= hi)
+    np.testing.assert_allclose(g, K @ a - y, rtol=0, atol=1e-11)     # running gradient exact
+    assert np.max(np.abs(_projected_gradient(a, K @ a - y, lo, hi))) <= eps * (1 + 1e-6)
+    assert 0.5 * a @ K @ a - y @ a < obj0
+    # the gap bound that fixes the solver's tolerance: gap ≤ 2λ Σ(hi − lo)·max|PG|
+    viol, gsum, nfree = nbk.kkt_violation(a, g, lo, hi)
+    assert viol <= eps * (1 + 1e-6)
+    assert 2 * lam * gsum == pytest.approx(duality_gap(K, y, a, lo, hi, lam), rel=1e-10)
+    assert 2 * lam * gsum <= 2 * lam * np.sum(hi - lo) * viol * (1 + 1e-12)
+    assert nfree == int(np.count_nonzero((a > lo) & (a < hi)))
+    # a budget of one sweep is respected and reported
+    a1, g1 = np.zeros(150), -y.copy()
+    assert nbk.cd_sweeps(K, y, lo, hi, np.diag(K).copy(), a1, g1, eps, 1, 7)[::2] == (
+        1, nbk.MAX_SWEEPS)
+
+
+@needs_numba
+def test_kernel_face_newton_solves_the_face_exactly() -> None:
+    """With every coordinate free and the unconstrained optimum inside the box, one step
+    lands on K⁻¹y; when the box cuts, the step decreases the objective and stays feasible."""
+    nbk = _kernels()
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((40, 3))
+    K = rbf(X, X, s=1.5) + 0.1 * np.eye(40)
+    y = rng.standard_normal(40)
+    star = np.linalg.solve(K, y)
+    lo, hi = -2 * np.abs(star) - 1, 2 * np.abs(star) + 1
+    a = 0.5 * star
+    g = K @ a - y
+    assert nbk.face_newton(K, a, g, lo, hi, 8) == nbk.NEWTON_OK
+    np.testing.assert_allclose(a, star, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(g, K @ a - y, atol=1e-9)
+    lo, hi = -0.3 * np.abs(star), 0.3 * np.abs(star) + 1e-3
+    a = np.clip(0.1 * star, lo, hi)
+    g = K @ a - y
+    obj = 0.5 * a @ K @ a - y @ a
+    assert nbk.face_newton(K, a, g, lo, hi, 8) == nbk.NEWTON_OK
+    assert np.all(a >= lo) and np.all(a <= hi)
+    assert 0.5 * a @ K @ a - y @ a < obj
+    np.testing.assert_allclose(g, K @ a - y, atol=1e-9)
+    # a singular face is handed back untouched
+    Ks = np.ones((4, 4))
+    a = np.full(4, 0.1)
+    g = Ks @ a - np.ones(4)
+    a0, g0 = a.copy(), g.copy()
+    assert nbk.face_newton(Ks, a, g, np.zeros(4), np.ones(4), 8) == nbk.NEWTON_SINGULAR
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(g, g0)
+
+
+@needs_numba
+def test_kernel_kdot() -> None:
+    nbk = _kernels()
+    rng = np.random.default_rng(6)
+    A = rng.standard_normal((30, 30))
+    K = A @ A.T
+    a = rng.standard_normal(30) * (rng.uniform(size=30) < 0.5)
+    np.testing.assert_allclose(nbk.kdot(K, a), K @ a, rtol=1e-12, atol=1e-12)
