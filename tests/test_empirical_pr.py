@@ -130,3 +130,94 @@ def test_audits_rows(monkeypatch):
     d = r.details
     assert d["bottom"] + d["unresolved"] + d["solved"] == 100
     assert d["fpr"] == 0.0                           # no release from z is ever taken for z̄
+
+
+# --------------------------------------------------------------------------- batched solves
+def _solve_one_at_a_time(X, y, K, lam, h, b, **kw):
+    """The reference of simulations.large_margin.solve_batch: one solve per draw."""
+    from simulations.large_margin import solve
+
+    return [solve(X, y, K, lam, h, b=bj, **kw) for bj in b]
+
+
+def _thm5_reference(config, rng):
+    """Theorem 5.2/5.3 trial as it was before the batched solver: draw, test, solve, one at a time."""
+    from simulations import large_margin as lm
+
+    n, d, K = int(config["n"]), int(config["d"]), int(config["K"])
+    lam, h, eps, tol = float(config["lam"]), float(config["h"]), float(config["eps"]), float(config["tol"])
+    X, y = lm.gaussian_classes(n, d, K, rng, sigma=config["sigma"])
+    Xt, yt = lm.gaussian_classes(int(config["n_test"]), d, K, rng, sigma=config["sigma"])
+    base = lm.solve(X, y, K, lam, h, tol=tol, cone="closure")
+    out = {}
+    for j in range(int(config["n_noise"])):
+        b = lm.sample_perturbation(d, eps, rng)
+        if not lm.is_bounded_below(lam, b, d):
+            out[j] = ("unbounded",)
+            continue
+        res = lm.solve(X, y, K, lam, h, b=b, tol=tol, max_iter=int(config["max_iter"]), on_failure="return")
+        if res.status != "optimal":
+            out[j] = ("unresolved",)
+            continue
+        out[j] = (lm.objective(res.Phi, X, y, lam, h) - base.value,
+                  tr.true_risk(res.Phi, Xt, yt, n, h) - tr.true_risk(base.Phi, Xt, yt, n, h),
+                  res.details["iterations"])
+    return out
+
+
+@pytest.mark.parametrize("spec", ["d=1, C=2", "d=2, C=3"])
+def test_thm5_trial_batched_equals_one_at_a_time(spec):
+    cfg = dict(pr.THM5_VARIANTS[spec], n=20, n_noise=16, n_test=300, tol=1e-6, max_iter=1500,
+               levels52=[0.5, 100.0], levels53=[0.5, 100.0])
+    out = tr.thm5_trial(cfg, np.random.default_rng(11))
+    ref = _thm5_reference(cfg, np.random.default_rng(11))
+    n_unb = sum(v == ("unbounded",) for v in ref.values())
+    n_unres = sum(v == ("unresolved",) for v in ref.values())
+    assert (out["n_unbounded"], out["n_unresolved"]) == (n_unb, n_unres) and n_unb < 16
+    for j, v in ref.items():
+        if v == ("unbounded",):
+            assert out[f"ex52_{j}"] == out[f"ex53_{j}"] == math.inf
+        elif v == ("unresolved",):
+            assert math.isnan(out[f"ex52_{j}"])
+        else:   # the same draws, solved to the same certified point
+            assert out[f"ex52_{j}"] == pytest.approx(v[0], abs=1e-6 * max(1.0, out["J_star"]))
+            assert out[f"ex53_{j}"] == pytest.approx(v[1], rel=1e-4, abs=1e-4)
+    its = [v[2] for v in ref.values() if len(v) == 3]
+    assert out["mean_iters"] == pytest.approx(np.mean(its))
+
+
+def test_audit_batched_equals_one_at_a_time(monkeypatch):
+    monkeypatch.setattr(pr, "AUDIT_PROBLEM", {**pr.AUDIT_PROBLEM, "max_iter": 400})
+    rows = pr.audits(n=40, seed=3, confidence=0.95)
+    monkeypatch.setattr(pr, "solve_batch", _solve_one_at_a_time)
+    ref = pr.audits(n=40, seed=3, confidence=0.95)
+    for a, b in zip(rows, ref, strict=True):
+        assert a.details == b.details
+        assert (a.statistic, a.lo, a.hi, a.verdict) == (b.statistic, b.lo, b.hi, b.verdict)
+    # and the former loop (draw, test, solve, score: one release at a time), written out
+    from simulations import large_margin as lm
+
+    spec, H = pr.AUDIT_PROBLEM, pr.H
+    X, y, X1, y1 = pr.audit_pair(3)
+    counts = {"bottom": 0, "unresolved": 0, "released": 0}
+    S = []
+    for (Xs, ys), ss in zip(((X, y), (X1, y1)), np.random.SeedSequence([3, 5104]).spawn(2), strict=True):
+        rng, out = np.random.default_rng(ss), np.zeros(40)
+        for j in range(40):
+            b = lm.sample_perturbation(spec["d"], spec["eps"], rng)
+            if not lm.is_bounded_below(spec["lam"], b, spec["d"]):
+                counts["bottom"] += 1
+                continue
+            r = lm.solve(Xs, ys, 2, spec["lam"], H, b=b, tol=spec["tol"], max_iter=400, on_failure="return")
+            if r.status != "optimal":
+                counts["unresolved"] += 1
+                continue
+            counts["released"] += 1
+            out[j] = (math.log10(lm.kkt_residual(r.Phi, X, y, H) + 1e-30)
+                      - math.log10(lm.kkt_residual(r.Phi, X1, y1, H) + 1e-30))
+        S.append(out)
+    d = rows[0].details
+    assert (d["bottom"], d["unresolved"], d["solved"]) == (counts["bottom"], counts["unresolved"], counts["released"])
+    assert d["decisive_z"] == int(np.sum(S[0] < -pr.AUDIT_TAU)) and d["decisive_zbar"] == int(np.sum(S[1] > pr.AUDIT_TAU))
+    assert (d["fpr"], d["fnr"]) == (np.sum(S[0] > pr.AUDIT_TAU) / 40, np.sum(S[1] <= pr.AUDIT_TAU) / 40)
+    assert counts["released"] > 5

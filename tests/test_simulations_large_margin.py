@@ -244,3 +244,163 @@ def test_bounded_below_probability_at_most_half():
     ok = np.array([lm.is_bounded_below(1000.0, bb, 1) for bb in b])
     assert np.all(b[ok, 1, 1] >= 0)                 # bounded ⇒ b_(d+1,d+1) ≥ 0
     assert abs(ok.mean() - 0.5) < 0.05              # and λ → ∞ leaves only that condition
+
+
+# --------------------------------------------------------------------------- the batched solver
+def _batch_problem(n, d, K, lam, eps, m, seed, sigma=0.5):
+    """Data, m exact draws of b (in the order of m single draws) and three special draws: b = 0
+    (B = λI_Φ singular: the repaired dual), an unbounded one and one with Φ = 0 optimal."""
+    rng = np.random.default_rng(seed)
+    X, y = lm.gaussian_classes(n, d, K, rng, sigma=sigma)
+    b = np.array([lm.sample_perturbation(d, eps, rng) for _ in range(m)])
+    special = np.array([np.zeros((d + 1, d + 1)), -0.1 * np.eye(d + 1), 50.0 * np.eye(d + 1)])
+    return X, y, np.concatenate([special, b])
+
+
+BATCH_CASES = [  # (n, d, K, lam, eps, loss, tol, max_iter)
+    (30, 1, 2, 20.0, 0.5, "corrected", 1e-8, 1500),    # the audit problem's shape
+    (20, 2, 3, 30.0, 1.0, "corrected", 1e-6, 1000),    # a Theorem 5.2 check's shape
+    (16, 1, 3, 1.0, 100.0, "margin", 1e-7, 600),       # near the boundary: small noise, many stalls
+    (12, 1, 2, 0.1, 5.0, "margin", 1e-9, 300),
+]
+
+
+@pytest.mark.parametrize("case", BATCH_CASES)
+def test_solve_batch_agrees_with_solve(case):
+    n, d, K, lam, eps, loss, tol, max_iter = case
+    X, y, b = _batch_problem(n, d, K, lam, eps, 14, seed=int(100 * lam + n))
+    kw = dict(loss=loss, tol=tol, max_iter=max_iter, on_failure="return")
+    ref = [lm.solve(X, y, K, lam, H, b=bj, **kw) for bj in b]
+    got = lm.solve_batch(X, y, K, lam, H, b, **kw)
+    assert len(got) == len(b) and [r.details["batch_index"] for r in got] == list(range(len(b)))
+    assert [r.status for r in got] == [r.status for r in ref]
+    statuses = {r.status for r in ref}
+    assert statuses >= {"optimal", "unbounded"}          # the cases exercise both branches
+    assert ref[0].details["dual"]["repaired"] and got[0].details["dual"]["repaired"]
+    exact = lm._fast_kernels_exact()
+    for r, g in zip(ref, got, strict=True):
+        if r.status == "unbounded":
+            assert g.value == -math.inf and g.slope == r.slope
+            np.testing.assert_array_equal(g.direction, r.direction)
+            continue
+        # the values agree within the certified gaps (each value is within tol of its own dual bound;
+        # the bound itself is only feasible up to solve's eigenvalue tolerance, so it may exceed
+        # J_p(Φ) by a sliver: negative gaps of ~1e-10 occur with solve as well)
+        scale = max(1.0, abs(r.value))
+        if r.status == "optimal":
+            assert abs(g.value - r.value) <= tol * scale
+            assert g.lower <= r.value + tol * scale and r.lower <= g.value + tol * scale
+        if exact:   # on this machine: bit for bit the same iteration and certificate
+            assert g.details["iterations"] == r.details["iterations"]
+            assert g.value == r.value and g.lower == r.lower
+            assert g.certificate.value == r.certificate.value
+            assert g.details["history_tail"] == r.details["history_tail"]
+            assert g.details["dual"] == r.details["dual"]
+            if r.status == "optimal":
+                np.testing.assert_array_equal(g.Phi, r.Phi)
+            else:
+                np.testing.assert_array_equal(g.details["last_iterate"], r.details["last_iterate"])
+                assert g.details["diverging_norm"] == r.details["diverging_norm"]
+
+
+def test_solve_batch_fallback_kernels_agree(monkeypatch):
+    # the batched-einsum path (used where the emulated einsum order does not match) agrees too
+    monkeypatch.setattr(lm, "_fast_kernels_exact", lambda: False)
+    X, y, b = _batch_problem(20, 2, 3, 30.0, 1.0, 8, seed=3)
+    ref = [lm.solve(X, y, 3, 30.0, H, b=bj, tol=1e-6, max_iter=1000, on_failure="return") for bj in b]
+    got = lm.solve_batch(X, y, 3, 30.0, H, b, tol=1e-6, max_iter=1000, on_failure="return")
+    assert [r.status for r in got] == [r.status for r in ref]
+    for r, g in zip(ref, got, strict=True):
+        if r.status == "optimal":
+            assert abs(g.value - r.value) <= 1e-6 * max(1.0, abs(r.value))
+
+
+@pytest.mark.parametrize("case", BATCH_CASES[:3])
+def test_solve_batch_solutions_are_certified(case):
+    n, d, K, lam, eps, loss, tol, max_iter = case
+    X, y, b = _batch_problem(n, d, K, lam, eps, 10, seed=7)
+    got = lm.solve_batch(X, y, K, lam, H, b, loss=loss, tol=tol, max_iter=max_iter, on_failure="return")
+    n_opt = 0
+    for g, bj in zip(got, b, strict=True):
+        if g.status != "optimal":
+            assert g.Phi is None and not (g.status == "not_converged" and g.certificate.ok)
+            continue
+        n_opt += 1
+        assert min(np.linalg.eigvalsh(P)[0] for P in g.Phi) >= -1e-12          # Φ_c ⪰ 0
+        jp = lm.perturbed_objective(g.Phi, X, y, lam, H, bj, loss=loss)
+        assert jp == pytest.approx(g.value, rel=1e-12, abs=1e-12)               # value = J_p(Φ)
+        D, _ = lm.dual_lower_bound(g.Phi, X, y, K, lam, H, bj, loss=loss)       # recomputed certificate
+        assert D == g.lower
+        assert (g.value - D) / max(1.0, abs(g.value)) <= tol
+        assert g.certificate.ok and g.certificate.value <= tol
+    assert n_opt >= 2
+
+
+def test_solve_batch_sizes_and_failures():
+    X, y = _data(20, d=1, K=2, seed=5)
+    b = np.array([[0.2, 0.1], [-0.3, 0.4]])
+    one = lm.solve_batch(X, y, 2, 1.0, H, b[None], tol=1e-9)
+    ref = lm.solve(X, y, 2, 1.0, H, b=b, tol=1e-9)
+    assert len(one) == 1 and one[0].status == "optimal"
+    assert abs(one[0].value - ref.value) <= 1e-9 * max(1.0, abs(ref.value))
+    # only unbounded draws: no iteration at all
+    unb = lm.solve_batch(X, y, 2, 1.0, H, np.array([-np.eye(2), np.diag([1.0, -2.0])]))
+    assert [r.status for r in unb] == ["unbounded"] * 2 and unb[1].slope == pytest.approx(2 * -2.0)
+    # a budget too small to certify: raise (as solve) or return flagged results
+    bs = np.array([b, 0.5 * np.eye(2)])
+    with pytest.raises(CertificateError) as err:
+        lm.solve_batch(X, y, 2, 1.0, H, bs, max_iter=3, check_every=1, tol=1e-14)
+    assert err.value.result.status == "not_converged" and len(err.value.results) == 2
+    res = lm.solve_batch(X, y, 2, 1.0, H, bs, max_iter=3, check_every=1, tol=1e-14, on_failure="return")
+    assert all(r.status == "not_converged" and r.Phi is None and "last_iterate" in r.details for r in res)
+    # warm starts, shared or per problem, are projected as solve projects them
+    P0 = lm.random_psd(2, 1, np.random.default_rng(1)) - 0.3 * np.eye(2)
+    kw = dict(tol=1e-9, max_iter=2000, on_failure="return")
+    w1 = lm.solve_batch(X, y, 2, 1.0, H, bs, Phi0=P0, **kw)
+    w2 = lm.solve_batch(X, y, 2, 1.0, H, bs, Phi0=np.stack([P0, P0]), **kw)
+    cold = lm.solve_batch(X, y, 2, 1.0, H, bs, **kw)
+    for j in range(2):
+        w0 = lm.solve(X, y, 2, 1.0, H, b=bs[j], Phi0=P0, **kw)
+        assert w1[j].status == w2[j].status == w0.status and w1[j].value == w2[j].value
+        assert abs(w1[j].value - w0.value) <= 1e-9 * max(1, abs(w0.value))
+    assert any(w.details["history_tail"] != c.details["history_tail"] for w, c in zip(w1, cold, strict=True))
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(b=np.eye(2)), "b"),                          # not a stack of matrices
+    (dict(b=np.zeros((0, 2, 2))), "b"),                # empty batch
+    (dict(b=np.zeros((2, 3, 3))), "b"),                # wrong size for d = 1
+    (dict(b=np.full((2, 2, 2), np.nan)), "b"),
+    (dict(y=np.array([0, 1, 2] * 4)), "y"),            # label ≥ K
+    (dict(y=np.array([0, 1])), "y"),
+    (dict(X=np.full((12, 1), np.inf)), "X"),
+    (dict(K=0), "K"),
+    (dict(K=2.5), "K"),
+    (dict(lam=-1.0), "lam"),
+    (dict(h=0.0), "h"),
+    (dict(tol=0.0), "tol"),
+    (dict(max_iter=0), "max_iter"),
+    (dict(check_every=0), "check_every"),
+    (dict(Phi0=np.zeros((3, 2, 2))), "Phi0"),
+    (dict(on_failure="ignore"), "on_failure"),
+    (dict(loss="paper"), "paper"),
+    (dict(loss="bogus"), "loss"),
+])
+def test_solve_batch_bad_input(kwargs, name):
+    X, y = _data(12)
+    args = dict(X=X, y=y, K=2, lam=1.0, h=H, b=np.stack([np.eye(2), 2 * np.eye(2)]))
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        lm.solve_batch(**args)
+
+
+def test_solve_batch_in_sub_batches(monkeypatch):
+    X, y, b = _batch_problem(16, 1, 2, 20.0, 0.5, 9, seed=4)
+    kw = dict(tol=1e-8, max_iter=600, on_failure="return")
+    whole = lm.solve_batch(X, y, 2, 20.0, H, b, **kw)
+    monkeypatch.setattr(lm, "_MAX_BATCH", 5)
+    parts = lm.solve_batch(X, y, 2, 20.0, H, b, **kw)
+    assert [r.details["batch_index"] for r in parts] == list(range(len(b)))
+    for w, p in zip(whole, parts, strict=True):
+        assert (w.status, w.value, w.lower) == (p.status, p.value, p.lower)
+        assert w.Phi is None and p.Phi is None or np.array_equal(w.Phi, p.Phi)

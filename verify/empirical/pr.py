@@ -54,7 +54,7 @@ from simulations.large_margin import (
     kkt_residual,
     norm_law,
     sample_perturbation,
-    solve,
+    solve_batch,
 )
 from simulations.trials.pr import CASES, lemma1_trial, lemma2_trial, thm5_trial, utility_trial
 from verify.audit import audit_row, audit_samples, audit_seed, eps_from_rates, eps_lower_bound
@@ -396,7 +396,9 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Res
 
     Seed ``004_69734a6b7aad1d0d.txt``, §5.1, Theorem 5.1.  Each release is a full certified
     solve, so the number of releases per data set is ``min(n, max(100, n // 40))`` (500 for
-    the quick audit size 20 000, 2500 for the default 100 000).  Release: Φ^p, or ⊥ when J_p is unbounded below (a
+    the quick audit size 20 000, 2500 for the default 100 000); the releases of one data set are
+    solved together by :func:`simulations.large_margin.solve_batch` (bit for bit the one-at-a-time
+    solves, 10–20× faster; ``bench/bench_large_margin.py``).  Release: Φ^p, or ⊥ when J_p is unbounded below (a
     data-independent event) or the solve is not certified.  Attack statistic:
     S = log10 r_z(Φ^p) − log10 r_z̄(Φ^p) with r the KKT residual of
     :func:`simulations.large_margin.kkt_residual` (⊥ ↦ 0): the minimiser satisfies equality
@@ -416,13 +418,17 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Res
     counts = {"bottom": 0, "unresolved": 0, "released": 0}
 
     def statistics(Xs: np.ndarray, ys: np.ndarray, rng: np.random.Generator, k: int) -> np.ndarray:
+        # the k draws in the order of the former one-release-at-a-time loop, then one batched
+        # solve of the bounded ones on (Xs, ys) (solve_batch follows solve exactly)
+        draws = [sample_perturbation(d, eps, rng) for _ in range(k)]
+        bounded = [j for j, b in enumerate(draws) if is_bounded_below(lam, b, d)]
+        counts["bottom"] += k - len(bounded)
+        sols = []
+        if bounded:
+            sols = solve_batch(Xs, ys, K, lam, H, np.array([draws[j] for j in bounded]),
+                               tol=spec["tol"], max_iter=spec["max_iter"], on_failure="return")
         out = np.zeros(k)
-        for j in range(k):
-            b = sample_perturbation(d, eps, rng)
-            if not is_bounded_below(lam, b, d):
-                counts["bottom"] += 1
-                continue
-            r = solve(Xs, ys, K, lam, H, b=b, tol=spec["tol"], max_iter=spec["max_iter"], on_failure="return")
+        for j, r in zip(bounded, sols, strict=True):
             if r.status != "optimal":
                 counts["unresolved"] += 1
                 continue
