@@ -16,7 +16,7 @@ verify: $(STAMP)
 	$(PY) -m verify
 
 lint: $(STAMP)
-	$(PY) -m ruff check bounds simulations verify tests bench
+	$(PY) -m ruff check bounds simulations verify tests bench conftest.py
 
 test: lint
 	$(PY) -m pytest -n auto bounds simulations verify tests docs README.md

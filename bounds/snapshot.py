@@ -208,3 +208,47 @@ def _atomic_write(path: Path, data: bytes) -> bool:
     except OSError:
         return False
     return True
+
+
+def evaluate_task(task: tuple[str, list[str]]) -> int:
+    """Worker task: evaluate ``keys`` of :data:`bounds.registry` into the store at ``root``.
+
+    ``task = (root, keys)``; returns how many of ``keys`` the store now holds.  Used by
+    :func:`warm` and by the report job, which sends these tasks to its executor.
+    """
+    import bounds
+
+    root, keys = task
+    store = Store(root)
+    reg = bounds.registry
+    if reg.store is None or reg.store.dir != store.dir:
+        reg.store = store
+    for k in keys:
+        reg.evaluate(k)
+    return sum(store.has(k) for k in keys)
+
+
+def warm(store: Store | None = None, keys: Iterable[str] | None = None, workers: int | None = None) -> int:
+    """Evaluate the statements missing from ``store`` (default: :meth:`Store.default`) in parallel.
+
+    One process per core (``workers``), one statement per task.  Returns how many statements
+    were missing.  The test suite calls it once per session, so its workers read the snapshot
+    instead of each deriving every statement again.
+    """
+    import bounds
+
+    store = Store.default() if store is None else store
+    if store is None:
+        return 0
+    reg = bounds.registry
+    todo = [k for k in (keys if keys is not None else reg.keys()) if not store.has(k)]
+    n = workers if workers is not None else (os.cpu_count() or 1)
+    if n > 1 and len(todo) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=n) as pool:
+            list(pool.map(evaluate_task, [(str(store.root), [k]) for k in todo]))
+    else:
+        evaluate_task((str(store.root), todo))
+    store.save_registry(reg)
+    return len(todo)

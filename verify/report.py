@@ -724,21 +724,6 @@ def use_symbolic_cache(cache: str | os.PathLike | None) -> Any:
     return registry.store
 
 
-def _evaluate_keys(task: tuple[str, list[str]]) -> int:
-    """Worker task: evaluate ``keys`` into the snapshot at ``root``; returns how many were stored."""
-    from bounds.snapshot import Store
-
-    root, keys = task
-    store = Store(root)
-    if registry.store is None or registry.store.dir != store.dir:
-        registry.store = store
-    n = 0
-    for k in keys:
-        registry.evaluate(k)
-        n += store.has(k)
-    return n
-
-
 def evaluate_symbolic(cache: str | os.PathLike | None, executor: Any, keys: Sequence[str] | None = None) -> Any:
     """Evaluate the statements missing from the snapshot at ``<cache>/symbolic`` on ``executor``.
 
@@ -751,7 +736,9 @@ def evaluate_symbolic(cache: str | os.PathLike | None, executor: Any, keys: Sequ
     if store is None:
         return []
     todo = [k for k in (keys if keys is not None else registry.keys()) if not store.has(k)]
-    return [executor.submit(_evaluate_keys, (str(store.root), [k])) for k in todo]
+    from bounds.snapshot import evaluate_task
+
+    return [executor.submit(evaluate_task, (str(store.root), [k])) for k in todo]
 
 
 def _figure_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
