@@ -670,7 +670,7 @@ def rate_check(
         for i in range(spot):
             sub = {s: _exact(float(pts[s][i])) for s in syms}
             try:
-                lim = _limit_with_timeout(sp.log(bound.subs(sub)) / sp.log(var), var)
+                lim = _spot_limit(bound.subs(sub), var)
                 if lim is None:
                     continue  # undecided in time: the structural result stands, the count says so
                 want = claimed.subs(sub)
@@ -695,6 +695,20 @@ def _exact(x: float) -> sp.Rational:
     in exponents it can spend minutes testing perfect powers.
     """
     return sp.nsimplify(float(f"{x:.2g}"), rational=True)
+
+
+def _spot_limit(bound: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
+    """lim log(bound)/log(var) as var → ∞ by :func:`sympy.limit`, or None when undecided in time.
+
+    First with var = e^u and the logarithm expanded (log var = u: sympy's Gruntz algorithm
+    often decides this form in well under a second where the plain one needs minutes), then on
+    the plain form.  Either is sympy's own limit, independent of :func:`leading_exponent`.
+    """
+    u = sp.Dummy("u", positive=True)
+    lim = _limit_with_timeout(sp.expand_log(sp.log(bound.subs(var, sp.exp(u))), force=True) / u, u, seconds=3)
+    if lim is None:
+        lim = _limit_with_timeout(sp.log(bound) / sp.log(var), var, seconds=10)
+    return lim
 
 
 class _LimitTimeout(BaseException):

@@ -210,19 +210,27 @@ def _atomic_write(path: Path, data: bytes) -> bool:
     return True
 
 
+_TASK_REGISTRY: dict[Path, Any] = {}
+
+
+def _task_registry(store: Store) -> Any:
+    """One registry of every discovered paper per store and process (a worker keeps it)."""
+    if store.dir not in _TASK_REGISTRY:
+        from .discovery import build_registry
+
+        _TASK_REGISTRY[store.dir] = build_registry(store=store)
+    return _TASK_REGISTRY[store.dir]
+
+
 def evaluate_task(task: tuple[str, list[str]]) -> int:
-    """Worker task: evaluate ``keys`` of :data:`bounds.registry` into the store at ``root``.
+    """Worker task: evaluate ``keys`` (of every discovered paper) into the store at ``root``.
 
     ``task = (root, keys)``; returns how many of ``keys`` the store now holds.  Used by
     :func:`warm` and by the report job, which sends these tasks to its executor.
     """
-    import bounds
-
     root, keys = task
     store = Store(root)
-    reg = bounds.registry
-    if reg.store is None or reg.store.dir != store.dir:
-        reg.store = store
+    reg = _task_registry(store)
     for k in keys:
         reg.evaluate(k)
     return sum(store.has(k) for k in keys)
@@ -235,12 +243,10 @@ def warm(store: Store | None = None, keys: Iterable[str] | None = None, workers:
     were missing.  The test suite calls it once per session, so its workers read the snapshot
     instead of each deriving every statement again.
     """
-    import bounds
-
     store = Store.default() if store is None else store
     if store is None:
         return 0
-    reg = bounds.registry
+    reg = _task_registry(store)
     todo = [k for k in (keys if keys is not None else reg.keys()) if not store.has(k)]
     n = workers if workers is not None else (os.cpu_count() or 1)
     if n > 1 and len(todo) > 1:

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from .cache import TrialCache
-from .executors import Executor, get_executor
+from .executors import Executor, SerialExecutor, get_executor
 
 TrialFn = Callable[[Mapping[str, Any], np.random.Generator], Mapping[str, Any]]
 
@@ -269,8 +269,11 @@ def run_grid(
         own = not isinstance(executor, Executor)
         ex = get_executor(executor) if own else executor
         bar = _progress(sum(len(tasks[i][2]) for i in todo), desc, progress)
+        # one batch left: run it here; a pool would only add pickling and a place in its queue
+        # (behind the audits and figures the report job keeps on the workers); same seeds, same rows
+        runner = SerialExecutor() if len(todo) == 1 else ex
         try:
-            for j, rows in ex.map_unordered(_run_batch, [tasks[i] for i in todo]):
+            for j, rows in runner.map_unordered(_run_batch, [tasks[i] for i in todo]):
                 i = todo[j]
                 results[i] = rows
                 if cache is not None:
