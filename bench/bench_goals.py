@@ -34,7 +34,8 @@ CLI = {
     "eval": (["eval", "jia.thm1", "B=1", "gamma=2", "lam=0.1", "m=100"], 0.5),
     "show": (["show", "jia.thm4"], 0.5),
     "pick": (["pick", "jia.thm4", "--m", "10000", *CONSTS], 2.0),
-    "pick --target": (["pick", "jia.thm4", "--target", "0.5", "--eps", "0.5", *CONSTS], 2.0),
+    "pick min eps": (["pick", "jia.thm4", "--target", "0.4", "--m", "10000", *CONSTS], 2.0),
+    "pick min m": (["pick", "jia.thm4", "--target", "2", "--eps", "0.5", *CONSTS], 2.0),
     "list": (["list"], 2.0),
 }
 

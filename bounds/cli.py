@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -128,13 +129,18 @@ def _warm(reg: Registry, keys: Sequence[str]) -> None:
     store = reg.store
     cold = [k for k in todo if store is None or not store.has(k)]
     if len(cold) > 1:
-        from tqdm.auto import tqdm
-
         where = f" (kept in {store.dir})" if store is not None else ""
         print(f"evaluating {len(cold)} statements: first call with this version of bounds/{where}",
               file=sys.stderr)
-        for k in tqdm(todo, desc="statements", unit="st", file=sys.stderr, disable=None, leave=False):
-            reg.evaluate(k)
+        if store is not None and len(cold) >= 8 and (os.cpu_count() or 1) > 1:
+            from .snapshot import warm
+
+            warm(store, cold)            # one process per core; the progress bar counts statements
+        else:
+            from tqdm.auto import tqdm
+
+            for k in tqdm(todo, desc="statements", unit="st", file=sys.stderr, disable=None, leave=False):
+                reg.evaluate(k)
     for k in todo:
         reg.evaluate(k)
 

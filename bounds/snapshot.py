@@ -252,8 +252,13 @@ def warm(store: Store | None = None, keys: Iterable[str] | None = None, workers:
     if n > 1 and len(todo) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
+        from tqdm.auto import tqdm
+
         with ProcessPoolExecutor(max_workers=n) as pool:
-            list(pool.map(evaluate_task, [(str(store.root), [k]) for k in todo]))
+            tasks = [(str(store.root), [k]) for k in todo]
+            for _ in tqdm(pool.map(evaluate_task, tasks), total=len(tasks), desc="statements", unit="st",
+                          disable=None, leave=False):
+                pass
     else:
         evaluate_task((str(store.root), todo))
     store.save_registry(reg)
