@@ -151,6 +151,28 @@ class _Bound:
         return v if math.isfinite(v) else math.inf
 
 
+_BOUNDS: dict[tuple, _Bound] = {}
+
+
+def _bound(st: Statement, m: float, consts: Mapping[str, float], which: str = "derived") -> _Bound:
+    """A :class:`_Bound`, reused for the same statement, registry, m, constants and expression.
+
+    Building one substitutes the constants and lambdifies (a few ms); the inverse queries
+    (:func:`min_eps`, :func:`min_m`) ask for the same one hundreds of times.
+    """
+    reg = _reg()
+    try:
+        key = (id(reg), st.key, which, float(m), tuple(sorted((k, float(v)) for k, v in consts.items())))
+    except (TypeError, ValueError):
+        return _Bound(st, m, consts, which)            # let _Bound name the bad value
+    b = _BOUNDS.get(key)
+    if b is None or b.st is not st:
+        if len(_BOUNDS) > 512:
+            _BOUNDS.clear()
+        b = _BOUNDS[key] = _Bound(st, m, consts, which)
+    return b
+
+
 def P_name(s: sp.Symbol, ns: Namespace = SHARED) -> str:  # noqa: N802
     """The parameter name of a sympy symbol in a namespace (the symbol's name if it has no parameter)."""
     return ns.by_symbol(s).name if ns.has_symbol(s) else str(s)
@@ -210,7 +232,7 @@ def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) 
     st = pickable(key)
     eps_given = consts.pop("eps", None)
     sched = _schedule_values(st, m, consts, eps_given)
-    bnd = _Bound(st, m, consts, which)
+    bnd = _bound(st, m, consts, which)
     point = {n: sched[n] for n in bnd.choice}
     for n, v in point.items():
         bad = st.ns[n].violation(v)
@@ -220,7 +242,7 @@ def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) 
     stated = None
     if which == "derived":
         try:
-            stated = _Bound(st, m, consts, "stated")(**point)
+            stated = _bound(st, m, consts, "stated")(**point)
         except ValueError:
             stated = None
     return Pick(
@@ -253,7 +275,7 @@ def optimise(
     """
     st = pickable(key)
     fixed_eps = consts.get("eps")
-    bnd0 = _Bound(st, m, {k: v for k, v in consts.items() if k != "eps"}, which)
+    bnd0 = _bound(st, m, {k: v for k, v in consts.items() if k != "eps"}, which)
     over = tuple(over) if over else tuple(bnd0.choice)
     for n in over:
         if n not in CHOICE:
@@ -371,7 +393,7 @@ def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", **co
         lam_v = sched.get("lam")
     else:
         lam_v = float(lam)
-    b = _Bound(st, m, consts)
+    b = _bound(st, m, consts)
     kw = {"eps": eps, "lam": lam_v}
     return b(**{n: kw[n] for n in b.choice})
 
@@ -406,7 +428,7 @@ def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str 
     >>> round(float(g[0, 0]), 4) == round(value_at("jia.thm4", 1e4, 0.1, 0.01, **c), 4)
     True
     """
-    b = _Bound(pickable(key), m, consts, which=which)
+    b = _bound(pickable(key), m, consts, which=which)
     E, L = np.meshgrid(np.asarray(eps, dtype=float), np.asarray(lam, dtype=float))
     kw = {"eps": E, "lam": L}
     with np.errstate(all="ignore"):
