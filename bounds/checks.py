@@ -704,10 +704,10 @@ def _spot_limit(bound: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
     often decides this form in well under a second where the plain one needs minutes), then on
     the plain form.  Either is sympy's own limit, independent of :func:`leading_exponent`.
     """
-    u = sp.Dummy("u", positive=True)
+    u = sp.Symbol("u_limit", positive=True)   # not a Dummy: its sort key would depend on a global counter
     lim = _limit_with_timeout(sp.expand_log(sp.log(bound.subs(var, sp.exp(u))), force=True) / u, u, seconds=3)
     if lim is None:
-        lim = _limit_with_timeout(sp.log(bound) / sp.log(var), var, seconds=10)
+        lim = _limit_with_timeout(sp.log(bound) / sp.log(var), var, seconds=5)
     return lim
 
 

@@ -385,7 +385,7 @@ def _wait_all(futures: Sequence, what: str) -> None:
     for f in futures:
         f.result()
     if futures:
-        print(f"  {what}: {len(futures)} statements ({time.perf_counter() - t:.1f} s waited)", file=sys.stderr)
+        print(f"  {what}: {len(futures)} papers ({time.perf_counter() - t:.1f} s waited)", file=sys.stderr)
 
 
 def _only(pattern: str) -> set[str]:

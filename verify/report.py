@@ -727,18 +727,17 @@ def use_symbolic_cache(cache: str | os.PathLike | None) -> Any:
 def evaluate_symbolic(cache: str | os.PathLike | None, executor: Any, keys: Sequence[str] | None = None) -> Any:
     """Evaluate the statements missing from the snapshot at ``<cache>/symbolic`` on ``executor``.
 
-    The evaluations land in the snapshot, where :func:`write_report` reads them.  Each statement
-    missing from the snapshot is one task (a worker evaluates its dependencies too, from the
-    snapshot when another worker has stored them).  Returns the submitted futures (empty when
-    the snapshot is complete or off).
+    The evaluations land in the snapshot, where :func:`write_report` reads them.  The statements
+    missing from the snapshot are sent one paper per task (statements depend only on their own
+    paper's).  Returns the submitted futures (empty when the snapshot is complete or off).
     """
     store = use_symbolic_cache(cache)
     if store is None:
         return []
     todo = [k for k in (keys if keys is not None else registry.keys()) if not store.has(k)]
-    from bounds.snapshot import evaluate_task
+    from bounds.snapshot import by_paper, evaluate_task
 
-    return [executor.submit(evaluate_task, (str(store.root), [k])) for k in todo]
+    return [executor.submit(evaluate_task, (str(store.root), ks)) for ks in by_paper(todo)]
 
 
 def _figure_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
