@@ -36,6 +36,27 @@ def test_dask_local_cluster_gives_the_same_numbers():
     assert ref.equals(got)
 
 
+def _square_or_fail(x: int) -> int:
+    if x < 0:
+        raise ValueError(f"negative {x}")
+    return x * x
+
+
+@pytest.mark.parametrize("name", ["serial", "local", "dask"])
+def test_submit_runs_a_whole_job_and_reraises_its_error(name):
+    if name == "dask":
+        pytest.importorskip("distributed")
+    with get_executor(name, max_workers=1 if name == "dask" else None) as ex:
+        futs = [ex.submit(_square_or_fail, i) for i in (3, -1, 4)]
+        assert futs[0].result() == 9 and futs[2].result() == 16
+        with pytest.raises(ValueError, match="negative -1"):
+            futs[1].result()
+        # whole jobs and a trial map share the pool; the map's numbers do not change
+        fut = ex.submit(_square_or_fail, 5)
+        got = run_grid(uniform_trial, [{"n": 3}], 4, seed=2, executor=ex, batch_size=1)
+        assert got.equals(run_grid(uniform_trial, [{"n": 3}], 4, seed=2)) and fut.result() == 25
+
+
 def test_trial_i_does_not_depend_on_n_trials_or_other_configs():
     a = run_trials(uniform_trial, {"n": 5}, 3, seed=0)
     b = run_grid(uniform_trial, [{"n": 2}, {"n": 5}], 6, seed=0)
