@@ -99,7 +99,6 @@ import math
 
 import numpy as np
 import sympy as sp
-from sympy.utilities.lambdify import implemented_function
 
 from .._lazy import lazy_module
 from ..checks import balance, leading_exponent, rate_check, schedule_check
@@ -214,8 +213,19 @@ def expected_max_chi(s: int, groups: int) -> float:
     return float(val)
 
 
-#: E‖g‖₂ as a sympy function (evaluated numerically by lambdify through :func:`chi_mean`)
-chi_mean_sym = implemented_function("chi_mean", lambda x: chi_mean(x))
+class _ChiMean(sp.Function):
+    """E‖g‖₂ as a sympy function, printed ``chi_mean`` (evaluated numerically through :func:`chi_mean`).
+
+    A module-level class rather than ``implemented_function``, so that expressions using it pickle
+    (by reference) into the symbolic snapshot.
+    """
+
+    _imp_ = staticmethod(lambda x: chi_mean(x))
+
+
+_ChiMean.__name__ = "chi_mean"
+#: E‖g‖₂ as a sympy function (evaluated numerically by lambdify and evalf through :func:`chi_mean`)
+chi_mean_sym = _ChiMean
 
 
 # --------------------------------------------------------------------------- §2
