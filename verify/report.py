@@ -602,10 +602,14 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     keys = registry.keys() if not only else keys_matching(registry, only)
     if not keys:
         raise ValueError(f"pattern {only!r} matches no statement; try one of: {', '.join(p + '.*' for p in sorted(PAPERS))}")
+    before = registry.store
     use_symbolic_cache(symbolic_cache if symbolic_cache is not None else cache)
-    evs = [registry.evaluate(k) for k in keys]
-    if registry.store is not None:
-        registry.store.save_registry(registry)     # the light papers: `python -m bounds` reads them
+    try:
+        evs = [registry.evaluate(k) for k in keys]
+        if registry.store is not None:
+            registry.store.save_registry(registry)     # the light papers: `python -m bounds` reads them
+    finally:
+        registry.store = before                        # no lasting change to bounds.registry
     pk = picks_table() if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
     prov.update(run_info or {})
