@@ -262,6 +262,17 @@ def _bernoulli_numbers(n: int) -> tuple[Fraction, ...]:
     return tuple(B)
 
 
+def _bernoulli_coeffs(n: int) -> list[float]:
+    """Coefficients C(n, j) B_j of x^(n−j), j = 0..n, as floats (Horner order)."""
+    Bn = _bernoulli_numbers(n)
+    return [float(math.comb(n, j) * Bn[j]) for j in range(n + 1)]
+
+
+def _closed_form_prefactor(p: int) -> float:
+    """(−1)^(p+1) (2π)^(2p) / (2 (2p)!) of :func:`cosine_series_closed_form`."""
+    return (-1) ** (p + 1) * (2 * math.pi) ** (2 * p) / (2 * math.factorial(2 * p))
+
+
 def bernoulli_polynomial(n: int, x: ArrayLike) -> NDArray[np.float64]:
     """Bernoulli polynomial ``B_n(x) = Σ_j C(n, j) B_j x^(n−j)`` (B_1 = −1/2).
 
@@ -275,8 +286,7 @@ def bernoulli_polynomial(n: int, x: ArrayLike) -> NDArray[np.float64]:
     """
     if n < 0:
         raise ValueError("n must be ≥ 0")
-    Bn = _bernoulli_numbers(n)
-    coeffs = [float(math.comb(n, j) * Bn[j]) for j in range(n + 1)]  # of x^(n-j)
+    coeffs = _bernoulli_coeffs(n)  # of x^(n-j)
     x = np.asarray(x, dtype=float)
     out = np.zeros_like(x)
     for c in coeffs:
@@ -308,8 +318,7 @@ def cosine_series_closed_form(d: ArrayLike, p: int) -> NDArray[np.float64]:
     x = np.mod(np.asarray(d, dtype=float), 1.0)
     x = np.minimum(x, 1.0 - x)
     if p <= _MAX_CLOSED_FORM_P:
-        pref = (-1) ** (p + 1) * (2 * math.pi) ** (2 * p) / (2 * math.factorial(2 * p))
-        return pref * bernoulli_polynomial(2 * p, x)
+        return _closed_form_prefactor(p) * bernoulli_polynomial(2 * p, x)
     n_terms = 1
     while n_terms ** (1 - 2 * p) / (2 * p - 1) > 1e-18:
         n_terms += 1
@@ -486,6 +495,21 @@ class PeriodicSobolevKernel(CircleKernelBase):
 
     def _profile(self, d: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.mu0 + self.scale * cosine_series_closed_form(d, self.s)
+
+    def __call__(self, X: ArrayLike, Y: ArrayLike | None = None) -> NDArray[np.float64]:
+        """Gram matrix; for s ≤ 6 one compiled pass (:func:`simulations._loops_numba.sobolev_gram`).
+
+        The compiled pass performs the operations of the NumPy path (``_profile`` of the
+        difference reduced modulo 1) in the same order, so the two agree bit for bit.
+        """
+        if self.s > _MAX_CLOSED_FORM_P:
+            return super().__call__(X, Y)
+        from ._loops_numba import sobolev_gram
+
+        a = np.ascontiguousarray(_as_circle(X))
+        b = a if Y is None else np.ascontiguousarray(_as_circle(Y))
+        coeffs = np.array(_bernoulli_coeffs(2 * self.s))
+        return sobolev_gram(a, b, coeffs, _closed_form_prefactor(self.s), self.mu0, self.scale)
 
     def series(
         self, X: ArrayLike, Y: ArrayLike | None = None, n_terms: int = 1000

@@ -1,0 +1,96 @@
+"""Compiled (numba) inner loops whose NumPy twins are bound by per-step Python overhead.
+
+* :func:`fw_l1_steps` — steps of private Frank–Wolfe on the ℓ1 ball from sufficient statistics
+  (:func:`simulations.private_erm.private_fw_lasso`), given the Laplace noise of a block of steps;
+* :func:`sobolev_gram` — the Gram matrix of a circle kernel whose profile is a polynomial in the
+  folded distance min(d, 1 − d) (:class:`simulations.kernels.PeriodicSobolevKernel` with a
+  closed-form Bernoulli profile).
+
+Each performs the same floating-point operations in the same order as its NumPy twin (no
+``fastmath``, so no reassociation or fused multiply-add), hence returns bit-identical numbers;
+the tests compare the two paths exactly.  Functions compile on first use and are cached on disk
+(``cache=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["fw_l1_steps", "sobolev_gram"]
+
+
+@njit(cache=True, nogil=True)
+def fw_l1_steps(th: np.ndarray, u: np.ndarray, A: np.ndarray, c: np.ndarray, noise: np.ndarray,
+                t_first: int, n_steps: int, radius: float, noisy: bool) -> None:
+    """Run ``n_steps`` Frank–Wolfe steps t = t_first, … in place on θ (``th``) and Aθ (``u``).
+
+    ``noise[s, r, :]`` is the Laplace noise of the 2p scores of chain r at the block's step s
+    (ignored when ``noisy`` is false).  The scores are ±2r(Aθ − c)_j in the vertex order e_1..e_p,
+    −e_1..−e_p; ties go to the first index, as ``np.argmin``.
+    """
+    n_rep, p = th.shape
+    two_r = 2 * radius
+    g = np.empty(p)
+    for s in range(n_steps):
+        t = t_first + s
+        mu = 2.0 / (t + 2)
+        keep = 1 - mu
+        for r in range(n_rep):
+            for k in range(p):
+                g[k] = two_r * (u[r, k] - c[k])
+            best = 0
+            bestv = 0.0
+            for k in range(2 * p):
+                v = g[k] if k < p else -g[k - p]
+                if noisy:
+                    v = v + noise[s, r, k]
+                if k == 0 or v < bestv:
+                    best = k
+                    bestv = v
+            sign = radius if best < p else -radius
+            jj = best % p
+            step = mu * sign
+            for k in range(p):
+                th[r, k] = th[r, k] * keep
+            th[r, jj] = th[r, jj] + step
+            for k in range(p):
+                u[r, k] = keep * u[r, k] + step * A[jj, k]
+
+
+@njit(cache=True, nogil=True)
+def _mod1(v: float) -> float:
+    # np.mod(v, 1.0) for a float: fmod, shifted into [0, 1) when its sign differs (+0.0 for 0)
+    m = np.fmod(v, 1.0)
+    if m != 0.0:
+        if m < 0.0:
+            m += 1.0
+    else:
+        m = 0.0
+    return m
+
+
+@njit(cache=True, nogil=True)
+def sobolev_gram(a: np.ndarray, b: np.ndarray, coeffs: np.ndarray, pref: float, mu0: float,
+                 scale: float) -> np.ndarray:
+    """K[i, j] = mu0 + scale·(pref·B(x)) with x = min(d, 1 − d), d = (a_i − b_j) mod 1 (twice, as NumPy).
+
+    ``coeffs`` are B's coefficients from the highest power down, evaluated by Horner's rule
+    starting from 0 (as :func:`simulations.kernels.bernoulli_polynomial`).
+    """
+    na, nb = a.shape[0], b.shape[0]
+    out = np.empty((na, nb))
+    nc = coeffs.shape[0]
+    for i in range(na):
+        ai = a[i]
+        for j in range(nb):
+            d = _mod1(ai - b[j])
+            x = _mod1(d)
+            y = 1.0 - x
+            if y < x:
+                x = y
+            h = 0.0
+            for q in range(nc):
+                h = h * x + coeffs[q]
+            out[i, j] = mu0 + scale * (pref * h)
+    return out
