@@ -176,6 +176,24 @@ def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random
 
 def _run_seeds(fn: TrialFn, config: Mapping[str, Any], seeds: list[tuple[int, np.random.SeedSequence]],
                cert_error: type[Exception]) -> list[dict]:
+    batch = getattr(fn, "batch", None)
+    if batch is not None and len(seeds) > 1:
+        # a trial function may carry a batched twin, ``fn.batch(config, rngs) -> rows``, giving
+        # for each generator the row ``fn(config, rng)`` would give (e.g. one vectorised solve of
+        # problems that share their data); the twin handles per-trial failures itself, and if it
+        # raises a CertificateError the trials run one by one below, each rejected on its own
+        try:
+            outs = batch(config, [np.random.default_rng(ss) for _, ss in seeds])
+        except cert_error:
+            outs = None
+        if outs is not None:
+            rows = []
+            for (i, _), out in zip(seeds, outs, strict=True):
+                out = dict(out)
+                out["rejected"] = 0
+                out["trial"] = i
+                rows.append(out)
+            return rows
     rows = []
     for i, ss in seeds:
         try:
