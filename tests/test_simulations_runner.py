@@ -173,3 +173,38 @@ def test_trial_config_survives_pickling_with_its_name() -> None:
     assert c["a"] == 1 and c.get("b", 7) == 7
     with pytest.raises(ConfigError, match="trial my_trial: configuration lacks key 'b'"):
         c["b"]
+
+
+def _batched_twin(config, rngs):
+    """The rows of ``_twin_trial``, computed from all generators at once (one vectorised draw each)."""
+    draws = np.stack([rng.random(int(config["n"])) for rng in rngs])
+    return [{"mean": float(m), "max": float(x)} for m, x in zip(draws.mean(axis=1), draws.max(axis=1), strict=True)]
+
+
+def _twin_trial(config, rng):
+    u = rng.random(int(config["n"]))
+    return {"mean": float(u.mean()), "max": float(u.max())}
+
+
+def _failing_twin(config, rngs):
+    raise CertificateError(Certificate("kkt", 1.0, 1e-10, 1.0))
+
+
+def test_a_batched_twin_gives_the_rows_of_the_trial(monkeypatch):
+    """A trial's ``batch`` twin is used for batches of several seeds and gives the same frame as one
+    trial at a time, in every batch size; a twin raising a CertificateError falls back to the trials."""
+    cfgs = [{"n": 5}, {"n": 3}]
+    ref = run_grid(_twin_trial, cfgs, 9, seed=4, batch_size=1)
+    calls = []
+
+    def spy(config, rngs):
+        calls.append(len(rngs))
+        return _batched_twin(config, rngs)
+
+    monkeypatch.setattr(_twin_trial, "batch", spy, raising=False)
+    for bs in (2, 4, 9):
+        calls.clear()
+        assert ref.equals(run_grid(_twin_trial, cfgs, 9, seed=4, batch_size=bs))
+        assert calls and max(calls) == bs
+    monkeypatch.setattr(_twin_trial, "batch", _failing_twin, raising=False)
+    assert ref.equals(run_grid(_twin_trial, cfgs, 9, seed=4, batch_size=4))
