@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["fw_l1_steps", "sobolev_gram"]
+__all__ = ["fw_l1_steps", "online_sup_grid", "sobolev_gram"]
 
 
 @njit(cache=True, nogil=True)
@@ -93,4 +93,58 @@ def sobolev_gram(a: np.ndarray, b: np.ndarray, coeffs: np.ndarray, pref: float, 
             for q in range(nc):
                 h = h * x + coeffs[q]
             out[i, j] = mu0 + scale * (pref * h)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def online_sup_grid(Kc: np.ndarray, V: np.ndarray, kE: np.ndarray, U: np.ndarray, scale: np.ndarray,
+                    u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """sup[i, c, k, k'] = max_e |(scale_i u_ik) U_ie − v_ick' · W_cie| of seed 003's all-index scan.
+
+    ``W_cie = (kE_ce − Σ_{s>i} Kc_sc V_se) · scale_i`` with the suffix sum accumulated from the last
+    index down, one addition per index (as ``np.cumsum`` over the reversed axis): the operations and
+    their order are those of the NumPy code in :func:`simulations.trials.jcc.all_index_sensitivity`,
+    without its (candidates × t × grid) temporaries.
+    """
+    t, nc = Kc.shape
+    ne = V.shape[1]
+    out = np.empty((t, nc, 2, 2))
+    run = np.empty(ne)
+    for c in range(nc):
+        for e in range(ne):
+            run[e] = 0.0
+        for i in range(t - 1, -1, -1):
+            a0 = scale[i] * u[i, 0]
+            a1 = scale[i] * u[i, 1]
+            v0 = v[i, c, 0]
+            v1 = v[i, c, 1]
+            m00 = m01 = m10 = m11 = -1.0
+            for e in range(ne):
+                w = (kE[c, e] - run[e]) * scale[i]
+                x0 = a0 * U[i, e]
+                x1 = a1 * U[i, e]
+                w0 = v0 * w
+                w1 = v1 * w
+                d = abs(x0 - w0)
+                if d > m00:
+                    m00 = d
+                d = abs(x0 - w1)
+                if d > m01:
+                    m01 = d
+                d = abs(x1 - w0)
+                if d > m10:
+                    m10 = d
+                d = abs(x1 - w1)
+                if d > m11:
+                    m11 = d
+            out[i, c, 0, 0] = m00
+            out[i, c, 0, 1] = m01
+            out[i, c, 1, 0] = m10
+            out[i, c, 1, 1] = m11
+            if i == t - 1:
+                for e in range(ne):
+                    run[e] = Kc[i, c] * V[i, e]
+            else:
+                for e in range(ne):
+                    run[e] = run[e] + Kc[i, c] * V[i, e]
     return out

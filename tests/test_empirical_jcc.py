@@ -49,6 +49,21 @@ def test_all_index_sensitivity_equals_full_reruns(kappa) -> None:
                     assert tr.sup_abs(K, c_p, a_p) == pytest.approx(tr.sup_abs(K, c_ref, a_ref), rel=1e-9)
 
 
+@pytest.mark.parametrize("t, n_c, n_eval, chunk", [(1, 3, 8, 16), (2, 1, 5, 16), (40, 7, 33, 3), (120, 16, 64, 16)])
+def test_compiled_sup_grid_equals_numpy_bit_for_bit(t, n_c, n_eval, chunk) -> None:
+    """The compiled sup-norm scan performs the NumPy code's operations in its order: identical arrays."""
+    K = tr.sobolev(1.5)
+    t0 = tr.min_t0(1.5, 0.75)
+    rng = np.random.default_rng(t * 1000 + n_c)
+    x, y = rng.random(t), rng.uniform(-1, 1, t)
+    xc = rng.random(n_c)
+    a = tr.all_index_sensitivity(x, y, K, 0.75, t0, xc, M=1.0, n_eval=n_eval, chunk=chunk)
+    b = tr.all_index_sensitivity(x, y, K, 0.75, t0, xc, M=1.0, n_eval=n_eval, chunk=chunk, compiled=False)
+    assert a.keys() == b.keys()
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+
+
 def test_last_index_matches_eq15() -> None:
     """For i = t − 1, f_t − f_t̄ is (15) of the paper: η_{t−1}[(f(x̄)−ȳ)K_x̄ − (f(x)−y)K_x]."""
     K = tr.sobolev(1.0)
