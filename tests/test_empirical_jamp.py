@@ -41,6 +41,17 @@ def _sample(m: int, seed: int):
 # ----------------------------------------------------------------------------- exact arithmetic
 
 
+def test_sobolev1_eval_with_a_plan_is_bit_identical():
+    """A precomputed plan (sort and ranks of the points) changes nothing in the result, for any α."""
+    K = PeriodicSobolevKernel.with_kappa(s=1, kappa=1.0)
+    rng = np.random.default_rng(5)
+    x, t = rng.uniform(-2, 2, 300), np.concatenate([rng.random(50), [0.0, 1.0, -1e-17]])
+    plan = T._sobolev1_plan(x, t)
+    for _ in range(3):
+        a = rng.normal(size=x.size)
+        assert np.array_equal(T.sobolev1_eval(K, x, a, t, plan=plan), T.sobolev1_eval(K, x, a, t))
+
+
 def test_sobolev1_eval_matches_the_dense_kernel():
     rng = np.random.default_rng(3)
     for K in (K1, PeriodicSobolevKernel(s=1, mu0=0.3, scale=2.0)):

@@ -184,8 +184,18 @@ def _check_s1(kernel: PeriodicSobolevKernel) -> None:
         raise ValueError(f"parameter 'kernel' must be a PeriodicSobolevKernel with s = 1, got {kernel!r}")
 
 
+def _sobolev1_plan(centers: FloatArray, t: FloatArray) -> tuple[NDArray[np.intp], FloatArray, FloatArray,
+                                                                 NDArray[np.intp]]:
+    """What :func:`sobolev1_eval` computes from the points alone: (order, sorted centres, t mod 1, ranks)."""
+    x = np.mod(np.asarray(centers, dtype=float).reshape(-1), 1.0)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    tt = np.mod(np.asarray(t, dtype=float).reshape(-1), 1.0)
+    return order, xs, tt, np.searchsorted(xs, tt, side="right")
+
+
 def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: FloatArray,
-                  t: FloatArray) -> FloatArray:
+                  t: FloatArray, plan: tuple | None = None) -> FloatArray:
     """Σ_i α_i K(c_i, t) for the s = 1 periodic Sobolev kernel, exactly, in O((m + n) log m).
 
     Uses K(t, c) = μ₀ + cπ²(u² − |u| + 1/6), u = t − c, for t, c ∈ [0, 1) (module docstring):
@@ -199,6 +209,10 @@ def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: Flo
     centers, alpha : arrays of shape (m,)
     t : array of shape (n,)
         Evaluation points (reduced modulo 1).
+    plan : tuple, optional
+        ``_sobolev1_plan(centers, t)``, computed once for many ``alpha`` on the same points (the
+        conjugate-gradient products of :func:`sobolev1_kls_fit`): the sort and the ranks are then
+        not redone; the result is the same to the bit.
 
     Examples
     --------
@@ -209,15 +223,12 @@ def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: Flo
     True
     """
     _check_s1(kernel)
-    x = np.mod(np.asarray(centers, dtype=float).reshape(-1), 1.0)
+    order, xs, tt, k = _sobolev1_plan(centers, t) if plan is None else plan
     a = np.asarray(alpha, dtype=float).reshape(-1)
-    order = np.argsort(x, kind="stable")
-    xs, a_s = x[order], a[order]
+    a_s = a[order]
     ca = np.concatenate(([0.0], np.cumsum(a_s)))
     cax = np.concatenate(([0.0], np.cumsum(a_s * xs)))
     A0, A1, A2 = ca[-1], cax[-1], float(np.sum(a_s * xs * xs))
-    tt = np.mod(np.asarray(t, dtype=float).reshape(-1), 1.0)
-    k = np.searchsorted(xs, tt, side="right")
     le = tt * ca[k] - cax[k]                          # Σ_{c ≤ t} α (t − c)
     gt = (A1 - cax[k]) - tt * (A0 - ca[k])            # Σ_{c > t} α (c − t)
     quad = tt * (tt * A0 - 2.0 * A1) + A2             # Σ α (t − c)²
@@ -265,9 +276,11 @@ def sobolev1_kls_fit(kernel: PeriodicSobolevKernel, x: FloatArray, y: FloatArray
     m = x.size
     mu = lam * m
 
+    plan = _sobolev1_plan(x, x)        # the points are the same in every product
+
     def mv(v: FloatArray) -> FloatArray:
         v = np.asarray(v, dtype=float).reshape(-1)
-        return sobolev1_eval(kernel, x, v, x) + mu * v
+        return sobolev1_eval(kernel, x, v, x, plan=plan) + mu * v
 
     A = LinearOperator((m, m), matvec=mv, dtype=float)
     alpha, info = cg(A, y, rtol=1e-14, atol=0.0, maxiter=20 * m + 100)
