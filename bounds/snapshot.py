@@ -18,6 +18,12 @@ The root is ``$DP_ERM_VERIFY_SYMBOLIC`` when set (``off`` disables the snapshot)
 ``.cache/trials/symbolic`` in the project checkout (where ``python -m verify`` keeps it), else
 ``~/.cache/dp-erm-verify/symbolic``.
 
+Every file carries the SHA-256 of its key and payload in a one-line header (:data:`MAGIC`).
+An edited, truncated or older-format file is *rejected* when read (:meth:`Store.get`,
+:meth:`Store.has`, the light papers): deleted, listed in ``<root>/rejected.log``
+(:data:`REJECT_LOG`), counted (:func:`rejected_entries`) and treated as a miss, so the
+statement is evaluated again and stored anew.
+
 Examples
 --------
 >>> import tempfile
@@ -37,15 +43,54 @@ import copy
 import dataclasses
 import functools
 import hashlib
+import logging
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 ENV = "DP_ERM_VERIFY_SYMBOLIC"
 _HERE = Path(__file__).resolve().parent
+log = logging.getLogger(__name__)
+
+#: first bytes of a stored file: ``MAGIC + sha256(key NUL payload) hex + newline``, then the pickle
+MAGIC = b"dp-erm-verify snapshot v2 sha256="
+#: file (in the store's root) listing the rejected files, one ``time pid path reason`` line each
+REJECT_LOG = "rejected.log"
+_DIGEST_LEN = 64
+#: files this process rejected: (path, reason)
+_REJECTED: list[tuple[str, str]] = []
+
+
+def rejected_entries() -> list[tuple[str, str]]:
+    """The snapshot files this process has rejected so far, as ``(path, reason)`` (a copy)."""
+    return list(_REJECTED)
+
+
+def _checksum(key: str, payload: bytes) -> str:
+    return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
+
+
+def _pack(key: str, payload: bytes) -> bytes:
+    """The bytes of a file: the header line with the checksum of ``key`` and ``payload``, then it."""
+    return MAGIC + _checksum(key, payload).encode() + b"\n" + payload
+
+
+def _unpack(key: str, data: bytes) -> tuple[bytes | None, str]:
+    """``(payload, "")`` when ``data`` is an intact file of ``key``, else ``(None, reason)``."""
+    if not data.startswith(MAGIC):
+        return None, "no checksum header (older format, or not an entry)" if data else "empty file"
+    head = len(MAGIC)
+    digest, nl = data[head:head + _DIGEST_LEN], data[head + _DIGEST_LEN:head + _DIGEST_LEN + 1]
+    if nl != b"\n":
+        return None, "truncated header"
+    payload = data[head + _DIGEST_LEN + 1:]
+    if digest.decode("ascii", "replace") != _checksum(key, payload):
+        return None, "checksum mismatch (edited, truncated or moved)"
+    return payload, ""
 
 
 @functools.lru_cache(maxsize=1)
@@ -98,22 +143,58 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.dir)!r})"
 
+    # -- checksums ---------------------------------------------------------------
+    @property
+    def reject_log(self) -> Path:
+        """Where rejected files are listed (:data:`REJECT_LOG` in the root)."""
+        return self.root / REJECT_LOG
+
+    def _read(self, path: Path, key: str, check: Any = None) -> tuple[bool, Any]:
+        """``(True, object)`` for an intact file of ``key`` at ``path``; ``(False, None)`` otherwise.
+
+        A missing file is a plain miss; a file that fails its checksum, does not unpickle or
+        fails ``check`` (a predicate on the object) is rejected (:meth:`_reject`).
+        """
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False, None
+        payload, why = _unpack(key, data)
+        if payload is not None:
+            try:
+                obj = pickle.loads(payload)
+            except Exception as exc:  # noqa: BLE001 - intact bytes that no longer unpickle (a moved class)
+                why = f"unreadable pickle ({type(exc).__name__})"
+            else:
+                if check is None or check(obj):
+                    return True, obj
+                why = f"unexpected content ({type(obj).__name__})"
+        self._reject(path, why)
+        return False, None
+
+    def _reject(self, path: Path, reason: str) -> None:
+        """Delete a bad file, count it, append it to :attr:`reject_log` and log a warning."""
+        _REJECTED.append((str(path), reason))
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with open(self.reject_log, "a", encoding="utf-8") as fh:   # one short append
+                fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')}\t{os.getpid()}\t{path}\t{reason}\n")
+        except OSError:
+            pass
+        log.warning("symbolic snapshot: rejected %s (%s); evaluating it again", path, reason)
+
     # -- evaluations -----------------------------------------------------------
     def _eval_path(self, key: str) -> Path:
         return self.dir / "eval" / f"{_safe(key)}.pkl"
 
     def get(self, key: str) -> tuple | None:
-        """The stored evaluation tuple of ``key`` (None if absent or unreadable)."""
-        p = self._eval_path(key)
-        try:
-            data = p.read_bytes()
-        except OSError:
-            return None
-        try:
-            out = pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a truncated or foreign file is a miss; it is rewritten
-            return None
-        return out if isinstance(out, tuple) and len(out) == 6 else None
+        """The stored evaluation tuple of ``key`` (None if absent; rejected if it fails its checksum)."""
+        ok, out = self._read(self._eval_path(key), key, lambda t: isinstance(t, tuple) and len(t) == 6)
+        return out if ok else None
 
     def put(self, key: str, tup: tuple) -> bool:
         """Store an evaluation tuple atomically; False when it does not pickle or cannot be written."""
@@ -121,10 +202,22 @@ class Store:
             data = pickle.dumps(tup, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - e.g. an expression with a custom sympy class: not stored
             return False
-        return _atomic_write(self._eval_path(key), data)
+        return _atomic_write(self._eval_path(key), _pack(key, data))
 
     def has(self, key: str) -> bool:
-        return self._eval_path(key).exists()
+        """Whether an intact evaluation of ``key`` is stored (a file that fails its checksum is rejected)."""
+        return self._intact(self._eval_path(key), key)
+
+    def _intact(self, path: Path, key: str) -> bool:
+        """Whether ``path`` holds an intact file of ``key`` (checksum only, no unpickling); rejects a bad one."""
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        payload, why = _unpack(key, data)
+        if payload is None:
+            self._reject(path, why)
+        return payload is not None
 
     # -- light papers (for the command line) ---------------------------------------
     def _paper_path(self, pid: str) -> Path:
@@ -140,26 +233,21 @@ class Store:
             data = pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001
             return False
-        return _atomic_write(self._paper_path(paper.id), data)
+        return _atomic_write(self._paper_path(paper.id), _pack(f"paper:{paper.id}", data))
 
     def paper_ids(self) -> list[str]:
         """Ids of the papers stored, in the order of the discovered papers (by ``Paper.order``)."""
-        d = self.dir / "paper"
-        if not (d / "_index.pkl").exists():
-            return []
-        try:
-            return list(pickle.loads((d / "_index.pkl").read_bytes()))
-        except Exception:  # noqa: BLE001
-            return []
+        ok, ids = self._read(self.dir / "paper" / "_index.pkl", "index:", lambda x: isinstance(x, list))
+        return list(ids) if ok else []
 
     def put_index(self, paper_ids: Iterable[str]) -> bool:
         """Record the full, ordered list of paper ids (written once every paper is stored)."""
-        return _atomic_write(self.dir / "paper" / "_index.pkl", pickle.dumps(list(paper_ids)))
+        return _atomic_write(self.dir / "paper" / "_index.pkl", _pack("index:", pickle.dumps(list(paper_ids))))
 
     def save_registry(self, registry: Any) -> None:
         """Store every paper of ``registry`` (light) and the index; evaluations are stored as computed."""
         for p in registry.papers.values():
-            if not self._paper_path(p.id).exists():
+            if not self._intact(self._paper_path(p.id), f"paper:{p.id}"):   # absent, or rejected
                 self.put_paper(p)
         self.put_index(registry.papers)
 
@@ -183,10 +271,10 @@ class Store:
             return None
         papers = []
         for pid in ids:
-            try:
-                papers.append(pickle.loads(self._paper_path(pid).read_bytes()))
-            except Exception:  # noqa: BLE001 - missing or stale: the caller falls back to the real registry
+            ok, paper = self._read(self._paper_path(pid), f"paper:{pid}")
+            if not ok:          # missing or rejected: the caller falls back to the real registry
                 return None
+            papers.append(paper)
         reg = Registry(papers, store=self)   # evaluations are read from the store on demand
         reg.light = True
         if keys is not None:

@@ -11,7 +11,12 @@ of trial indices.  Hence
   as it arrives, atomically) and resumes from them;
 * changing one parameter of one configuration recomputes only that
   configuration; editing one paper's trials recomputes only that paper's
-  trials, and editing a shared module recomputes every trial that imports it.
+  trials, and editing a shared module recomputes every trial that imports it;
+* an entry carries the SHA-256 of its key and payload in a one-line header
+  (:data:`MAGIC`): an edited, truncated or older-format entry is *rejected* on
+  read: deleted, logged to ``<dir>/rejected.log`` (:data:`REJECT_LOG`), counted
+  (:func:`rejected_entries`) and treated as a miss, so the batch is recomputed
+  and stored again; it never reaches a result.
 
 Examples
 --------
@@ -30,13 +35,23 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import logging
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: first bytes of an entry: ``MAGIC + sha256(key NUL payload) hex + newline``, then the pickled rows
+MAGIC = b"dp-erm-verify trial-cache v2 sha256="
+#: file (in the cache directory) listing the rejected entries, one ``time pid path reason`` line each
+REJECT_LOG = "rejected.log"
+_DIGEST_LEN = 64
 
 #: the project's packages (the code a fingerprint may cover)
 PACKAGES = ("bounds", "simulations", "verify")
@@ -178,11 +193,83 @@ def code_fingerprint(module: str | None = None, root: Path | str = ROOT) -> str:
     return _fingerprint(module, str(Path(root).resolve()))
 
 
+#: entries this process rejected: (path, reason)
+_REJECTED: list[tuple[str, str]] = []
+
+
+def rejected_entries() -> list[tuple[str, str]]:
+    """The entries this process has rejected so far, as ``(path, reason)`` (a copy)."""
+    return list(_REJECTED)
+
+
+def checksum(key: str, payload: bytes) -> str:
+    """SHA-256 (hex) of an entry: its key, a NUL byte, its payload."""
+    return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
+
+
+def pack(key: str, payload: bytes, magic: bytes = MAGIC) -> bytes:
+    """The bytes of an entry: the header line with the checksum, then ``payload``."""
+    return magic + checksum(key, payload).encode() + b"\n" + payload
+
+
+def unpack(key: str, data: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, str]:
+    """``(payload, "")`` when ``data`` is an intact entry of ``key``, else ``(None, reason)``."""
+    if not data.startswith(magic):
+        return None, "no checksum header (older format, or not an entry)" if data else "empty file"
+    head = len(magic)
+    digest, nl = data[head:head + _DIGEST_LEN], data[head + _DIGEST_LEN:head + _DIGEST_LEN + 1]
+    if nl != b"\n":
+        return None, "truncated header"
+    payload = data[head + _DIGEST_LEN + 1:]
+    if digest.decode("ascii", "replace") != checksum(key, payload):
+        return None, "checksum mismatch (edited, truncated or moved)"
+    return payload, ""
+
+
+def reject(path: Path, reason: str, log_path: Path, what: str = "trial cache") -> None:
+    """Record a rejected entry: delete it, count it, append it to ``log_path``, log a warning."""
+    _REJECTED.append((str(path), reason))
+    try:
+        path.unlink()
+    except OSError:
+        pass
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')}\t{os.getpid()}\t{path}\t{reason}\n"
+    try:
+        with open(log_path, "a", encoding="utf-8") as fh:   # one short append: atomic between processes
+            fh.write(line)
+    except OSError:
+        pass
+    log.warning("%s: rejected %s (%s); recomputing it", what, path, reason)
+
+
+def read_reject_log(log_path: str | os.PathLike, offset: int = 0) -> list[tuple[str, str]]:
+    """``(path, reason)`` of the entries logged in ``log_path`` after byte ``offset`` (none if absent)."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(offset)
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 4:
+            out.append((parts[2], parts[3]))
+    return out
+
+
 class TrialCache:
-    """Pickled batches of trial rows in a directory, keyed by content."""
+    """Pickled batches of trial rows in a directory, keyed by content, each with its checksum."""
 
     def __init__(self, directory: str | os.PathLike) -> None:
         self.dir = Path(directory)
+        #: entries this instance rejected (edited, truncated, older format)
+        self.rejected = 0
+
+    @property
+    def reject_log(self) -> Path:
+        """Where rejected entries are listed (:data:`REJECT_LOG` in the cache directory)."""
+        return self.dir / REJECT_LOG
 
     def key(self, fn_name: str, config: Mapping[str, Any], seed: int, start: int, stop: int,
             code: str | None = None) -> str:
@@ -198,17 +285,37 @@ class TrialCache:
         return self.dir / key[:2] / f"{key}.pkl"
 
     def get(self, key: str) -> list[dict] | None:
+        """The rows stored under ``key``; None when absent or rejected (then deleted and logged)."""
         p = self._path(key)
         try:
-            with open(p, "rb") as fh:
-                return pickle.load(fh)
-        except (FileNotFoundError, EOFError, pickle.UnpicklingError):
+            data = p.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        payload, why = unpack(key, data)
+        rows = None
+        if payload is not None:
+            try:
+                rows = pickle.loads(payload)
+            except Exception as exc:  # noqa: BLE001 - intact bytes that no longer unpickle (a moved class)
+                why = f"unreadable pickle ({type(exc).__name__})"
+            else:
+                if not isinstance(rows, list):
+                    rows, why = None, f"not a list of rows ({type(rows).__name__})"
+        if rows is None:
+            self.rejected += 1
+            reject(p, why, self.reject_log)
+        return rows
 
     def put(self, key: str, rows: list[dict]) -> None:
+        """Store ``rows`` under ``key`` atomically (a reader sees the old entry or the new, never half)."""
         p = self._path(key)
         p.parent.mkdir(parents=True, exist_ok=True)
+        data = pack(key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(rows, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, p)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, p)
+        except BaseException:       # an error or an interruption: leave no temporary file behind
+            Path(tmp).unlink(missing_ok=True)
+            raise

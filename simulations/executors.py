@@ -10,9 +10,13 @@ name           what it does
                (optional extra: ``pip install 'dp-erm-verify[dask]'``)
 =============  ==============================================================
 
-Every executor exposes the same two calls, :meth:`Executor.map_unordered`
-(yields ``(index, result)`` as tasks finish, for progress bars) and
-:meth:`Executor.close`.  The *results* never depend on the executor: the
+Every executor exposes the same calls, :meth:`Executor.map_unordered`
+(yields ``(index, result)`` as tasks finish, for progress bars),
+:meth:`Executor.submit`, :meth:`Executor.close` (wait for running tasks) and
+:meth:`Executor.terminate` (stop now: on Ctrl-C or SIGTERM, the pending tasks
+are cancelled and the worker processes killed, so none is left behind).  A
+local worker also ignores SIGINT (the main process stops it) and exits by
+itself when the main process dies.  The *results* never depend on the executor: the
 runner (:mod:`simulations.runner`) gives every trial its own seed, spawned
 from a :class:`numpy.random.SeedSequence`, before any task is scheduled.
 
@@ -27,6 +31,9 @@ Examples
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
@@ -58,13 +65,23 @@ class Executor:
         return fut
 
     def close(self) -> None:
-        """Release the workers (idempotent)."""
+        """Release the workers once their running tasks finish (idempotent)."""
+
+    def terminate(self) -> None:
+        """Stop now: cancel the pending tasks and stop the workers without waiting (idempotent).
+
+        Called on an interruption (Ctrl-C, SIGTERM); the base class has no workers to stop.
+        """
+        self.close()
 
     def __enter__(self) -> Executor:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is not None and not issubclass(exc_type, Exception):   # KeyboardInterrupt, SystemExit
+            self.terminate()
+        else:
+            self.close()
 
     def describe(self) -> str:
         """One line for the report's provenance, e.g. ``local (2 workers)``."""
@@ -92,7 +109,9 @@ class LocalExecutor(Executor):
     The pool is created lazily and reused by every ``map_unordered`` call until
     :meth:`close`.  Each worker limits BLAS to one thread (threadpoolctl), so
     the processes do not oversubscribe the cores.  At most ``2 × workers`` tasks are in flight, so a long
-    task list does not pickle everything up front.
+    task list does not pickle everything up front.  A worker ignores SIGINT (Ctrl-C reaches the
+    whole process group; the main process stops the pool with :meth:`terminate`) and exits when
+    its parent process dies, so a killed run leaves no worker blocked on the task queue.
     """
 
     name = "local"
@@ -106,7 +125,7 @@ class LocalExecutor(Executor):
 
     def _get_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_one_blas_thread)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_init_worker)
         return self._pool
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
@@ -115,20 +134,24 @@ class LocalExecutor(Executor):
         it = enumerate(items)
         limit = 2 * self.workers
         exhausted = False
-        while True:
-            while not exhausted and len(pending) < limit:
-                try:
-                    i, item = next(it)
-                except StopIteration:
-                    exhausted = True
-                    break
-                pending[pool.submit(fn, item)] = i
-            if not pending:
-                return
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                i = pending.pop(fut)
-                yield i, fut.result()
+        try:
+            while True:
+                while not exhausted and len(pending) < limit:
+                    try:
+                        i, item = next(it)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending[pool.submit(fn, item)] = i
+                if not pending:
+                    return
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = pending.pop(fut)
+                    yield i, fut.result()
+        finally:            # the caller stopped early (an error, an interruption): drop what has not started
+            for fut in pending:
+                fut.cancel()
 
     def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
         return self._get_pool().submit(fn, item)
@@ -137,6 +160,91 @@ class LocalExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def terminate(self, timeout: float = 2.0) -> None:
+        """Cancel the pending tasks, SIGTERM the workers, SIGKILL any still alive after ``timeout`` s.
+
+        Returns once every worker has exited and the pool's manager thread has stopped, so the
+        interpreter can exit at once (it would otherwise wait for the running tasks).
+        """
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            _signal_process(p, kill=False)
+        alive = _wait_exited(procs, timeout)
+        for p in alive:
+            _signal_process(p, kill=True)
+        _wait_exited(alive, timeout)
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None and manager is not threading.current_thread():
+            manager.join(timeout)   # it notices the dead workers, fails their futures and returns
+
+
+def _signal_process(p: Any, kill: bool) -> None:
+    """SIGTERM (or SIGKILL) a pool process that may have exited already."""
+    try:
+        p.kill() if kill else p.terminate()
+    except (OSError, ValueError, AttributeError):   # gone, closed, or never started
+        pass
+
+
+def _wait_exited(procs: list[Any], timeout: float) -> list[Any]:
+    """Wait up to ``timeout`` s for ``procs`` to exit; returns those still alive.
+
+    Waits on the processes' sentinels (readable once a process has exited, whoever reaps it:
+    the pool's manager thread may join the same processes meanwhile).
+    """
+    from multiprocessing.connection import wait as wait_sentinels
+
+    live = {}
+    for p in procs:
+        try:
+            live[p.sentinel] = p
+        except (ValueError, AttributeError):   # closed or never started
+            continue
+    deadline = time.monotonic() + timeout
+    while live:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        for s in wait_sentinels(list(live), left):
+            live.pop(s, None)
+    return list(live.values())
+
+
+#: seconds between two checks of a worker's parent process
+PARENT_POLL_S = 0.5
+
+
+def _init_worker() -> None:
+    """Initialiser of a local worker process.
+
+    * SIGINT is ignored: Ctrl-C reaches every process of the terminal's foreground group, and
+      the main process stops the pool itself (:meth:`LocalExecutor.terminate`); a worker would
+      otherwise print a traceback or, catching the interrupt as a task error, keep running.
+    * SIGTERM gets its default action back: a handler the main process installed (the command
+      line turns SIGTERM into an interruption) is inherited through ``fork``, and would turn
+      :meth:`multiprocessing.Process.terminate` into a task error instead of an exit.
+    * A daemon thread exits the process when its parent dies (the main process killed with
+      SIGKILL, say; or the fork server, which exits with the main process): a worker blocked
+      on the task queue would otherwise wait forever.
+    * BLAS uses one thread.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="exit-with-parent",
+                     daemon=True).start()
+    _one_blas_thread()
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Exit this process (status 1) as soon as its parent is no longer ``parent_pid``."""
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
 
 
 def _one_blas_thread() -> None:
@@ -161,17 +269,24 @@ class DaskExecutor(Executor):
         Workers of the local cluster (default: all cores).
     timeout : float
         Seconds to wait for the scheduler before giving up.
+    worker_timeout : float
+        Seconds to wait, after connecting to ``scheduler``, for at least one worker to join;
+        without one every task would wait forever (default :data:`WORKER_TIMEOUT_S`).
 
     Raises
     ------
     ValueError
-        When ``distributed`` is not installed or the scheduler cannot be reached
-        (one clear line for the CLI).
+        When ``distributed`` is not installed, the scheduler cannot be reached or no worker
+        joins it in time (one clear line for the CLI, naming the scheduler).
     """
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, n_workers: int | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, scheduler: str | None = None, n_workers: int | None = None, timeout: float = 10.0,
+                 worker_timeout: float | None = None) -> None:
+        wt = WORKER_TIMEOUT_S if worker_timeout is None else float(worker_timeout)
+        if not wt > 0 or wt == float("inf"):
+            raise ValueError(f"parameter 'worker_timeout' = {worker_timeout!r} must be a positive number of seconds")
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -179,6 +294,7 @@ class DaskExecutor(Executor):
                 "parameter 'executor' = 'dask' needs the optional extra: pip install 'dp-erm-verify[dask]'"
             ) from exc
         self._cluster = None
+        self._submitted: list[Any] = []
         try:
             if scheduler is None:
                 n = n_workers if n_workers is not None else (os.cpu_count() or 1)
@@ -192,6 +308,13 @@ class DaskExecutor(Executor):
             if self._cluster is not None:
                 self._cluster.close()
             raise ValueError(f"parameter 'scheduler' = {scheduler!r}: cannot reach the Dask scheduler ({exc})") from exc
+        if scheduler is not None:
+            try:
+                self._client.wait_for_workers(1, timeout=wt)
+            except (OSError, TimeoutError) as exc:   # WorkerStartTimeoutError is a TimeoutError
+                self.close()
+                raise ValueError(f"parameter 'scheduler' = {scheduler!r}: no Dask worker joined the scheduler "
+                                 f"within {wt:g} s (start one with `dask worker {scheduler}`)") from exc
         self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
         self.scheduler = scheduler or "LocalCluster"
 
@@ -203,27 +326,75 @@ class DaskExecutor(Executor):
 
         items = list(items)
         futures = self._client.map(fn, items, pure=False)
+        self._track(futures)
         index = {f.key: i for i, f in enumerate(futures)}
-        for fut in as_completed(futures):
-            yield index[fut.key], fut.result()
+        left = set(index)
+        try:
+            for fut in as_completed(futures):
+                left.discard(fut.key)
+                yield index[fut.key], fut.result()
+        finally:            # the caller stopped early: release what has not run
+            if left and getattr(self, "_client", None) is not None:
+                try:
+                    self._client.cancel([f for f in futures if f.key in left])
+                except Exception:  # noqa: BLE001 - the client may be closing
+                    pass
 
     def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
-        return self._client.submit(fn, item, pure=False)
+        fut = self._client.submit(fn, item, pure=False)
+        self._track([fut])
+        return fut
+
+    def _track(self, futures: list[Any]) -> None:
+        """Remember submitted futures (for :meth:`terminate`), forgetting the finished ones."""
+        if len(self._submitted) > 1024:
+            self._submitted[:] = [f for f in self._submitted if not f.done()]
+        self._submitted.extend(futures)
 
     def close(self) -> None:
         client = getattr(self, "_client", None)
         if client is not None:
             client.close()
             self._client = None
-        if self._cluster is not None:
+        if getattr(self, "_cluster", None) is not None:
             self._cluster.close()
             self._cluster = None
 
+    def terminate(self, timeout: float = 5.0) -> None:
+        """Cancel this client's tasks, close the client and the local cluster it started (bounded waits)."""
+        client = getattr(self, "_client", None)
+        if client is not None:
+            try:
+                futures = [f for f in self._submitted if not f.done()]
+                if futures:
+                    client.cancel(futures, force=True)
+            except Exception:  # noqa: BLE001 - best effort: we are stopping anyway
+                pass
+            self._submitted.clear()
+            try:
+                client.close(timeout=timeout)
+            except Exception:  # noqa: BLE001
+                pass
+            self._client = None
+        if getattr(self, "_cluster", None) is not None:
+            try:
+                self._cluster.close(timeout=timeout)
+            except Exception:  # noqa: BLE001
+                pass
+            self._cluster = None
+
+
+#: default seconds :class:`DaskExecutor` waits for a worker to join a running scheduler
+WORKER_TIMEOUT_S = 20.0
+
 
 def get_executor(
-    name: str | Executor = "local", *, scheduler: str | None = None, max_workers: int | None = None
+    name: str | Executor = "local", *, scheduler: str | None = None, max_workers: int | None = None,
+    worker_timeout: float | None = None,
 ) -> Executor:
     """An executor by name (``serial``, ``local``, ``dask``), or ``name`` itself if it is one.
+
+    ``worker_timeout`` is how long ``dask`` with a ``scheduler`` address waits for a worker.
 
     Raises
     ------
@@ -237,5 +408,5 @@ def get_executor(
     if name == "local":
         return LocalExecutor(max_workers)
     if name == "dask":
-        return DaskExecutor(scheduler, n_workers=max_workers)
+        return DaskExecutor(scheduler, n_workers=max_workers, worker_timeout=worker_timeout)
     raise ValueError(f"parameter 'executor' = {name!r} is not one of {', '.join(EXECUTORS)}")

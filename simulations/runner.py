@@ -290,19 +290,23 @@ def run_grid(
         # one batch left: run it here; a pool would only add pickling and a place in its queue
         # (behind the audits and figures the report job keeps on the workers); same seeds, same rows
         runner = SerialExecutor() if len(todo) == 1 else ex
+        stop = False
         try:
             for j, rows in runner.map_unordered(_run_batch, [tasks[i] for i in todo]):
                 i = todo[j]
                 results[i] = rows
-                if cache is not None:
+                if cache is not None:       # each batch is stored as it arrives: an interrupted run resumes
                     cache.put(keys[i], rows)
                 if bar is not None:
                     bar.update(len(rows))
+        except BaseException as exc:
+            stop = not isinstance(exc, Exception)   # Ctrl-C, SIGTERM: do not wait for the running batches
+            raise
         finally:
             if bar is not None:
                 bar.close()
             if own:
-                ex.close()
+                ex.terminate() if stop else ex.close()
     frames = []
     for c, config in enumerate(configs):
         rows = [r for i, rr in enumerate(results) if where[i] == c for r in (rr or [])]

@@ -8,7 +8,7 @@ Usage::
     python -m verify audit --mechanism module:function --claim-eps E [--datasets module:attr] [--n N] ...
     python -m verify scan [DIR]                                  # meaningless numbers in a generated report
     python -m verify [--profile quick|default|full] [--only PATTERN]
-                     [--executor serial|local|dask] [--scheduler ADDRESS]
+                     [--executor serial|local|dask] [--scheduler ADDRESS] [--worker-timeout S]
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
                      [--no-picks] [--no-empirical]
 
@@ -16,21 +16,33 @@ The symbolic checks of :mod:`bounds` always run; the empirical checks and the
 privacy audits of :mod:`verify.empirical` (every paper's, discovered) run in
 the chosen profile (``make verify`` uses ``default``); ``--only`` selects
 statements, and with them their checks and audits.  Bad input (an unknown profile, a pattern that matches nothing,
-an unreachable scheduler, an unwritable directory) prints one line to stderr
-and exits with status 2; nothing is half-written.  Finished trials are cached
-by content (:mod:`simulations.cache`), so a rerun only computes what changed.
+a negative seed, an empty or unwritable directory, an unreachable scheduler or one no worker
+joins within ``--worker-timeout`` seconds) prints one line to stderr, naming the option, and
+exits with status 2; nothing is half-written.  Finished trials are cached by content
+(:mod:`simulations.cache`), so a rerun only computes what changed; an entry that fails its
+checksum is recomputed, and the run says how many it rejected.
+
+Ctrl-C (SIGINT) or ``kill`` (SIGTERM) stops the run: the pending tasks are cancelled, the
+workers stopped, the batches finished so far stay in the cache (a rerun resumes from them),
+and the command prints one line and exits with status 130 (SIGINT) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
+import math
+import os
+import signal
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from bounds import registry
 from bounds.evidence import STATUSES, VERDICTS
@@ -111,6 +123,288 @@ def user_audit(a: argparse.Namespace):
     return audit_mechanism(release, pair[0], pair[1], n, chunk=chunk, **kw), {"source": a.mechanism}
 
 
+# -- one-line errors -------------------------------------------------------------------------
+
+class UsageError(ValueError):
+    """Invalid command-line input: one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (a :class:`UsageError`), not a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _one_line(text: object) -> str:
+    """``text`` on one line: control characters (a newline in an argument, say) escaped."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
+
+
+def _error(exc: object) -> int:
+    """Print ``error: <message>`` (one line) to stderr; returns the exit status 2."""
+    msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    print(f"error: {_one_line(msg)}", file=sys.stderr)
+    return 2
+
+
+def _exit_status(exc: SystemExit) -> int:
+    """The status of argparse's own exit (``--help``: 0)."""
+    return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+
+
+def _check_dir(opt: str, value: str) -> Path:
+    """``value`` as a directory this process can write into or create; ValueError naming ``opt`` otherwise.
+
+    Nothing is created here.
+    """
+    if not value.strip():
+        raise ValueError(f"parameter {opt!r} = {value!r} is empty: it must name a directory "
+                         "(an empty path would mean the current directory)")
+    if "\0" in value:
+        raise ValueError(f"parameter {opt!r} = {value!r} contains a NUL character")
+    p = Path(value)
+    try:
+        if p.exists():
+            if not p.is_dir():
+                raise ValueError(f"parameter {opt!r} = {value!r} is a file, not a directory")
+            if not os.access(p, os.W_OK | os.X_OK):
+                raise ValueError(f"parameter {opt!r} = {value!r}: the directory is not writable")
+            return p
+        anc = p.absolute().parent
+        while not anc.exists() and anc != anc.parent:
+            anc = anc.parent
+        if not anc.is_dir():
+            raise ValueError(f"parameter {opt!r} = {value!r} cannot be created: {str(anc)!r} is a file")
+        if not os.access(anc, os.W_OK | os.X_OK):
+            raise ValueError(f"parameter {opt!r} = {value!r} cannot be created: {str(anc)!r} is not writable")
+    except OSError as exc:
+        raise ValueError(f"parameter {opt!r} = {value!r} is not a usable path ({exc.strerror or exc})") from None
+    return p
+
+
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise ValueError(f"parameter '--seed' = {seed} must be an integer ≥ 0 (the entropy of a numpy SeedSequence)")
+
+
+def _check_pattern(only: str | None) -> None:
+    if only is not None and not only.strip():
+        raise ValueError(f"parameter '--only' = {only!r} is empty: give a glob pattern or a substring of "
+                         "statement keys, e.g. 'jia.*'")
+
+
+# -- interruption -----------------------------------------------------------------------------
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM, raised in the main thread so that every ``finally`` block runs."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+
+def _signum(exc: BaseException) -> int:
+    return getattr(exc, "signum", int(signal.SIGINT))
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into :class:`Interrupted` while the block runs (main thread only).
+
+    The first signal raises; a second one, while the run stops its workers, exits at once with
+    status 128 + signal (the local workers exit with their parent).  A signal ignored when the
+    command started (``nohup``, a background job) stays ignored; the previous handlers are
+    restored afterwards.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    seen: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        seen.append(signum)
+        if len(seen) > 1:
+            os._exit(128 + signum)
+        raise Interrupted(signum)
+
+    old: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        cur = signal.getsignal(sig)
+        if cur is signal.SIG_IGN or cur is None:
+            continue
+        old[sig] = cur
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+def _interrupted(exc: BaseException, detail: str = "") -> int:
+    """Print the one line of an interrupted command; returns 128 + the signal (130 for SIGINT, 143 for SIGTERM)."""
+    n = _signum(exc)
+    print(f"interrupted by {signal.Signals(n).name}" + (f": {detail}" if detail else ""), file=sys.stderr)
+    return 128 + n
+
+
+def _kept_batches(cache: str | None, since: float) -> int:
+    """Trial batches written into ``cache`` since ``since`` (a wall-clock time; 1 s of slack)."""
+    if cache is None:
+        return 0
+    n = 0
+    try:
+        subdirs = [d for d in os.scandir(cache) if len(d.name) == 2 and d.is_dir()]
+        for d in subdirs:
+            for f in os.scandir(d.path):
+                if f.name.endswith(".pkl") and not f.name.startswith(".") and f.stat().st_mtime >= since - 1.0:
+                    n += 1
+    except OSError:
+        pass
+    return n
+
+
+# -- rejected cache entries ------------------------------------------------------------------
+
+def _reject_logs(cache: str | None, sym_cache: str | None) -> dict[str, tuple[Path, int]]:
+    """The rejection logs of the trial cache and the symbolic snapshot, with their sizes now."""
+    from bounds.snapshot import REJECT_LOG as SNAP_LOG
+    from simulations.cache import REJECT_LOG
+
+    logs = {}
+    if cache is not None:
+        logs["trial"] = Path(cache) / REJECT_LOG
+    if sym_cache is not None:
+        logs["symbolic"] = Path(sym_cache) / "symbolic" / SNAP_LOG
+    out = {}
+    for kind, path in logs.items():
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        out[kind] = (path, size)
+    return out
+
+
+def _rejections(logs: dict[str, tuple[Path, int]]) -> tuple[dict[str, int], list[str]]:
+    """Entries rejected since :func:`_reject_logs` (by kind), and the logs that list them."""
+    from simulations.cache import read_reject_log
+
+    counts, where = {}, []
+    for kind, (path, offset) in logs.items():
+        n = len(read_reject_log(path, offset))
+        if n:
+            counts[kind] = n
+            where.append(str(path))
+    return counts, where
+
+
+@contextlib.contextmanager
+def _quiet_cache_warnings() -> Iterator[None]:
+    """Silence the per-entry warnings of the caches (the command prints one summary line instead)."""
+    loggers = [logging.getLogger(n) for n in ("simulations.cache", "bounds.snapshot")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for lg, lv in zip(loggers, levels, strict=True):
+            lg.setLevel(lv)
+
+
+# -- python -m verify audit ------------------------------------------------------------------
+
+def audit_parser() -> argparse.ArgumentParser:
+    """The options of ``python -m verify audit``."""
+    from .empirical import PROFILES
+
+    ap = _Parser(prog="python -m verify audit",
+                 description="Lower bounds on ε: for your mechanism (--samples or --mechanism), "
+                             "or for every mechanism a paper declares an audit for.")
+    ap.add_argument("--json", action="store_true", help="print the result(s) as JSON")
+    ap.add_argument("--samples", help="FILE.npz with arrays d0, d1: outputs on D and on D′ "
+                                      "((n,) reals, (n, k) vectors or (n,) integer categories)")
+    ap.add_argument("--mechanism", help="module:function (or file.py:function), release(dataset, rng, k) -> k outputs")
+    ap.add_argument("--datasets", help="module:attr giving the pair (D, D′) (default: the module's NEIGHBOURS)")
+    ap.add_argument("--claim-eps", type=float, help="the claimed ε")
+    ap.add_argument("--delta", type=float, default=None, help="the claimed δ, in [0, 1) (default 0)")
+    ap.add_argument("--n", type=float, default=None, help="releases per data set with --mechanism (default 1e5)")
+    ap.add_argument("--chunk", type=float, default=None, help="releases per call of the mechanism (default 1e5)")
+    ap.add_argument("--output", default=None, help="auto, scalar, categorical or vector (default auto)")
+    ap.add_argument("--selection-fraction", type=float, default=None, help="share of outputs used to choose the test")
+    ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
+    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
+    ap.add_argument("--only", help="glob pattern or substring of statement keys")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: 0.95 or the "
+                                                                    "profile's)")
+    return ap
+
+
+#: defaults of the options that apply only to a user's mechanism (None on the command line: not given)
+_USER_AUDIT_DEFAULTS = {"delta": 0.0, "n": 100_000.0, "chunk": 100_000.0, "output": "auto"}
+
+
+def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse and check the options of ``python -m verify audit`` (no audit runs).
+
+    Raises
+    ------
+    ValueError
+        One line naming the option and what it violates (a :class:`UsageError` from the parser).
+    """
+    from .audit.core import OUTPUT_KINDS, check_claim, check_count, check_probability
+    from .empirical import PROFILES
+
+    a = audit_parser().parse_args(argv)
+    _check_seed(a.seed)
+    if a.confidence is not None:
+        check_probability("--confidence", a.confidence, lo_open=True, hi_open=True)
+    if a.samples is not None or a.mechanism is not None:
+        if a.samples is not None and a.mechanism is not None:
+            raise ValueError("parameters '--samples' and '--mechanism' exclude each other")
+        if a.only is not None:
+            raise ValueError("parameter '--only' selects the papers' audits; it does not apply with "
+                             "--samples or --mechanism")
+        if a.samples is not None and not a.samples.strip():
+            raise ValueError("parameter '--samples' = '' is empty: give a FILE.npz")
+        if a.mechanism is not None and (":" not in a.mechanism or not a.mechanism.rpartition(":")[2].strip()
+                                        or not a.mechanism.rpartition(":")[0].strip()):
+            raise ValueError(f"parameter '--mechanism' = {a.mechanism!r} must have the form module:function")
+        if a.datasets is not None and a.samples is not None:
+            raise ValueError("parameter '--datasets' applies with --mechanism, not with --samples")
+        for opt, default in _USER_AUDIT_DEFAULTS.items():
+            if getattr(a, opt) is None:
+                setattr(a, opt, default)
+        if a.claim_eps is None:
+            raise ValueError("parameter '--claim-eps' is required: the ε the mechanism claims")
+        check_claim(a.claim_eps)
+        check_probability("--delta", a.delta, lo_open=False, hi_open=True)
+        if a.selection_fraction is not None:
+            check_probability("--selection-fraction", a.selection_fraction, lo_open=True, hi_open=True)
+        if a.output not in OUTPUT_KINDS:
+            raise ValueError(f"parameter '--output' = {a.output!r} must be one of {', '.join(OUTPUT_KINDS)}")
+        if a.mechanism is not None:
+            check_count("--n", a.n, 20)
+            check_count("--chunk", a.chunk, 1)
+        return a
+    for opt in ("claim_eps", "datasets", *_USER_AUDIT_DEFAULTS, "selection_fraction", "fail_on_violation"):
+        if getattr(a, opt) is not None and getattr(a, opt) is not False:   # 0.0 == False: compare by identity
+            raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism "
+                             "(it does not apply to the papers' audits)")
+    if a.profile not in PROFILES:
+        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+    _check_pattern(a.only)
+    if a.only is not None:
+        from .empirical import select
+
+        if not any(s.evidence == "audit" for s in select(a.only)):
+            raise ValueError(f"parameter '--only' = {a.only!r} matches no audit")
+    return a
+
+
 def audit_main(argv: Sequence[str]) -> int:
     """``python -m verify audit``: the papers' audits, or the audit of a user's mechanism.
 
@@ -119,48 +413,19 @@ def audit_main(argv: Sequence[str]) -> int:
     module's ``NEIGHBOURS``) with ``--claim-eps E`` audits a user's mechanism; without them every
     discovered audit of the papers runs.  Bad input prints one line and exits 2.
     """
-    import json
-
-    from .empirical import PROFILES
-
-    ap = argparse.ArgumentParser(prog="python -m verify audit",
-                                 description="Lower bounds on ε: for your mechanism (--samples or --mechanism), "
-                                             "or for every mechanism a paper declares an audit for.")
-    ap.add_argument("--json", action="store_true", help="print the result(s) as JSON")
-    ap.add_argument("--samples", help="FILE.npz with arrays d0, d1: outputs on D and on D′ "
-                                      "((n,) reals, (n, k) vectors or (n,) integer categories)")
-    ap.add_argument("--mechanism", help="module:function (or file.py:function), release(dataset, rng, k) -> k outputs")
-    ap.add_argument("--datasets", help="module:attr giving the pair (D, D′) (default: the module's NEIGHBOURS)")
-    ap.add_argument("--claim-eps", type=float, help="the claimed ε")
-    ap.add_argument("--delta", type=float, default=0.0, help="the claimed δ, in [0, 1) (default 0)")
-    ap.add_argument("--n", type=float, default=100_000, help="releases per data set with --mechanism (default 1e5)")
-    ap.add_argument("--chunk", type=float, default=100_000, help="releases per call of the mechanism (default 1e5)")
-    ap.add_argument("--output", default="auto", help="auto, scalar, categorical or vector (default auto)")
-    ap.add_argument("--selection-fraction", type=float, default=None, help="share of outputs used to choose the test")
-    ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
-    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
-    ap.add_argument("--only", help="glob pattern or substring of statement keys")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: 0.95 or the "
-                                                                    "profile's)")
     try:
-        a = ap.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+        a = parse_audit_args(argv)
+    except SystemExit as exc:           # --help
+        return _exit_status(exc)
+    except ValueError as exc:
+        return _error(exc)
     if a.samples is not None or a.mechanism is not None:
         try:
-            if a.samples is not None and a.mechanism is not None:
-                raise ValueError("parameters '--samples' and '--mechanism' exclude each other")
-            if a.only:
-                raise ValueError("parameter '--only' selects the papers' audits; it does not apply with "
-                                 "--samples or --mechanism")
             res, info = user_audit(a)
         except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return _error(exc)
         except Exception as exc:         # the user's code failed: one line, no traceback
-            print(f"error: the mechanism raised {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 2
+            return _error(f"the mechanism raised {type(exc).__name__}: {exc}")
         if a.json:
             print(json.dumps({**res.as_dict(), **info}, indent=1, ensure_ascii=False))
         else:
@@ -172,27 +437,9 @@ def audit_main(argv: Sequence[str]) -> int:
                   + f": {res.verdict} (margin ε_lower − ε = {res.margin:+.4f}, {pv})")
         return 1 if a.fail_on_violation and res.verdict == "violated" else 0
     try:
-        for opt in ("claim_eps", "datasets"):
-            if getattr(a, opt) is not None:
-                raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism")
-        if a.profile not in PROFILES:
-            raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
-        if a.confidence is not None and not 0 < a.confidence < 1:
-            raise ValueError(f"parameter 'confidence' = {a.confidence!r} must lie in (0, 1)")
-        from dataclasses import replace
-
-        from .audit import calibration_audits
-        from .empirical import Context, run_checks, select
-
-        prof = PROFILES[a.profile] if a.confidence is None else replace(PROFILES[a.profile], confidence=a.confidence)
-        specs = [s for s in select(a.only) if s.evidence == "audit"]
-        if a.only and not specs:
-            raise ValueError(f"pattern {a.only!r} matches no audit")
-        rows = [] if a.only else calibration_audits(prof.n_audit, a.seed, prof.confidence)
-        rows += run_checks(Context(prof, seed=a.seed, executor="serial"), specs=specs)
+        rows = papers_audit(a)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _error(exc)
     if a.json:
         print(json.dumps([r.as_row() for r in rows], indent=1, ensure_ascii=False, default=str))
     else:
@@ -204,27 +451,45 @@ def audit_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def papers_audit(a: argparse.Namespace) -> list:
+    """The rows of the papers' audits selected by checked options ``a`` (:func:`parse_audit_args`)."""
+    from dataclasses import replace
+
+    from .audit import calibration_audits
+    from .empirical import PROFILES, Context, run_checks, select
+
+    prof = PROFILES[a.profile] if a.confidence is None else replace(PROFILES[a.profile], confidence=a.confidence)
+    specs = [s for s in select(a.only) if s.evidence == "audit"]
+    rows = [] if a.only else calibration_audits(prof.n_audit, a.seed, prof.confidence)
+    rows += run_checks(Context(prof, seed=a.seed, executor="serial"), specs=specs)
+    return rows
+
+
+# -- python -m verify where / scan --------------------------------------------------------------
+
 def where_main(argv: Sequence[str]) -> int:
     """``python -m verify where KEY``: where a statement is stated, derived, simulated, checked and drawn."""
-    ap = argparse.ArgumentParser(prog="python -m verify where",
-                                 description="Where is a statement encoded, checked, simulated, audited and drawn?")
+    ap = _Parser(prog="python -m verify where",
+                 description="Where is a statement encoded, checked, simulated, audited and drawn?")
     ap.add_argument("key", help="statement key, e.g. the label of a theorem prefixed by its paper id")
     ap.add_argument("--reports", default="reports", help="report directory to look for figures (default: reports)")
     ap.add_argument("--json", action="store_true")
     try:
         a = ap.parse_args(argv)
+        if not a.reports.strip() or "\0" in a.reports:
+            raise ValueError(f"parameter '--reports' = {a.reports!r} must name a directory")
+        registry.get(a.key)                 # an unknown key: KeyError with suggestions, before any work
     except SystemExit as exc:
-        return int(exc.code or 0)
+        return _exit_status(exc)
+    except (KeyError, ValueError) as exc:
+        return _error(exc)
     from .where import locate, render
 
     try:
         info = locate(a.key, reports=a.reports)
     except (KeyError, ValueError) as exc:
-        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+        return _error(exc)
     if a.json:
-        import json
-
         print(json.dumps(info, indent=1, ensure_ascii=False))
     else:
         print(render(info))
@@ -233,15 +498,21 @@ def where_main(argv: Sequence[str]) -> int:
 
 def scan_main(argv: Sequence[str]) -> int:
     """``python -m verify scan [DIR]``: exit 1 listing every meaningless number in the report at DIR."""
-    from pathlib import Path
-
     from .scan import scan_report
 
-    out = Path(argv[0] if argv else "reports")
-    if not (out / "REPORT.md").exists() or not (out / "summary.json").exists():
-        print(f"error: parameter 'DIR' = {str(out)!r} holds no generated report (REPORT.md, summary.json)",
-              file=sys.stderr)
-        return 2
+    ap = _Parser(prog="python -m verify scan", description="List the meaningless numbers of a generated report.")
+    ap.add_argument("dir", nargs="?", default="reports", help="report directory (default: reports)")
+    try:
+        a = ap.parse_args(argv)
+        if not a.dir.strip() or "\0" in a.dir:
+            raise ValueError(f"parameter 'DIR' = {a.dir!r} must name a report directory")
+        out = Path(a.dir)
+        if not (out / "REPORT.md").is_file() or not (out / "summary.json").is_file():
+            raise ValueError(f"parameter 'DIR' = {str(out)!r} holds no generated report (REPORT.md, summary.json)")
+    except SystemExit as exc:
+        return _exit_status(exc)
+    except ValueError as exc:
+        return _error(exc)
     problems = scan_report(out)
     for p in problems:
         print(p)
@@ -249,117 +520,156 @@ def scan_main(argv: Sequence[str]) -> int:
     return 1 if problems else 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the report job (or ``audit``); returns the exit status."""
+# -- python -m verify ---------------------------------------------------------------------------
+
+def report_parser() -> argparse.ArgumentParser:
+    """The options of ``python -m verify``."""
+    from simulations.executors import WORKER_TIMEOUT_S
+
     from .empirical import PROFILES
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["audit"]:
-        return audit_main(argv[1:])
-    if argv[:1] == ["where"]:
-        return where_main(argv[1:])
-    if argv[:1] == ["scan"]:
-        return scan_main(argv[1:])
-
-    ap = argparse.ArgumentParser(prog="python -m verify", description="Regenerate reports/.")
+    ap = _Parser(prog="python -m verify", description="Regenerate reports/.")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
     ap.add_argument("--only", help="glob pattern or substring of statement keys, e.g. 'jia.*'")
     ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(PROFILES)} (default: default)")
     ap.add_argument("--executor", default="local", help="serial, local (all cores; default) or dask")
     ap.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
+    ap.add_argument("--worker-timeout", type=float, default=None,
+                    help=f"seconds to wait for a Dask worker to join --scheduler (default {WORKER_TIMEOUT_S:g})")
     ap.add_argument("--seed", type=int, default=0, help="root seed of every Monte Carlo run (default 0)")
     ap.add_argument("--cache", default=".cache/trials",
                     help="directory of finished trials, reused by later runs (default: .cache/trials)")
     ap.add_argument("--no-cache", action="store_true", help="recompute every trial")
     ap.add_argument("--no-picks", action="store_true", help="skip the ε/λ table")
     ap.add_argument("--no-empirical", action="store_true", help="symbolic checks only")
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    from .report import write_report
+    return ap
+
+
+def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse and check the options of ``python -m verify`` (nothing runs, nothing is created).
+
+    Raises
+    ------
+    ValueError
+        One line naming the option and what it violates (a :class:`UsageError` from the parser).
+    """
+    from simulations.executors import EXECUTORS
+
+    from .empirical import PROFILES
+
+    a = report_parser().parse_args(argv)
+    if a.profile not in PROFILES:
+        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+    if a.executor not in EXECUTORS:
+        raise ValueError(f"parameter '--executor' = {a.executor!r} is not one of {', '.join(EXECUTORS)}")
+    if a.scheduler is not None:
+        if a.executor != "dask":
+            raise ValueError(f"parameter '--scheduler' applies only with --executor dask (not {a.executor!r})")
+        if not a.scheduler.strip() or "\0" in a.scheduler:
+            raise ValueError(f"parameter '--scheduler' = {a.scheduler!r} is not an address, e.g. tcp://host:8786")
+    if a.worker_timeout is not None:
+        if a.executor != "dask":
+            raise ValueError(f"parameter '--worker-timeout' applies only with --executor dask (not {a.executor!r})")
+        if not (math.isfinite(a.worker_timeout) and a.worker_timeout > 0):
+            raise ValueError(f"parameter '--worker-timeout' = {a.worker_timeout!r} must be a positive number of "
+                             "seconds")
+    _check_seed(a.seed)
+    _check_dir("--out", a.out)
+    if not a.no_cache:
+        _check_dir("--cache", a.cache)
+    _check_pattern(a.only)
+    if a.only is not None and not _only(a.only):
+        raise ValueError(f"parameter '--only' = {a.only!r} matches no statement")
+    return a
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the report job (or ``audit``, ``where``, ``scan``); returns the exit status.
+
+    Bad input: one line on stderr, status 2.  SIGINT / SIGTERM: one line, status 130 / 143.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    with _signals_interrupt():
+        try:
+            if argv[:1] == ["audit"]:
+                return audit_main(argv[1:])
+            if argv[:1] == ["where"]:
+                return where_main(argv[1:])
+            if argv[:1] == ["scan"]:
+                return scan_main(argv[1:])
+            try:
+                a = parse_report_args(argv)
+            except SystemExit as exc:       # --help
+                return _exit_status(exc)
+            except ValueError as exc:
+                return _error(exc)
+            return run_report(a)
+        except KeyboardInterrupt as exc:
+            return _interrupted(exc)
+
+
+def run_report(a: argparse.Namespace) -> int:
+    """The report job for checked options ``a`` (:func:`parse_report_args`); returns the exit status."""
+    import tempfile
+
+    from simulations.executors import get_executor
+
+    from .report import evaluate_symbolic, use_symbolic_cache, write_report
 
     t0 = time.perf_counter()
-    try:
-        if a.profile not in PROFILES:
-            raise ValueError(f"parameter 'profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
-        if a.only and not _only(a.only):
-            raise ValueError(f"pattern {a.only!r} matches no statement")
-        results = []
-        utility = None
-        calibration = None
-        import tempfile
-
-        from .report import evaluate_symbolic, use_symbolic_cache
-
-        # --no-cache: the symbolic evaluations still go through a snapshot, a fresh one in a
-        # temporary directory, so the workers can compute them in parallel
-        sym_tmp = tempfile.TemporaryDirectory(prefix="dp-erm-symbolic-") if a.no_cache else None
-        sym_cache = sym_tmp.name if sym_tmp is not None else a.cache
-        use_symbolic_cache(sym_cache)
-        run_info = {"profile": a.profile, "seed": a.seed}
-        sym_keys = sorted(_only(a.only)) if a.only else None
-        from simulations.executors import get_executor
-
-        ex = get_executor(a.executor, scheduler=a.scheduler)
-        run_info["executor"] = ex.describe()
-        if a.no_empirical:
-            _wait_all(evaluate_symbolic(sym_cache, ex, sym_keys), "symbolic evaluation")
-        else:
-            from .empirical import Context, run_spec, select
-            from .empirical.jobs import audit_job, calibration_job
-
-            specs = select(a.only)
-            cache = None if a.no_cache else a.cache
-            ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex, cache=cache)
-            from tqdm.auto import tqdm
-
-            try:
-                # whole jobs first (the statements' symbolic evaluation, every audit, the auditor's
-                # calibration): they run on the workers while this process dispatches the trials
-                # of the empirical checks, which queue behind them on the same pool
-                t1 = time.perf_counter()
-                sym = evaluate_symbolic(sym_cache, ex, sym_keys)
-                jobs: dict[Any, Any] = {i: ex.submit(audit_job, (ctx.profile, a.seed, cache, spec))
-                                        for i, spec in enumerate(specs) if spec.evidence == "audit"}
-                by_spec: dict[int, list] = {}
-                if not a.only:
-                    jobs["auditor calibration"] = ex.submit(
-                        calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
-                for i, spec in tqdm([(i, s) for i, s in enumerate(specs) if s.evidence != "audit"],
-                                    desc="checks", unit="check", disable=None, leave=False):
-                    t2 = time.perf_counter()
-                    by_spec[i] = run_spec(ctx, spec)
-                    print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
-                if not a.only:
-                    from .utility import run_utility
-
-                    t2 = time.perf_counter()
-                    utility = run_utility(ctx)
-                    print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
-                for name, fut in jobs.items():
-                    if name == "auditor calibration":
-                        calibration = fut.result()
-                    else:
-                        by_spec[name] = fut.result()
-                results.extend(r for i in sorted(by_spec) for r in by_spec[i])   # registry order
-                print(f"  audits and calibration done ({time.perf_counter() - t1:.1f} s since start)",
-                      file=sys.stderr)
-                _wait_all(sym, "symbolic evaluation")
-            finally:
-                ctx.close()
-        run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
-        paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
-                             utility=utility, audits=calibration, cache=None if a.no_cache else a.cache,
-                             symbolic_cache=sym_cache, executor=ex)
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        if "ex" in locals():
-            ex.close()
-        if "sym_tmp" in locals() and sym_tmp is not None:
-            sym_tmp.cleanup()
+    started = time.time()
+    ex = None
+    sym_tmp = None
+    cache = None if a.no_cache else a.cache
+    results: list = []
+    utility = None
+    calibration = None
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet_cache_warnings())
+        try:
+            # --no-cache: the symbolic evaluations still go through a snapshot, a fresh one in a
+            # temporary directory, so the workers can compute them in parallel
+            sym_tmp = tempfile.TemporaryDirectory(prefix="dp-erm-symbolic-") if a.no_cache else None
+            sym_cache = sym_tmp.name if sym_tmp is not None else a.cache
+            use_symbolic_cache(sym_cache)
+            logs = _reject_logs(cache, sym_cache)
+            run_info: dict[str, Any] = {"profile": a.profile, "seed": a.seed}
+            sym_keys = sorted(_only(a.only)) if a.only else None
+            ex = get_executor(a.executor, scheduler=a.scheduler, worker_timeout=a.worker_timeout)
+            run_info["executor"] = ex.describe()
+            if a.no_empirical:
+                _wait_all(evaluate_symbolic(sym_cache, ex, sym_keys), "symbolic evaluation")
+            else:
+                results, utility, calibration = _empirical(a, ex, cache, sym_cache, sym_keys)
+            run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
+            counts, where = _rejections(logs)
+            if counts:
+                what = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+                line = (f"rejected {sum(counts.values())} corrupt cache entries ({what}) and recomputed them; "
+                        f"listed in {', '.join(where)}")
+                print(f"cache: {line}", file=sys.stderr)
+                run_info["cache_rejected"] = line
+            paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
+                                 utility=utility, audits=calibration, cache=cache,
+                                 symbolic_cache=sym_cache, executor=ex)
+        except KeyboardInterrupt as exc:
+            if ex is not None:
+                ex.terminate()
+                ex = None
+            n = _kept_batches(cache, started)
+            kept = (f"{n} batch{'es' if n != 1 else ''} kept in the cache {cache}; rerun to resume"
+                    if cache is not None else "nothing kept (--no-cache)")
+            return _interrupted(exc, kept)
+        except (ValueError, OSError) as exc:
+            if ex is not None:
+                ex.terminate()              # no need to wait for the running tasks of a failed run
+                ex = None
+            return _error(exc)
+        finally:
+            if ex is not None:
+                ex.close()
+            if sym_tmp is not None:
+                sym_tmp.cleanup()
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
@@ -378,6 +688,54 @@ def main(argv: Sequence[str] | None = None) -> int:
           + "; audits: " + ", ".join(f"{at.get(v, 0)} {v}" for v in VERDICTS)
           + f"  ({time.perf_counter() - t0:.0f} s)")
     return 0
+
+
+def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str,
+               sym_keys: list[str] | None) -> tuple[list, Any, Any]:
+    """The empirical checks, audits and calibration of the report job, on ``ex``; returns (rows, utility, calibration)."""
+    from tqdm.auto import tqdm
+
+    from .empirical import PROFILES, Context, run_spec, select
+    from .empirical.jobs import audit_job, calibration_job
+    from .report import evaluate_symbolic
+
+    t0 = time.perf_counter()
+    specs = select(a.only)
+    ctx = Context(PROFILES[a.profile], seed=a.seed, executor=ex, cache=cache)
+    utility = calibration = None
+    try:
+        # whole jobs first (the statements' symbolic evaluation, every audit, the auditor's
+        # calibration): they run on the workers while this process dispatches the trials
+        # of the empirical checks, which queue behind them on the same pool
+        sym = evaluate_symbolic(sym_cache, ex, sym_keys)
+        jobs: dict[Any, Any] = {i: ex.submit(audit_job, (ctx.profile, a.seed, cache, spec))
+                                for i, spec in enumerate(specs) if spec.evidence == "audit"}
+        by_spec: dict[int, list] = {}
+        if not a.only:
+            jobs["auditor calibration"] = ex.submit(
+                calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
+        for i, spec in tqdm([(i, s) for i, s in enumerate(specs) if s.evidence != "audit"],
+                            desc="checks", unit="check", disable=None, leave=False):
+            t2 = time.perf_counter()
+            by_spec[i] = run_spec(ctx, spec)
+            print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
+        if not a.only:
+            from .utility import run_utility
+
+            t2 = time.perf_counter()
+            utility = run_utility(ctx)
+            print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
+        for name, fut in jobs.items():
+            if name == "auditor calibration":
+                calibration = fut.result()
+            else:
+                by_spec[name] = fut.result()
+        results = [r for i in sorted(by_spec) for r in by_spec[i]]   # registry order
+        print(f"  audits and calibration done ({time.perf_counter() - t0:.1f} s since start)", file=sys.stderr)
+        _wait_all(sym, "symbolic evaluation")
+    finally:
+        ctx.close()
+    return results, utility, calibration
 
 
 def _wait_all(futures: Sequence, what: str) -> None:
