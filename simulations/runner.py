@@ -163,14 +163,30 @@ def trial_seeds(config: Mapping[str, Any], n_trials: int, seed: int = 0) -> list
     return root.spawn(int(n_trials))
 
 
-def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random.SeedSequence]]]) -> list[dict]:
-    from threadpoolctl import threadpool_limits
+_THREADPOOLS: tuple[int, Any] | None = None
 
+
+def _one_blas_thread() -> Any:
+    """A context manager limiting every BLAS/OpenMP pool of this process to one thread.
+
+    Like ``threadpool_limits(1)``, but the controller (a scan of the loaded shared libraries,
+    ~10 ms) is built once per process and rebuilt only when modules were imported since, which
+    is when a new library can have been loaded.
+    """
+    global _THREADPOOLS
+    from threadpoolctl import ThreadpoolController
+
+    if _THREADPOOLS is None or _THREADPOOLS[0] != len(sys.modules):
+        _THREADPOOLS = (len(sys.modules), ThreadpoolController())
+    return _THREADPOOLS[1].limit(limits=1)
+
+
+def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random.SeedSequence]]]) -> list[dict]:
     from .solvers import CertificateError
 
     fn, config, seeds = task
     config = _make_config(dict(config), getattr(fn, "__qualname__", "trial"))
-    with threadpool_limits(1):       # one BLAS thread: identical rounding on every executor
+    with _one_blas_thread():       # one BLAS thread: identical rounding on every executor
         return _run_seeds(fn, config, seeds, CertificateError)
 
 

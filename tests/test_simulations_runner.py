@@ -208,3 +208,16 @@ def test_a_batched_twin_gives_the_rows_of_the_trial(monkeypatch):
         assert calls and max(calls) == bs
     monkeypatch.setattr(_twin_trial, "batch", _failing_twin, raising=False)
     assert ref.equals(run_grid(_twin_trial, cfgs, 9, seed=4, batch_size=4))
+
+
+def test_one_blas_thread_limits_every_pool_and_restores_them():
+    from threadpoolctl import threadpool_info
+
+    from simulations import runner
+
+    before = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
+    for _ in range(2):                          # the second time with the cached controller
+        with runner._one_blas_thread():
+            inside = threadpool_info()
+            assert inside and all(i["num_threads"] == 1 for i in inside)
+        assert [(i["filepath"], i["num_threads"]) for i in threadpool_info()] == before
