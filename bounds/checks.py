@@ -712,9 +712,9 @@ def _spot_limit(bound: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
     return lim
 
 
-#: CPU-second budgets of the two forms tried by :func:`_spot_limit` (e^u form, plain form).  Measured
-#: on the registry: 33 of the 38 e^u-form spot limits finish within 1.1 s, one in 2.8 s and four
-#: not within 3 s; the plain form then decides two of those in 0.6 s and 1.5 s.
+#: CPU-second budgets of the two forms tried by :func:`_spot_limit` (e^u form, plain form).  On the
+#: registry, 34 of the 38 e^u-form spot limits finish within 1.5 s of CPU and the others not within
+#: 3 s; the plain form decides some of those in under 2 s (two of five), the rest run for minutes.
 SPOT_LIMIT_CPU_S = (2.0, 2.0)
 
 
