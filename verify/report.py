@@ -24,6 +24,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -86,7 +87,8 @@ def calibration_markdown(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         b, e = r.get("bound") or {}, r.get("eps_for_target") or {}
         anchor = r["key"].replace(".", "-").replace("_", "-").lower()
-        L.append(f"| [`{r['key']}`](#s-{anchor}) | {r['mechanism']} | {r['setting']} | {r['noise']} | "
+        L.append(f"| [`{r['key']}`](#s-{anchor}) | {md_inline(r['mechanism'])} | {md_inline(r['setting'])} | "
+                 f"{md_inline(r['noise'])} | "
                  f"{f(r.get('stated'))} | {f(r['derived'])} | {f(r['tight'])} | {r['saving']:.2f}× | "
                  f"{f(b.get('stated'), '.3g')} / {f(b.get('derived'), '.3g')} / {f(b.get('tight'), '.3g')} "
                  f"(`{r.get('bound_key', '')}`) | {f(e.get('stated'), '.3g')} / {f(e.get('derived'), '.3g')} / "
@@ -178,13 +180,126 @@ def picks_table() -> list[dict[str, Any]]:
     return rows
 
 
+# --- plain text into Markdown: sympy expressions as code, no accidental emphasis -----------------
+
+_NUM = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_PROTECTED = re.compile(r"(`+)(?:.+?)\1|\$\$.+?\$\$")
+
+
+def _atom(s: str, i: int) -> int:
+    """End of a number, a name, a call ``name(args)`` or ``(expr)`` at ``i`` (optionally negated), else -1."""
+    j = i + 1 if s.startswith("-", i) else i
+    m = _NUM.match(s, j)
+    if m:
+        return m.end()
+    m = _NAME.match(s, j)
+    if m:
+        k = m.end()
+        if s.startswith("(", k):
+            e = _expr(s, k + 1)
+            while e >= 0 and s.startswith(", ", e):
+                e = _expr(s, e + 2)
+            if e >= 0 and s.startswith(")", e):
+                return e + 1
+        return k
+    if s.startswith("(", j):
+        e = _expr(s, j + 1)
+        if e >= 0 and s.startswith(")", e):
+            return e + 1
+    return -1
+
+
+def _term(s: str, i: int) -> int:
+    e = _atom(s, i)
+    while e >= 0:
+        for op in ("**", "*", "/"):
+            if s.startswith(op, e):
+                e2 = _atom(s, e + len(op))
+                if e2 >= 0:
+                    e = e2
+                    break
+        else:
+            return e
+    return e
+
+
+def _expr(s: str, i: int) -> int:
+    """End of a sympy ``str()`` expression starting at ``i`` (terms joined by `` + `` / `` - ``), else -1."""
+    e = _term(s, i)
+    while e >= 0 and s[e:e + 3] in (" + ", " - "):
+        e2 = _term(s, e + 3)
+        if e2 < 0:
+            break
+        e = e2
+    return e
+
+
+def _sympy_spans(s: str) -> list[tuple[str, bool]]:
+    """``s`` cut into (text, is_expression) pieces: the expressions are sympy ones containing ``*``."""
+    out: list[tuple[str, bool]] = []
+    i = last = 0
+    while i < len(s):
+        c = s[i]
+        if (c.isascii() and (c.isalnum() or c in "(-")) and (i == 0 or not (s[i - 1].isalnum() or s[i - 1] in "_.")):
+            e = _expr(s, i)
+            if e > i and "*" in s[i:e] and (e == len(s) or not (s[e].isalnum() or s[e] == "_")):
+                out += [(s[last:i], False), (s[i:e], True)]
+                i = last = e
+                continue
+        i += 1
+    out.append((s[last:], False))
+    return [p for p in out if p[0]]
+
+
+def _escape_emphasis(s: str) -> str:
+    """Backslash-escape ``*`` and every ``_`` that is not inside a word (those can open or close emphasis)."""
+    out = []
+    for i, c in enumerate(s):
+        if c == "*":
+            out.append("\\*")
+        elif c == "_" and not (0 < i < len(s) - 1 and s[i - 1].isalnum() and s[i + 1].isalnum()):
+            out.append("\\_")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def md_inline(text: str) -> str:
+    r"""Plain text (a check's detail, a reason, a variant) as one line of Markdown that renders as written.
+
+    sympy expressions (``2*kappa*C_L/(lam*m)``) become code spans; a remaining ``*`` and an ``_``
+    outside a word are escaped, so neither can start italics; ``|`` is escaped for tables.
+    Existing code spans and ``$$…$$`` are kept as they are.
+
+    Examples
+    --------
+    >>> md_inline("bound 2*kappa*C_L/(lam*m) at t = 1/2")
+    'bound `2*kappa*C_L/(lam*m)` at t = 1/2'
+    >>> md_inline("exponent -1/2 + 1/(2*beta + 1); ‖f_z − f_z̄‖_K, x_j")
+    'exponent `-1/2 + 1/(2*beta + 1)`; ‖f_z − f_z̄‖\\_K, x_j'
+    >>> md_inline("Φ*_c and `a*b` | $$x_1$$")
+    'Φ\\*\\_c and `a*b` \\| $$x_1$$'
+    """
+    text = text.replace("\n", " ")
+    parts: list[str] = []
+    last = 0
+    for m in [*_PROTECTED.finditer(text), None]:
+        plain = text[last:m.start() if m else len(text)]
+        parts += [f"`{t}`" if code else _escape_emphasis(t) for t, code in _sympy_spans(plain)]
+        if m:
+            parts.append(m.group(0))
+            last = m.end()
+    return "".join(parts).replace("|", "\\|")
+
+
 def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+    return md_inline(s)
 
 
 def _short(s: str, n: int = 160) -> str:
-    s = _md_escape(s)
-    return s if len(s) <= n else s[: n - 1] + "…"
+    s = s.replace("\n", " ")
+    return md_inline(s if len(s) <= n else s[: n - 1] + "…")
 
 
 def _severity(ev: Evaluation) -> str:
@@ -334,23 +449,28 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         for r in rows:
             st = registry.get(r["key"])
             ev_counts = ", ".join(f"{n} {e}" for e, n in r["evidence"].items())
-            L.append(f"| [`{r['key']}`](#{_anchor(r['key'])}) | {st.label} | **{r['reads']}** | "
+            L.append(f"| [`{r['key']}`](#{_anchor(r['key'])}) | {md_inline(st.label)} | **{r['reads']}** | "
                      f"{_short('; '.join(r['reasons']), 260)} ({ev_counts}) | {_short(r['regime'], 120)} | "
                      f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'} |")
         L.append("")
     L.append("## Summary")
     L.append("")
-    L.append("| key | paper | label | kind | verdict | root | derivation | empirical | figure |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
-    for e in evs:
-        st = e.statement
-        v = vs[st.key]
-        L.append(
-            f"| [`{st.key}`](#{_anchor(st.key)}) | {st.paper} | {st.label} | {st.kind} | **{v.text}** | "
-            f"{v.root_text or '—'} | {e.status}{' (' + _severity(e) + ')' if _severity(e) else ''} | "
-            f"{_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
-        )
+    L.append("One table per paper, in the order of the report; the key links to the statement's section.")
     L.append("")
+    for pid in dict.fromkeys(e.statement.paper for e in evs):
+        L.append(f"### {md_inline(PAPERS[pid].title)} · [paper `{pid}`](#{_paper_anchor(pid)})")
+        L.append("")
+        L.append("| key | label | kind | verdict | root | derivation | empirical | figure |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        for e in (e for e in evs if e.statement.paper == pid):
+            st = e.statement
+            v = vs[st.key]
+            L.append(
+                f"| [`{st.key}`](#{_anchor(st.key)}) | {md_inline(st.label)} | {st.kind} | **{v.text}** | "
+                f"{v.root_text or '—'} | {e.status}{' (' + _severity(e) + ')' if _severity(e) else ''} | "
+                f"{_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
+            )
+        L.append("")
     by_paper: dict[str, list[Evaluation]] = {}
     for e in evs:
         by_paper.setdefault(e.statement.paper, []).append(e)
@@ -358,20 +478,22 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     for pid, items in by_paper.items():
         paper = PAPERS[pid]
         t = Counter(e.status for e in items)
-        L.append(f"## {paper.seed or paper.id} — {paper.title}")
+        L.append(f"## <a id=\"{_paper_anchor(pid)}\"></a>{md_inline(paper.title)}")
         L.append("")
         src = f"Seed file `{paper.seed}`" if paper.seed else "Read from its citation"
-        L.append(f"{paper.citation}.  {src}; paper id `{pid}`.  " + ", ".join(f"{v} {k}" for k, v in sorted(t.items())) + ".")
+        L.append(f"{md_inline(paper.citation)}.  {src}; paper id `{pid}`.  "
+                 + ", ".join(f"{v} {k}" for k, v in sorted(t.items())) + ".")
         L.append("")
         if pid in overview:
-            L.append(f"![{pid}: overview of the empirical checks]({overview[pid]})")
+            L += _figure_md(f"{pid}: overview of the empirical checks", overview[pid])
             L.append("")
         for e in items:
             st = e.statement
-            L.append(f"### <a id=\"{_anchor(st.key)}\"></a>`{st.key}` — {st.label}: {st.quantity}")
+            L.append(f"### <a id=\"{_anchor(st.key)}\"></a>`{st.key}` — {md_inline(st.label)}: {md_inline(st.quantity)}")
             L.append("")
             v = vs[st.key]
-            L.append(f"*{st.seed or 'Source: ' + st.source}, {st.equation}.* Verdict: **{v.text}**"
+            where = f"seed file `{st.seed}`" if st.seed else f"source: {md_inline(st.source)}"
+            L.append(f"*{md_inline(st.equation)}* ({where}).  Verdict: **{v.text}**"
                      + (f" ({v.root_text})" if v.root_text else "") + f"; derivation status {e.status}.")
             L.append("")
             for reason in v.reasons:
@@ -389,11 +511,11 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                     L.append(f"- what the proof's steps give (not a valid bound: {v.text}): "
                              f"$${sp.latex(e.derived)}$$")
             if st.cited:
-                L.append(f"- cites: {st.cited}")
+                L.append(f"- cites: {md_inline(st.cited)}")
             for c in e.checks:
                 mark = "✔" if c.ok else "✘"
                 pts = f", {c.n_points} points" if c.n_points else ""
-                L.append(f"- {mark} {c.name} ({c.kind}{pts}): {_md_escape(c.detail)}")
+                L.append(f"- {mark} {md_inline(c.name)} ({c.kind}{pts}): {_md_escape(c.detail)}")
             if e.inherits:
                 L.append(f"- inherits the erratum of: {', '.join(f'`{k}`' for k in e.inherits)}")
             if e.status == "erratum" and deps.get(st.key):
@@ -407,7 +529,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 L.append(f"- empirical #{counter[panel]} {_result_line(r)}")
                 fig = figures.get(f"{r.key}:{r.kind}:{r.variant}")
                 if fig:
-                    L.append(f"  ![{r.key} {r.variant}]({fig})")
+                    L += _figure_md(f"{r.key} {r.variant}", fig, indent="  ")
                 if isinstance(r.details.get("markdown"), str):
                     L.append("")
                     L.extend(r.details["markdown"].strip().splitlines())
@@ -417,7 +539,8 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                     L.extend(_dict_table(r.details["utility"]))
                     L.append("")
             if st.key in sens_figs:
-                L.append(f"- ![{st.key}: sensitivity against m]({sens_figs[st.key]})")
+                fl = _figure_md(f"{st.key}: sensitivity against m", sens_figs[st.key], indent="  ")
+                L += ["- " + fl[0].lstrip()] + fl[1:]
             L.append("")
     if utility is not None and len(utility):
         from .utility import utility_markdown
@@ -459,7 +582,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         L.extend(audit_markdown(list(audits)))
         L.append("")
         if audit_fig:
-            L.append(f"![ε_lower against the claimed ε]({audit_fig})")
+            L += _figure_md("ε_lower against the claimed ε", audit_fig)
             L.append("")
     findings = [v for v in vs.values() if v.is_finding]
     L.append("## All findings")
@@ -473,7 +596,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("|---|---|---|---|---|---|")
     for v in findings:
         L.append(
-            f"| [`{v.key}`](#{_anchor(v.key)}) | {registry.get(v.key).label} | {v.text} | {v.root_text} | "
+            f"| [`{v.key}`](#{_anchor(v.key)}) | {md_inline(registry.get(v.key).label)} | **{v.text}** | {v.root_text} | "
             f"{_short(v.regime, 140)} | {_empirical_cell(emp.get(v.key))} |"
         )
     L.append("")
@@ -515,7 +638,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             )
         L.append("")
         for key, fig in (heatmaps or {}).items():
-            L.append(f"![{key}: bound over (ε, λ) at m = 10⁴]({fig})")
+            L += _figure_md(f"{key}: bound over (ε, λ) at m = 10⁴", fig)
             L.append("")
     L.append("## Provenance")
     L.append("")
@@ -547,6 +670,23 @@ def _g(x: float | None) -> str:
 
 def _anchor(key: str) -> str:
     return "s-" + key.replace(".", "-").replace("_", "-").lower()
+
+
+def _paper_anchor(pid: str) -> str:
+    return "p-" + pid.replace(".", "-").replace("_", "-").lower()
+
+
+def _figure_md(alt: str, ref: str, indent: str = "") -> list[str]:
+    """Markdown of one figure: the image, then its notes (points not drawn, zeros marked, coincident series)."""
+    from .figures import figure_notes
+
+    out = [f"{indent}![{md_inline(alt).replace('[', '(').replace(']', ')')}]({ref})"]
+    notes = figure_notes(ref)
+    if notes:
+        if not indent:
+            out.append("")                    # a paragraph of its own under a block figure
+        out.append(f"{indent}*Figure notes:* " + "; ".join(md_inline(n) for n in notes) + ".")
+    return out
 
 
 def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True,
@@ -745,7 +885,18 @@ def evaluate_symbolic(cache: str | os.PathLike | None, executor: Any, keys: Sequ
 
 
 def _figure_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
-    """Worker task: draw one group of figures; returns (kind, path map or path)."""
+    """Worker task: draw one group of figures; returns (kind, path map or path).
+
+    Drawn inside :func:`verify.figures.deterministic`, so that every SVG (also those whose code calls
+    ``savefig`` itself) is byte-identical for the same input.
+    """
+    from .figures import deterministic
+
+    with deterministic():
+        return _draw_job(task)
+
+
+def _draw_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
     kind, data, directory = task
     if kind == "rate":
         from .figures import rate_figures

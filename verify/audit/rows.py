@@ -194,13 +194,20 @@ def audit_markdown(rows: list[Result]) -> list[str]:
 
 
 def audit_figure(rows: list[Result], directory) -> str | None:
-    """ε_lower against the claimed ε (the sweep rows); returns the PNG path relative to the report."""
+    """ε_lower against the claimed ε (the sweep rows); returns the PNG path relative to the report.
+
+    The path is a :class:`verify.figures.FigureRef` whose notes the report prints under the
+    figure: ε_lower = 0 is marked ▼ on the bottom edge of the log axis, and a series equal to
+    another (stated and derived noise giving the same ε_lower) is drawn so that both show.
+    """
     from pathlib import Path
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ..figures import FigureRef, fit_axis, plot_series, save_figure, title_with_note
 
     sw = [r for r in rows if r.details.get("sweep")]
     if not sw:
@@ -209,20 +216,22 @@ def audit_figure(rows: list[Result], directory) -> str | None:
     directory.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(5.2, 3.8), constrained_layout=True)
     eps = sorted({r.bound for r in sw})
-    ax.plot(eps, eps, "k--", lw=1, label="ε_lower = claimed ε")
+    series = []
     for i, (rel, cal) in enumerate([(a, b) for a in ("value", "function") for b in ("stated", "derived")]):
         pts = sorted((r.bound, r.statistic) for r in sw
                      if r.details["release"] == rel and r.details["calibration"] == cal)
-        ax.plot([p[0] for p in pts], [max(p[1], 1e-3) for p in pts], "o-" if rel == "function" else "s-",
-                color=f"C{i}", label=f"{rel} release, {cal} noise")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+        if pts:
+            series.append(dict(x=[p[0] for p in pts], y=[p[1] for p in pts], color=f"C{i}",
+                               marker="o" if rel == "function" else "s", label=f"{rel} release, {cal} noise"))
+    fit_axis(ax, "x", eps, direct=eps)
+    yscale = fit_axis(ax, "y", [v for s in series for v in s["y"]] + eps)
+    ax.plot(eps, eps, "k--", lw=1, label="ε_lower = claimed ε")
+    notes = plot_series(ax, series, yscale)
     ax.set_xlabel("claimed ε")
     ax.set_ylabel(f"ε_lower ({sw[0].confidence:.0%} confidence)")
-    ax.set_title(f"{sw[0].details['source']} ({sw[0].key}), {sw[0].n} releases per data set", fontsize=9)
+    short = ["▼ on the bottom edge: ε_lower = 0 (no leak detected)"] if any("at 0 marked" in n for n in notes) else []
+    title_with_note(ax, f"{sw[0].details['source']} ({sw[0].key}), {sw[0].n} releases per data set", short)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    for ext in ("png", "svg"):
-        fig.savefig(directory / f"audit_eps.{ext}", dpi=150 if ext == "png" else None)
-    plt.close(fig)
-    return f"{directory.name}/audit_eps.png"
+    ax.legend(fontsize=7, loc="best")
+    save_figure(fig, directory / "audit_eps")
+    return FigureRef(f"{directory.name}/audit_eps.png", notes)

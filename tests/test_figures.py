@@ -1,0 +1,221 @@
+"""The report's figures: deterministic files, no silent drops, no hidden series, scales that fit the data.
+
+The figure functions are driven with synthetic :class:`~bounds.evidence.Result` rows shaped like the
+report's (a zero bound, a NaN statistic, two identical audit series, 24 variants in one panel); the
+drawn matplotlib figure is captured just before it is written, so the tests read the real axes.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+import verify.figures as F  # noqa: E402
+from bounds.evidence import Result  # noqa: E402
+from verify.audit import audit_figure, audit_row  # noqa: E402
+from verify.report import _figure_md  # noqa: E402
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """Every figure saved through :func:`verify.figures.save_figure`: (stem name, axes scales, overlaps, fig lines)."""
+    seen: list[dict] = []
+    real = F.save_figure
+
+    def capture(fig, stem, dpi=150):
+        F._declutter(fig)
+        seen.append({
+            "name": Path(stem).name,
+            "yscales": [ax.get_yscale() for ax in fig.axes],
+            "xscales": [ax.get_xscale() for ax in fig.axes],
+            "overlaps": F.tick_label_overlaps(fig),
+            "lines": [(ln.get_label(), ln.get_linestyle(), ln.get_markersize(), ln.get_markerfacecolor(),
+                       np.asarray(ln.get_xdata(), dtype=float), np.asarray(ln.get_ydata(), dtype=float))
+                      for ax in fig.axes for ln in ax.get_lines()],
+            "titles": [ax.get_title() for ax in fig.axes],
+            "legend": [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()],
+        })
+        return real(fig, stem, dpi)
+
+    monkeypatch.setattr(F, "save_figure", capture)
+    return seen
+
+
+def _sens(key: str, variant: str, stat: float, bound: float, verdict: str = "holds", m: float | None = None,
+          lo: float | None = None, hi: float | None = None) -> Result:
+    details = {} if m is None else {"m": m}
+    return Result(key=key, evidence="empirical", kind="sensitivity", name=variant, verdict=verdict,
+                  statistic=stat, lo=stat if lo is None else lo, hi=stat if hi is None else hi, bound=bound,
+                  confidence=0.95, n=100, details=details)
+
+
+def _rate(key: str = "demo.thm1", ms=(1e5, 2e5, 4e5, 8e5, 1.6e6, 3.2e6, 6.4e6), mean=None) -> Result:
+    ms = np.asarray(ms, dtype=float)
+    mean = 0.04 * (ms / ms[0]) ** -0.8 if mean is None else np.asarray(mean, dtype=float)
+    details = {"m": ms.tolist(), "mean": mean.tolist(), "se": (mean * 0.03).tolist(),
+               "bound": (1.2 * (ms / ms[0]) ** -0.66).tolist(), "bound_stated": (1.2 * (ms / ms[0]) ** -0.66).tolist()}
+    return Result(key=key, evidence="empirical", kind="rate", name="n = 1e5…6.4e6", verdict="holds",
+                  statistic=-0.8, lo=-0.85, hi=-0.75, bound=-0.667, confidence=0.95, n=100, details=details)
+
+
+def _audit_sweep() -> list[Result]:
+    rows = []
+    for eps in (0.1, 0.2, 0.5, 1.0, 2.0):
+        for rel in ("value", "function"):
+            for cal in ("stated", "derived"):
+                low = (0.0 if eps < 1 else 0.02 * eps * (1 if cal == "stated" else 0.5)) if rel == "value" else 10.1
+                r = audit_row("demo.thm1", "laplace", "demo §1", rel, cal, eps, 0.0, low, low * 1.1 + 0.01, 0.95,
+                              1000, "violated" if low > eps else "holds", "threshold", "leak")
+                r.details["sweep"] = True
+                rows.append(r)
+    return rows
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+# --- deterministic files ----------------------------------------------------------------------------
+
+def test_drawing_the_same_figures_twice_gives_byte_identical_png_and_svg(tmp_path) -> None:
+    emp = [_rate(), *[_sens("demo.thm2", f"m={m}, lam={lam}", 0.1 * lam * m ** -0.5, 1.0, m=m)
+                      for m in (50, 200, 800) for lam in (0.1, 1.0)]]
+    for d in ("a", "b"):
+        out = tmp_path / d / "figures"
+        F.rate_figures(emp, out)
+        F.sensitivity_figures(emp, out)
+        F.overview_figures(emp, out)
+        audit_figure(_audit_sweep(), out)
+    a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
+    assert {Path(n).suffix for n in a} == {".png", ".svg"} and len(a) == 8
+    assert a.keys() == b.keys()
+    changed = [n for n in a if a[n] != b[n]]
+    assert not changed, f"files differ between two identical drawings: {changed}"
+    svg = next(v for n, v in a.items() if n.endswith(".svg")).decode()
+    assert "<dc:date>" not in svg                       # no time stamp in the SVG
+
+
+def test_deterministic_context_makes_foreign_savefig_reproducible(tmp_path) -> None:
+    import matplotlib.pyplot as plt
+
+    def draw(path: Path) -> bytes:
+        with F.deterministic():
+            fig, ax = plt.subplots()
+            ax.plot([1, 2, 3], [1, 4, 9])
+            fig.savefig(path)
+            plt.close(fig)
+        return path.read_bytes()
+
+    assert draw(tmp_path / "a.svg") == draw(tmp_path / "b.svg")
+    assert matplotlib.rcParams["svg.hashsalt"] != F.SVG_HASHSALT       # the context restores the setting
+
+
+# --- no silent drops, no warnings ----------------------------------------------------------------------
+
+def test_a_zero_bound_and_a_nan_statistic_are_counted_not_dropped_silently(tmp_path, drawn) -> None:
+    rows = [_sens("demo.lemma2", f"case {i}", float(i), 0.0 if i < 7 else 1.0) for i in range(9)]
+    rows += [_sens("demo.thm5", f"v{i}", math.nan if i < 2 else 0.5 * (i + 1), 2.0) for i in range(10)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                  # the division by a zero bound used to warn
+        refs = F.overview_figures(rows, tmp_path)
+    notes = F.figure_notes(refs["demo"])
+    assert "demo.lemma2: 7 of 9 points not drawn: bound = 0 (ratio undefined)" in notes
+    assert "demo.thm5: 2 of 10 points not drawn: no finite statistic" in notes
+    titles = drawn[0]["titles"]
+    assert any("7 of 9 points not drawn" in t for t in titles)          # said in the figure too
+    md = "\n".join(_figure_md("demo overview", refs["demo"]))
+    assert "7 of 9 points not drawn" in md and "2 of 10 points not drawn" in md   # and in the report
+
+
+def test_sensitivity_results_with_a_zero_bound_are_counted(tmp_path, drawn) -> None:
+    rows = [_sens("demo.thm2", f"m={m}", 0.01 * m, 1.0, m=m) for m in (50, 200, 800)]
+    rows.append(_sens("demo.thm2", "m=3200", 5.0, 0.0, m=3200))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        refs = F.sensitivity_figures(rows, tmp_path)
+    assert "1 of 4 results not drawn: bound = 0 (ratio undefined)" in F.figure_notes(refs["demo.thm2"])
+
+
+def test_zero_on_a_log_axis_is_marked_on_the_edge(tmp_path, drawn) -> None:
+    ref = audit_figure(_audit_sweep(), tmp_path)
+    notes = F.figure_notes(ref)
+    assert any(n.startswith("value release, stated noise: 3 points at 0 marked ▼") for n in notes), notes
+    fig = drawn[-1]
+    assert fig["yscales"] == ["log"]
+    floor = [ln for ln in fig["lines"] if ln[0].startswith("_") and len(ln[5]) == 3 and np.all(ln[5] < 0.2)]
+    assert len(floor) == 2                              # one row of ▼ per series with zeros, in axes units
+    assert "▼" in fig["titles"][0]
+
+
+def test_rate_figure_counts_a_nonpositive_mean_on_a_log_axis(tmp_path) -> None:
+    mean = 0.04 * (np.geomspace(1e5, 6.4e6, 7) / 1e5) ** -0.8
+    mean[3] = 0.0
+    mean[5] = math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        refs = F.rate_figures([_rate(mean=mean)], tmp_path)
+    (ref,) = refs.values()
+    assert "mean: 2 of 7 points not drawn: 1 not finite, 1 zero on a log axis" in F.figure_notes(ref) or \
+        "mean: 2 of 7 points not drawn: 1 zero on a log axis, 1 not finite" in F.figure_notes(ref)
+
+
+# --- coincident series -------------------------------------------------------------------------------
+
+def test_identical_series_are_both_visible_and_said_so(tmp_path, drawn) -> None:
+    audit_figure(_audit_sweep(), tmp_path)
+    lines = {ln[0]: ln for ln in drawn[-1]["lines"]}
+    stated = lines["function release, stated noise"]
+    derived = next(v for k, v in lines.items() if k.startswith("function release, derived noise ("))
+    np.testing.assert_array_equal(stated[5], derived[5])              # same values …
+    assert stated[1] != derived[1] and stated[2] > 2 * derived[2]     # … different line style, bigger marker
+    assert stated[3] == "none"                                        # hollow under the filled one
+    assert any("coincides" in n for n in F.figure_notes(audit_figure(_audit_sweep(), tmp_path)))
+
+
+# --- scales and ticks -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("values, scale", [([0.17, 0.25, 0.37], "linear"), ([0.98, 1.0, 1.01], "linear"),
+                                           ([0.01, 0.2, 1.0], "log"), ([0.0, 0.02, 10.1], "log"),
+                                           ([-0.01, 0.2, 30.0], "linear")])
+def test_choose_scale(values, scale) -> None:
+    assert F.choose_scale(values) == scale
+
+
+def test_a_narrow_range_panel_gets_a_linear_axis_and_a_wide_one_log(tmp_path, drawn) -> None:
+    rows = [_sens("demo.narrow", f"v{i}", v, 1.0) for i, v in enumerate((0.17, 0.25, 0.31, 0.37))]
+    rows += [_sens("demo.wide", f"v{i}", v, 1.0) for i, v in enumerate((1e-4, 1e-3, 0.5))]
+    F.overview_figures(rows, tmp_path)
+    scales = dict(zip([t.split("\n")[0] for t in drawn[0]["titles"]], drawn[0]["yscales"], strict=False))
+    assert scales["demo.narrow"] == "linear" and scales["demo.wide"] == "log"
+
+
+def test_tick_labels_never_overlap(tmp_path, drawn) -> None:
+    rows = [_sens("demo.many", f"v{i}", 10.0 ** -(i % 7), 1.0) for i in range(24)]      # 24 variants, 7 decades
+    rows += [_sens("demo.clip", f"v{i}", 1.0, 1.0, lo=1 - 1e-10, hi=1 + 1e-10) for i in range(6)]
+    rows += [_sens("demo.thm1", f"m={m}, lam={lam}", 0.1 * lam * (m / 50) ** -0.5, 1.0, m=m)
+             for m in (50, 200, 400, 800) for lam in (0.1, 1.0)]
+    F.overview_figures(rows, tmp_path)
+    F.sensitivity_figures(rows, tmp_path)
+    F.rate_figures([_rate()], tmp_path)
+    audit_figure(_audit_sweep(), tmp_path)
+    assert len(drawn) == 4
+    assert [d["overlaps"] for d in drawn] == [0, 0, 0, 0], [(d["name"], d["overlaps"]) for d in drawn]
+
+
+def test_declutter_removes_a_planted_overlap() -> None:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot(range(40))
+    ax.set_xticks(range(40))
+    assert F.tick_label_overlaps(fig) > 0
+    F._declutter(fig)
+    assert F.tick_label_overlaps(fig) == 0
+    plt.close(fig)
