@@ -183,6 +183,9 @@ def as_outputs(x: Any, name: str, k: int | None = None) -> np.ndarray:
         raise ValueError(f"parameter {name!r}: outputs must have shape (n,) or (n, d), not {a.shape}")
     if a.ndim == 2 and a.shape[1] == 0:
         raise ValueError(f"parameter {name!r}: vector outputs of shape {a.shape} have no coordinates")
+    if a.shape[0] == 0 and k != 0:
+        raise ValueError(f"parameter {name!r}: no outputs (shape {a.shape}); an audit needs at least "
+                         f"{MIN_OUTPUTS} per data set")
     if k is not None and a.shape[0] != k:
         raise ValueError(f"parameter {name!r}: asked for {k} outputs, got {a.shape[0]}")
     if a.dtype.kind == "f":
