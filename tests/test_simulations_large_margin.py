@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from bounds.papers import pr as prb
@@ -404,3 +406,203 @@ def test_solve_batch_in_sub_batches(monkeypatch):
     for w, p in zip(whole, parts, strict=True):
         assert (w.status, w.value, w.lower) == (p.status, p.value, p.lower)
         assert w.Phi is None and p.Phi is None or np.array_equal(w.Phi, p.Phi)
+
+
+# --------------------------------------------------------------------------- the compiled solver
+needs_numba = pytest.mark.skipif(lm._numba_kernels() is None, reason="numba unavailable")
+
+#: the problems of ``verify.empirical.pr.THM5_VARIANTS`` (n, d, K, λ, ε, σ), checked with tol 1e-6
+THM5_SHAPES = {
+    "d=1, C=2": (30, 1, 2, 10.0, 1.0, 0.5),
+    "d=2, C=3": (30, 2, 3, 30.0, 1.0, 0.35),
+    "d=1, C=2, eps=100": (30, 1, 2, 1.0, 100.0, 0.5),
+}
+#: a status flip between the two engines is accepted only where the uncertified run stalled
+#: within this factor of the tolerance (its frozen iterate's gap sits at the boundary)
+BOUNDARY = 30.0
+
+
+def _check_certified(g, X, y, K, lam, b, loss, tol):
+    """An "optimal" compiled result: Φ ⪰ 0, value = J_p(Φ), and the NumPy dual bound at Φ
+    (recomputed by the reference dual_lower_bound) certifies it as well."""
+    assert g.certificate.ok and g.certificate.value <= tol and g.details["engine"] == "numba"
+    assert min(np.linalg.eigvalsh(P)[0] for P in g.Phi) >= -1e-12 * max(1.0, float(np.abs(g.Phi).max()))
+    assert lm.perturbed_objective(g.Phi, X, y, lam, H, b, loss=loss) == pytest.approx(g.value, rel=1e-12, abs=1e-12)
+    D, info = lm.dual_lower_bound(g.Phi, X, y, K, lam, H, b, loss=loss)
+    scale = max(1.0, abs(g.value))
+    assert (g.value - D) / scale <= tol + 1e-12
+    assert D == pytest.approx(g.lower, rel=1e-9, abs=1e-9)
+    assert g.details["dual"]["repaired"] == info["repaired"]
+    assert g.details["dual"]["t"] == pytest.approx(info["t"], abs=1e-9)
+
+
+def _compare_engines(ref, got, X, y, K, lam, b, loss, tol):
+    """Compiled results ``got`` against the NumPy results ``ref`` of the same problems; the
+    number of status flips (each at the tolerance boundary)."""
+    assert len(got) == len(ref)
+    flips = 0
+    for r, g, bj in zip(ref, got, b, strict=True):
+        if "unbounded" in (r.status, g.status):  # the same exact ray
+            assert r.status == g.status == "unbounded"
+            assert g.slope == r.slope and g.value == -math.inf
+            np.testing.assert_array_equal(g.direction, r.direction)
+            continue
+        if r.status != g.status:
+            stalled = r if r.status == "not_converged" else g
+            assert stalled.status == "not_converged" and stalled.certificate.value <= BOUNDARY * tol
+            flips += 1
+        if g.status == "optimal":
+            _check_certified(g, X, y, K, lam, bj, loss, tol)
+        else:
+            assert g.Phi is None and "last_iterate" in g.details and not g.certificate.ok
+        if r.status == g.status == "optimal":  # both within their certified gaps of inf J_p
+            slack = max(r.value - r.lower, g.value - g.lower, 0.0) + 1e-9 * max(1.0, abs(r.value))
+            assert abs(g.value - r.value) <= slack
+            assert g.lower <= r.value + slack and r.lower <= g.value + slack
+    return flips
+
+
+def _random_symmetric(D1, rng, kind):
+    Q, _ = np.linalg.qr(rng.standard_normal((D1, D1)))
+    w = {"generic": rng.standard_normal(D1) * 10.0 ** rng.uniform(-3, 3),
+         "repeated": np.repeat(rng.standard_normal(1), D1) * np.where(np.arange(D1) % 2, 1.0, -1.0),
+         "low_rank": np.concatenate([rng.uniform(0.1, 5, 1), np.zeros(D1 - 1)]),
+         "near_psd": np.abs(rng.standard_normal(D1)),
+         "small_negative": np.abs(rng.standard_normal(D1))}[kind]
+    if kind == "near_psd":
+        w[0] = -1e-12
+    if kind == "small_negative":                    # one eigenvalue just below 0
+        w[0] = -(10.0 ** rng.uniform(-8, -3))
+    A = (Q * w) @ Q.T
+    return 0.5 * (A + A.T)
+
+
+@needs_numba
+@pytest.mark.parametrize("D1", [1, 2, 3, 5, 6])
+def test_jacobi_and_projection_match_lapack(D1):
+    nbk = lm._numba_kernels()
+    rng = np.random.default_rng(40 + D1)
+    pi, qi = np.triu_indices(D1)
+    for kind in ("generic", "repeated", "low_rank", "near_psd", "small_negative"):
+        for _ in range(5):
+            A = _random_symmetric(D1, rng, kind)
+            scale = max(1.0, float(np.abs(A).max()))
+            T, V = A.copy(), np.zeros((D1, D1))
+            nbk.jacobi_eigh(T, V, D1, True)
+            np.testing.assert_allclose(np.sort(np.diag(T)), np.linalg.eigvalsh(A), atol=1e-13 * scale)
+            np.testing.assert_allclose(V.T @ V, np.eye(D1), atol=1e-13)
+            np.testing.assert_allclose((V * np.diag(T)) @ V.T, A, atol=1e-13 * scale)
+            # projection onto the PSD cone (cold and warm-started basis) and onto the closure
+            Vw = np.linalg.qr(rng.standard_normal((D1, D1)))[0] if D1 > 1 else np.eye(1)
+            for basis in (np.eye(D1), Vw):
+                out, Wb = np.empty(pi.size), basis.copy()
+                scratch = [np.zeros((D1, D1)) for _ in range(3)]
+                nbk.project_packed(A[pi, qi].copy(), out, pi, qi, D1, scratch[0], Wb, scratch[1], scratch[2])
+                np.testing.assert_allclose(out, lm._project_psd(A[None])[0][pi, qi], atol=1e-12 * scale)
+                np.testing.assert_allclose(Wb.T @ Wb, np.eye(D1), atol=1e-13)
+            out = np.empty(pi.size)
+            nbk.project_packed(A[pi, qi].copy(), out, pi, qi, D1 - 1, np.zeros((D1, D1)), np.eye(D1),
+                               np.zeros((D1, D1)), np.zeros((D1, D1)))
+            np.testing.assert_allclose(out, lm._project_closure(A[None])[0][pi, qi], atol=1e-12 * scale)
+
+
+@needs_numba
+@pytest.mark.parametrize("name", list(THM5_SHAPES))
+def test_compiled_matches_numpy_on_thm5_variants(name):
+    n, d, K, lam, eps, sigma = THM5_SHAPES[name]
+    X, y, b = _batch_problem(n, d, K, lam, eps, 24, seed=5 + len(name), sigma=sigma)
+    kw = dict(tol=1e-6, max_iter=2000, on_failure="return")
+    ref = lm.solve_batch(X, y, K, lam, H, b, **kw)          # NumPy, bit for bit solve
+    got = lm.solve_batch(X, y, K, lam, H, b, compiled=True, **kw)
+    assert [g.details["batch_index"] for g in got if g.status != "unbounded"] == \
+        [j for j, g in enumerate(got) if g.status != "unbounded"]
+    statuses = [g.status for g in got]
+    assert statuses.count("optimal") >= 8 and "unbounded" in statuses
+    assert got[0].details["dual"]["repaired"]                 # b = 0: B = λI_Φ singular, repaired dual
+    assert _compare_engines(ref, got, X, y, K, lam, b, "corrected", 1e-6) <= 2
+    # the one-problem entry point runs the same compiled iteration
+    j = statuses.index("optimal")
+    one = lm.solve(X, y, K, lam, H, b=b[j], compiled=True, **kw)
+    assert one.value == got[j].value and np.array_equal(one.Phi, got[j].Phi)
+    assert one.details["iterations"] == got[j].details["iterations"]
+
+
+@needs_numba
+def test_compiled_matches_numpy_on_iris():
+    from simulations.trials.pr import iris
+
+    D = iris()
+    X, y = D["X_train"], D["y_train"]
+    rng = np.random.default_rng(2010)
+    b = []
+    while len(b) < 6:
+        bj = lm.sample_perturbation(4, float(rng.choice([10.0, 100.0, 1000.0])), rng)
+        if lm.is_bounded_below(1.0, bj, 4):
+            b.append(bj)
+    b.append(-np.eye(5))                                        # and an unbounded draw
+    b = np.array(b)
+    kw = dict(tol=1e-5, max_iter=4000, on_failure="return")
+    ref = lm.solve_batch(X, y, 3, 1.0, H, b, **kw)
+    got = lm.solve_batch(X, y, 3, 1.0, H, b, compiled=True, **kw)
+    assert _compare_engines(ref, got, X, y, 3, 1.0, b, "corrected", 1e-5) <= 1
+    assert sum(g.status == "optimal" for g in got) >= 4
+    # the non-private baseline: inf J over the closure, certified by the repaired dual
+    r0 = lm.solve(X, y, 3, 1.0, H, tol=1e-5, cone="closure", max_iter=50000)
+    r1 = lm.solve(X, y, 3, 1.0, H, tol=1e-5, cone="closure", max_iter=50000, compiled=True)
+    assert r0.status == r1.status == "optimal" and r1.details["dual"]["repaired"]
+    assert abs(r1.value - r0.value) <= max(r0.value - r0.lower, r1.value - r1.lower) + 1e-12
+    D1, _ = lm.dual_lower_bound(r1.Phi, X, y, 3, 1.0, H)
+    assert (r1.value - D1) / max(1.0, abs(r1.value)) <= 1e-5 + 1e-12
+    assert min(np.linalg.eigvalsh(P[:-1, :-1])[0] for P in r1.Phi) >= -1e-12   # the closure: Ψ_c ⪰ 0
+
+
+@needs_numba
+def test_compiled_solve_flags_and_failures():
+    X, y = _data(20, d=2, K=3, seed=6, sigma=0.35)
+    # not converged: raise as solve raises, or return the flagged last iterate
+    with pytest.raises(CertificateError) as err:
+        lm.solve(X, y, 3, 0.1, H, b=np.eye(3), max_iter=3, check_every=1, tol=1e-14, compiled=True)
+    r = err.value.result
+    assert r.status == "not_converged" and r.Phi is None and r.details["last_iterate"].shape == (3, 3, 3)
+    ref = lm.solve(X, y, 3, 0.1, H, b=np.eye(3), max_iter=3, check_every=1, tol=1e-14, on_failure="return")
+    assert [h_[0] for h_ in r.details["history_tail"]] == [h_[0] for h_ in ref.details["history_tail"]] == [1, 2, 3]
+    np.testing.assert_allclose(r.details["last_iterate"], ref.details["last_iterate"], atol=1e-12)
+    # no check within the budget: no dual bound at all
+    r = lm.solve(X, y, 3, 0.1, H, b=np.eye(3), max_iter=10, check_every=25, compiled=True, on_failure="return")
+    assert r.status == "not_converged" and r.lower == -math.inf and r.details["dual"] == {}
+    # the unperturbed J on the PSD cone has no minimiser: the norm diverges, as solve reports it
+    r = lm.solve(X, y, 3, 1.0, H, max_iter=1000, compiled=True, on_failure="return")
+    assert r.status == "not_converged" and r.details["diverging_norm"]
+    # an unbounded draw is the exact ray of solve; a warm start is projected as solve projects it
+    b = np.diag([0.1, 0.2, -0.3])
+    u0, u1 = lm.solve(X, y, 3, 1.0, H, b=b), lm.solve(X, y, 3, 1.0, H, b=b, compiled=True)
+    assert u1.status == "unbounded" and u1.slope == u0.slope
+    P0 = lm.random_psd(3, 2, np.random.default_rng(1)) - 0.3 * np.eye(3)
+    bb = 0.5 * np.eye(3)
+    w0 = lm.solve(X, y, 3, 1.0, H, b=bb, Phi0=P0, tol=1e-7)
+    w1 = lm.solve(X, y, 3, 1.0, H, b=bb, Phi0=P0, tol=1e-7, compiled=True)
+    w2 = lm.solve_batch(X, y, 3, 1.0, H, np.stack([bb, bb]), Phi0=np.stack([P0, P0]), tol=1e-7, compiled=True)
+    cold = lm.solve(X, y, 3, 1.0, H, b=bb, tol=1e-7, compiled=True)
+    assert w0.status == w1.status == "optimal"
+    assert abs(w1.value - w0.value) <= max(w0.value - w0.lower, w1.value - w1.lower) + 1e-12
+    assert w1.details["history_tail"][0][1] == pytest.approx(w0.details["history_tail"][0][1], rel=1e-12)
+    assert w1.details["history_tail"] != cold.details["history_tail"]
+    assert all(np.array_equal(w.Phi, w1.Phi) for w in w2)
+
+
+@needs_numba
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 24), d=st.sampled_from([1, 2]),
+       K=st.sampled_from([2, 3]), log_lam=st.floats(-1.0, 1.5), log_eps=st.floats(-0.3, 2.0),
+       loss=st.sampled_from(["corrected", "margin"]))
+def test_compiled_property_random_problems(seed, n, d, K, log_lam, log_eps, loss):
+    rng = np.random.default_rng(seed)
+    lam, eps = 10.0**log_lam, 10.0**log_eps
+    X, y = lm.gaussian_classes(n, d, K, rng, sigma=0.5)
+    b = np.array([lm.sample_perturbation(d, eps, rng) for _ in range(6)])
+    v = rng.standard_normal(d + 1)
+    b[0] = 0.2 * np.eye(d + 1) + np.outer(v, v)     # at least one bounded draw (sym(b) ≻ 0)
+    kw = dict(loss=loss, tol=1e-7, max_iter=800, on_failure="return")
+    ref = lm.solve_batch(X, y, K, lam, H, b, **kw)
+    got = lm.solve_batch(X, y, K, lam, H, b, compiled=True, **kw)
+    _compare_engines(ref, got, X, y, K, lam, b, loss, 1e-7)

@@ -164,12 +164,51 @@ def true_risk(Phi: np.ndarray, X: np.ndarray, y: np.ndarray, n: int, h: float) -
     return n * float(np.sum(huber(u, h)[mask])) / X.shape[0]
 
 
-@trial(requires=('K', 'd', 'eps', 'h', 'lam', 'levels52', 'levels53', 'n', 'n_noise', 'n_test'), optional=('max_iter', 'sigma', 'tol'))
+def true_risks(Phis: np.ndarray, X: np.ndarray, y: np.ndarray, n: int, h: float) -> np.ndarray:
+    """:func:`true_risk` of every Φ in ``Phis`` (r, K, d+1, d+1) at once (equal up to rounding).
+
+    The scores x̃ᵀΦ_cx̃ of all r·K matrices come from one product (per class of the points) of
+    the packed outer products x̃x̃ᵀ (upper triangle, off-diagonal entries doubled) with the
+    packed matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simulations.large_margin import gaussian_classes, random_psd
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = gaussian_classes(500, 2, 3, rng)
+    >>> P = np.stack([random_psd(3, 2, rng) for _ in range(4)])
+    >>> bool(np.allclose(true_risks(P, X, y, 30, 0.5), [true_risk(p, X, y, 30, 0.5) for p in P],
+    ...                  rtol=1e-12))
+    True
+    """
+    P = np.asarray(Phis, dtype=float)
+    r, K, D1 = P.shape[0], P.shape[1], P.shape[2]
+    if r == 0:
+        return np.zeros(0)
+    pi, qi = np.triu_indices(D1)
+    Xa = augment(X)
+    XXw = Xa[:, pi] * Xa[:, qi] * np.where(pi == qi, 1.0, 2.0)
+    Pk = P[:, :, pi, qi].reshape(r * K, -1).T  # (S, r·K)
+    yy = np.asarray(y, dtype=int)
+    tot = np.zeros(r)
+    for c in range(K):  # the points of class c: margins u = q_c − q_c' for the K − 1 classes c' ≠ c
+        q = (XXw[yy == c] @ Pk).reshape(-1, r, K)
+        u = q[:, :, c:c + 1] - np.delete(q, c, axis=2)
+        # ℓ_h(u) = min(max(u + h, 0), 2h)²/(4h) + max(u − h, 0) (the corrected loss of huber)
+        w = np.minimum(np.maximum(u + h, 0.0), 2 * h)
+        tot += (w * w).sum(axis=(0, 2)) / (4 * h) + np.maximum(u - h, 0.0).sum(axis=(0, 2))
+    return n * tot / Xa.shape[0]
+
+
+@trial(requires=('K', 'd', 'eps', 'h', 'lam', 'levels52', 'levels53', 'n', 'n_noise', 'n_test'), optional=('compiled', 'max_iter', 'sigma', 'tol'))
 def thm5_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One data set, its certified inf J and ``n_noise`` perturbed solves (004 Theorems 5.2, 5.3).
 
     Config: ``n``, ``d``, ``K``, ``lam``, ``h``, ``eps``, ``n_noise``, ``n_test``, ``tol``, ``sigma``, ``max_iter``,
-    ``levels52``, ``levels53`` (the bounds at each δ, computed by the caller).
+    ``levels52``, ``levels53`` (the bounds at each δ, computed by the caller), ``compiled``
+    (default ``True``: every solve runs in the compiled solver of
+    :mod:`simulations._large_margin_numba`; ``False``: the NumPy reference).
 
     The baseline is the minimum of J over the closure of the PSD cone (``cone="closure"``),
     which equals inf J over the PSD cone (J generally has no PSD minimiser); its value is
@@ -177,11 +216,13 @@ def thm5_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str,
     every draw b (exact sampler of (7)): if λI_Φ + sym(b) is not PSD, J_p is unbounded below
     (Φ^p does not exist) and the draw is counted in ``n_unbounded``; otherwise J_p is solved
     over the PSD cone (all bounded draws of the data set in one
-    :func:`simulations.large_margin.solve_batch`, which reproduces the one-at-a-time ``solve``
-    exactly); a draw whose certificate fails is counted in ``n_unresolved`` (its excess is
-    unknown).  Excess of Theorem 5.2: J(Φ^p) − inf J (point value, and its upper
-    end with the certified lower bound on inf J); of Theorem 5.3: L̃(Φ^p) − L̃(Φ*) on
-    ``n_test`` fresh points (L̃ sums over a sample of n).
+    :func:`simulations.large_margin.solve_batch`: compiled, each draw :func:`solve`'s
+    iteration up to rounding and certified by its own dual bound; with ``compiled=False`` the
+    vectorised NumPy batch, bit for bit the one-at-a-time ``solve``); a draw whose certificate
+    fails is counted in ``n_unresolved`` (its excess is unknown).  Excess of Theorem 5.2:
+    J(Φ^p) − inf J (point value, and its upper end with the certified lower bound on inf J);
+    of Theorem 5.3: L̃(Φ^p) − L̃(Φ*) on ``n_test`` fresh points (L̃ sums over a sample of n;
+    :func:`true_risks`, all certified Φ^p at once).
 
     Returns counts, ``exceed52_k`` / ``exceed53_k`` per δ-level k (bounded, resolved draws
     above the level), the per-draw excesses ``ex52_j`` / ``ex53_j`` (NaN when unbounded or
@@ -191,27 +232,34 @@ def thm5_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str,
     lam, h, eps = float(config["lam"]), float(config["h"]), float(config["eps"])
     tol = float(config.get("tol", 1e-7))
     sigma = float(config.get("sigma", 0.35))
+    compiled = bool(config.get("compiled", True))
     X, y = gaussian_classes(n, d, K, rng, sigma=sigma)
     Xt, yt = gaussian_classes(int(config["n_test"]), d, K, rng, sigma=sigma)
-    base = solve(X, y, K, lam, h, tol=tol, cone="closure")
+    base = solve(X, y, K, lam, h, tol=tol, cone="closure", compiled=compiled)
     Jstar, Jlow = base.value, base.lower
-    Lstar = true_risk(base.Phi, Xt, yt, n, h)
     L52, L53 = list(config["levels52"]), list(config["levels53"])
-    out: dict[str, float] = {"J_star": Jstar, "J_star_lower": Jlow, "gap_star": base.certificate.value,
-                             "L_star": Lstar, "iters_star": float(base.details["iterations"])}
     n_unb = n_unres = 0
     ex52, ex53, ex52u, lmins, iters = [], [], [], [], []
     # the draws in the order of the former one-at-a-time loop (nothing else uses the trial's rng
-    # here), then one batched solve of the bounded ones (solve_batch follows solve exactly)
-    draws = [sample_perturbation(d, eps, rng) for _ in range(int(config["n_noise"]))]
-    bounded = [j for j, b in enumerate(draws) if is_bounded_below(lam, b, d)]
+    # here), then one batched solve of the bounded ones
+    draws = np.array([sample_perturbation(d, eps, rng) for _ in range(int(config["n_noise"]))])
+    # λ_min(λI_Φ + sym(b)) of every draw (one stacked eigvalsh: the same numbers as one call per
+    # draw); J_p is bounded below iff it is ≥ 0 (is_bounded_below)
+    lam_min = np.linalg.eigvalsh(b_matrix(lam, draws, d))[:, 0]
+    bounded = [j for j in range(len(draws)) if lam_min[j] >= 0]
     solved = {}
     if bounded:
-        sols = solve_batch(X, y, K, lam, h, np.array([draws[j] for j in bounded]), tol=tol,
-                           max_iter=int(config.get("max_iter", 5000)), on_failure="return")
+        sols = solve_batch(X, y, K, lam, h, draws[bounded], tol=tol,
+                           max_iter=int(config.get("max_iter", 5000)), on_failure="return",
+                           compiled=compiled)
         solved = dict(zip(bounded, sols, strict=True))
-    for j, b in enumerate(draws):
-        lmin = float(np.linalg.eigvalsh(b_matrix(lam, b, d))[0])
+    ok = [j for j in bounded if solved[j].status == "optimal"]  # L̃ of Φ* and every certified Φ^p
+    Ls = true_risks(np.array([base.Phi] + [solved[j].Phi for j in ok]), Xt, yt, n, h)
+    Lstar, risks = float(Ls[0]), dict(zip(ok, Ls[1:], strict=True))
+    out: dict[str, float] = {"J_star": Jstar, "J_star_lower": Jlow, "gap_star": base.certificate.value,
+                             "L_star": Lstar, "iters_star": float(base.details["iterations"])}
+    for j in range(len(draws)):
+        lmin = float(lam_min[j])
         if j not in solved:
             n_unb += 1
             out[f"ex52_{j}"] = out[f"ex53_{j}"] = math.inf
@@ -222,7 +270,7 @@ def thm5_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str,
             out[f"ex52_{j}"] = out[f"ex53_{j}"] = math.nan
             continue
         Jp = objective(res.Phi, X, y, lam, h)
-        e52, e53 = Jp - Jstar, true_risk(res.Phi, Xt, yt, n, h) - Lstar
+        e52, e53 = Jp - Jstar, float(risks[j]) - Lstar
         ex52.append(e52)
         ex52u.append(Jp - Jlow)
         ex53.append(e53)
@@ -263,26 +311,31 @@ def iris(seed: int = 0, test_fraction: float = 0.3) -> dict[str, np.ndarray]:
 
 
 @lru_cache(maxsize=4)
-def _baseline(lam: float, h: float, tol: float) -> tuple[np.ndarray, float, float, float]:
+def _baseline(lam: float, h: float, tol: float,
+              compiled: bool = True) -> tuple[np.ndarray, float, float, float]:
     D = iris()
-    res = solve(D["X_train"], D["y_train"], 3, lam, h, tol=tol, cone="closure", max_iter=50000)
+    res = solve(D["X_train"], D["y_train"], 3, lam, h, tol=tol, cone="closure", max_iter=50000,
+                compiled=compiled)
     acc = float(np.mean(predict(res.Phi, D["X_test"]) == D["y_test"]))
     return res.Phi, res.value, res.lower, acc
 
 
-@trial(requires=('eps', 'h', 'lam'), optional=('max_iter', 'tol'))
+@trial(requires=('eps', 'h', 'lam'), optional=('compiled', 'max_iter', 'tol'))
 def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One private release per ε on iris (004 §4), against the certified non-private fit.
 
-    Config: ``lam``, ``h``, ``eps`` (list), ``tol``, ``max_iter``.  The training split is the whole data
-    set, so trials differ only in the noise.  Outputs per ε: ``bounded_{ε}`` (1 if
+    Config: ``lam``, ``h``, ``eps`` (list), ``tol``, ``max_iter``, ``compiled`` (default ``True``:
+    the solves, the non-private baseline included, run in the compiled solver of
+    :mod:`simulations._large_margin_numba`; ``False``: the NumPy reference).  The training split
+    is the whole data set, so trials differ only in the noise.  Outputs per ε: ``bounded_{ε}`` (1 if
     λI_Φ + sym(b) ⪰ 0, i.e. Φ^p exists), ``acc_{ε}`` (held-out accuracy, NaN if unbounded or
     unresolved), ``excess_{ε}`` (J(Φ^p) − inf J, regularised empirical excess risk), and the
     baseline ``acc_nonprivate``, ``J_star``.
     """
     lam, h, tol = float(config["lam"]), float(config["h"]), float(config.get("tol", 1e-5))
+    compiled = bool(config.get("compiled", True))
     D = iris()
-    Phi0, Jstar, _, acc0 = _baseline(lam, h, tol)
+    Phi0, Jstar, _, acc0 = _baseline(lam, h, tol, compiled)
     d = D["X_train"].shape[1]
     out: dict[str, float] = {"acc_nonprivate": acc0, "J_star": Jstar}
     for eps in config["eps"]:
@@ -295,7 +348,7 @@ def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
             continue
         try:
             res = solve(D["X_train"], D["y_train"], 3, lam, h, b=b, tol=tol,
-                        max_iter=int(config.get("max_iter", 4000)))
+                        max_iter=int(config.get("max_iter", 4000)), compiled=compiled)
         except CertificateError:
             continue
         out[f"resolved_{tag}"] = 1.0
@@ -308,9 +361,10 @@ def utility_trials(config: Mapping[str, Any], rngs: list[np.random.Generator]) -
     """:func:`utility_trial` for many trials at once: the same rows, one batched solve.
 
     Every trial shares the iris training split, so the bounded draws of all trials and all ε are
-    solved by one :func:`simulations.large_margin.solve_batch` (which reproduces ``solve`` bit
-    for bit); each trial draws its perturbations from its own generator in the order of
-    :func:`utility_trial`.  The runner calls this (``utility_trial.batch``) for a batch of seeds.
+    solved by one :func:`simulations.large_margin.solve_batch` (compiled: each problem with its
+    own state, exactly as the compiled ``solve`` of :func:`utility_trial` solves it; with
+    ``compiled=False`` the vectorised NumPy batch, bit for bit ``solve``); each trial draws its
+    perturbations from its own generator in the order of :func:`utility_trial`.  The runner calls this (``utility_trial.batch``) for a batch of seeds.
 
     Examples
     --------
@@ -321,8 +375,9 @@ def utility_trials(config: Mapping[str, Any], rngs: list[np.random.Generator]) -
     True
     """
     lam, h, tol = float(config["lam"]), float(config["h"]), float(config.get("tol", 1e-5))
+    compiled = bool(config.get("compiled", True))
     D = iris()
-    _, Jstar, _, acc0 = _baseline(lam, h, tol)
+    _, Jstar, _, acc0 = _baseline(lam, h, tol, compiled)
     d = D["X_train"].shape[1]
     outs: list[dict[str, float]] = []
     todo: list[tuple[int, str, np.ndarray]] = []
@@ -339,7 +394,8 @@ def utility_trials(config: Mapping[str, Any], rngs: list[np.random.Generator]) -
         outs.append(out)
     if todo:
         sols = solve_batch(D["X_train"], D["y_train"], 3, lam, h, np.array([b for _, _, b in todo]), tol=tol,
-                           max_iter=int(config.get("max_iter", 4000)), on_failure="return")
+                           max_iter=int(config.get("max_iter", 4000)), on_failure="return",
+                           compiled=compiled)
         for (i, tag, _), res in zip(todo, sols, strict=True):
             if res.status != "optimal":
                 continue          # as a CertificateError of ``solve`` in utility_trial
@@ -353,5 +409,5 @@ def utility_trials(config: Mapping[str, Any], rngs: list[np.random.Generator]) -
 utility_trial.batch = utility_trials  # type: ignore[attr-defined]
 
 
-__all__ = ["CASES", "lemma1_trial", "lemma2_trial", "thm5_trial", "utility_trial", "iris", "true_risk",
+__all__ = ["CASES", "lemma1_trial", "lemma2_trial", "thm5_trial", "utility_trial", "iris", "true_risk", "true_risks",
            "loss_value"]
