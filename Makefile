@@ -4,12 +4,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: verify test test-all lint clean bench
+.PHONY: verify test test-all lint clean bench jit
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m simulations.jit
 	touch $(STAMP)
 
 verify: $(STAMP)
@@ -23,6 +24,9 @@ test: lint
 
 test-all: lint
 	$(PY) -m pytest -n auto bounds simulations verify tests docs README.md -m "slow or not slow"
+
+jit: $(STAMP)
+	$(PY) -m simulations.jit
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f; done
