@@ -12,22 +12,27 @@ Subcommands
     generated report (``reports/summary.json``; symbolic evidence only when there is none).
 ``eval KEY name=value ... [--stated]``
     evaluate a statement (the derived expression for an erratum, unless ``--stated``).
-``pick KEY --m M [name=value ...] [--unit] [--json]``
-    the paper's ε/λ schedule and the optimised choice at sample size M;
-    with ``--target T --eps E``: the smallest m reaching T; with ``--target T``
-    (and ``--m``): the smallest ε reaching T.
+``pick KEY --m M [name=value ...] [--eps E] [--lam L] [--unit] [--json]``
+    the paper's ε/λ schedule and the optimised choice at sample size M (a given ``--eps`` or
+    ``--lam`` number is kept fixed in both); with ``--target T --eps E``: the smallest m reaching
+    T; with ``--target T --m M``: the smallest ε reaching T (there ``--lam`` is ``optimise``,
+    ``paper`` or a number).
 
 Every subcommand reads the symbolic snapshot (:mod:`bounds.snapshot`): with a warm snapshot it
 answers from stored light copies of the papers and imports no paper module (``eval``/``show``
 in about 0.4 s); a call after ``bounds/`` changed derives what it needs first, with a progress
 bar, and stores it.
 
-Bad input prints one line to stderr and exits with status 2.
+Bad input prints one line to stderr and exits with status 2: an unknown or repeated option or
+parameter, a value outside the statement's assumptions, an option that does not apply, and an
+answer that is not a finite number (a bound that overflows is reported as such, never as ``inf``).
 
 Examples
 --------
 >>> from bounds.cli import main
 >>> main(["eval", "no.such.key", "m=100"])
+2
+>>> main(["eval", "jia.thm2", "kappa=1", "C_L=1", "lam=0.1", "gamma=2", "m=100", "m=200"])
 2
 """
 
@@ -37,10 +42,12 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import fields
+from types import SimpleNamespace
 from typing import Any
 
 import sympy as sp
@@ -50,25 +57,70 @@ from .evidence import STATUSES, Result
 from .paper import relpath
 from .snapshot import Store
 from .symbols import Namespace
+from .validation import UnknownKeyError, one_line, short, suggest
 
 
 class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-def _parse_assign(items: Sequence[str], ns: Namespace) -> dict[str, float]:
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (a :class:`CLIError`), without the usage block."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise CLIError(f"{message} (see {self.prog} --help)")
+
+
+def _number(text: str, what: str) -> float:
+    """A number typed on the command line; ``1e400`` is an overflow, not infinity."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise CLIError(f"{what}: {short(text)} is not a number") from None
+    if math.isinf(v) and "inf" not in text.lower():
+        raise CLIError(f"{what}: {short(text)} is too large for a float (overflow)")
+    return v
+
+
+def _check_domain(st: Any, name: str, v: float) -> None:
+    """A typed number against its parameter's domain (nothing evaluated: usable before a slow fallback)."""
+    p = st.ns[name]
+    if not math.isfinite(v):
+        raise CLIError(f"parameter {name!r} = {v!r} is not finite (statement {st.key}, {st.label}; assumption "
+                       f"{p.domain_text()})")
+    bad = p.violation(v)
+    if bad is not None:
+        raise CLIError(f"parameter {name!r} = {v!r} violates the assumption {bad} of statement {st.key} ({st.label})")
+
+
+def _parse_assign(items: Sequence[str], ns: Namespace, key: str = "") -> dict[str, float]:
+    """``name=value`` tokens as numbers: known names, each given once.
+
+    Examples
+    --------
+    >>> from bounds.symbols import SHARED
+    >>> _parse_assign(["m=100", "eps=0.5"], SHARED)
+    {'m': 100.0, 'eps': 0.5}
+    >>> _parse_assign(["m=100", "m=200"], SHARED, "jia.thm2")
+    Traceback (most recent call last):
+    ...
+    bounds.cli.CLIError: parameter 'm' is given twice (m=100, m=200) for statement jia.thm2
+    """
     out: dict[str, float] = {}
+    raw_of: dict[str, str] = {}
+    of = f" for statement {key}" if key else ""
     for it in items:
         if "=" not in it:
-            raise CLIError(f"expected name=value, got {it!r}")
+            raise CLIError(f"expected name=value, got {short(it)}")
         name, _, raw = it.partition("=")
         name = name.strip()
         if name not in ns:
-            raise CLIError(f"unknown parameter {name!r}; known: {', '.join(sorted(ns))}")
-        try:
-            out[name] = float(raw)
-        except ValueError:
-            raise CLIError(f"parameter {name!r}: {raw!r} is not a number") from None
+            raise CLIError(f"unknown parameter {short(name)}{of}{suggest(name, ns, n=3)}; known: "
+                           f"{', '.join(sorted(ns))}")
+        if name in out:
+            raise CLIError(f"parameter {name!r} is given twice ({name}={raw_of[name]}, {name}={raw}){of}")
+        out[name] = _number(raw, f"parameter {name!r}{of}")
+        raw_of[name] = raw
     return out
 
 
@@ -128,12 +180,13 @@ def _closure(reg: Registry, keys: Sequence[str]) -> list[str]:
     return out
 
 
-def _warm(reg: Registry, keys: Sequence[str]) -> None:
-    """Evaluate ``keys`` (and their dependencies) with a progress bar when the snapshot lacks some."""
+def _warm(reg: Registry, keys: Sequence[str], quiet: bool = False) -> None:
+    """Evaluate ``keys`` (and their dependencies) with a progress bar when the snapshot lacks some
+    (``quiet``: without it, for an input already known to be bad, whose error is the one line printed)."""
     todo = _closure(reg, keys)
     store = reg.store
     cold = [k for k in todo if store is None or not store.has(k)]
-    if len(cold) > 1:
+    if len(cold) > 1 and not quiet:
         where = f" (kept in {store.dir})" if store is not None else ""
         print(f"evaluating {len(cold)} statements: first call with this version of bounds/{where}",
               file=sys.stderr)
@@ -150,12 +203,14 @@ def _warm(reg: Registry, keys: Sequence[str]) -> None:
         reg.evaluate(k)
 
 
-def _run(fn: Any, paper_ids: Sequence[str] | None, keys: Any) -> Any:
+def _run(fn: Any, paper_ids: Sequence[str] | None, keys: Any, precheck: Any = None) -> Any:
     """``fn(registry)`` on the snapshot's light registry (no paper module imported, no derivation),
     or, when the snapshot lacks something, on :data:`bounds.registry` after evaluating what is needed.
 
     ``keys(registry)`` lists the statements ``fn`` reads.  ``fn`` must not print: its result is
-    printed by the caller, so a fallback never prints twice.
+    printed by the caller, so a fallback never prints twice.  ``precheck(registry)`` validates the
+    input without evaluating anything; on the fallback it runs before the (slow, progress-printing)
+    evaluation, so that bad input is still one line.
     """
     store = Store.default()
     if store is not None:
@@ -168,14 +223,29 @@ def _run(fn: Any, paper_ids: Sequence[str] | None, keys: Any) -> Any:
     import bounds
 
     reg = bounds.registry
-    _warm(reg, keys(reg))
+    bad: Exception | None = None
+    if precheck is not None:
+        try:
+            precheck(reg)
+        except (CLIError, ValueError, LookupError) as exc:
+            bad = exc
+    try:
+        todo = keys(reg)
+    except LookupError:
+        if bad is not None:
+            raise bad from None
+        raise
+    _warm(reg, todo, quiet=bad is not None)    # the snapshot is filled even for bad input, silently
     if reg.store is not None:
         reg.store.save_registry(reg)
+    if bad is not None:
+        raise bad
     return fn(reg)
 
 
 def _paper_of_key(key: str) -> list[str] | None:
-    return [key.split(".", 1)[0]] if "." in key else None
+    pid = key.split(".", 1)[0]
+    return [pid] if "." in key and re.fullmatch(r"[A-Za-z0-9_]+", pid) else None
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
@@ -183,7 +253,8 @@ def _cmd_list(a: argparse.Namespace) -> int:
         keys = reg.keys()
         if a.paper:
             if a.paper not in reg.papers:
-                raise CLIError(f"unknown paper {a.paper!r}; known: {', '.join(reg.papers)}")
+                hint = suggest(a.paper, reg.papers, n=3) or f"; known: {', '.join(reg.papers)}"
+                raise CLIError(f"unknown paper {short(a.paper)}{hint}")
             keys = [k for k in keys if k.startswith(a.paper + ".")]
         evs = [reg.evaluate(k) for k in keys]
         return [e for e in evs if e.status == a.status] if a.status else evs
@@ -312,16 +383,17 @@ def _cmd_show(a: argparse.Namespace) -> int:
 
 
 def _cmd_eval(a: argparse.Namespace) -> int:
-    def run(reg: Registry) -> tuple[float, list[Any]]:
-        vals = _parse_assign(a.values, reg.get(a.key).ns)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PrivacyWarning)
-            v = reg.value(a.key, vals, which="stated" if a.stated else "derived")
-        return v, list(caught)
+    def pre(reg: Registry) -> dict[str, float]:
+        st = reg.get(a.key)
+        vals = _parse_assign(a.values, st.ns, st.key)
+        for name, v in vals.items():       # the domains (no evaluation needed); joint assumptions in value()
+            _check_domain(st, name, v)
+        return vals
 
-    v, caught = _run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key])
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    def run(reg: Registry) -> float:
+        return reg.value(a.key, pre(reg), which="stated" if a.stated else "derived")
+
+    v = _run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key], pre)
     print(repr(v) if a.repr else f"{v:.10g}")
     return 0
 
@@ -329,113 +401,230 @@ def _cmd_eval(a: argparse.Namespace) -> int:
 def _cmd_pick(a: argparse.Namespace) -> int:
     from . import pick
 
+    def pre(reg: Registry) -> None:
+        with pick.using(reg):
+            _pick_args(a, reg, pick)
+
     def run(reg: Registry) -> str:
         with pick.using(reg):
             return _pick_text(a, reg, pick)
 
-    print(_run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key]))
+    print(_run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key], pre))
     return 0
 
 
+def _pick_args(a: argparse.Namespace, registry: Registry, pick: Any) -> SimpleNamespace:
+    """The checked inputs of ``pick`` (``a`` is not modified): statement, constants, m, ε, target, λ's rule.
+
+    Options that do not apply to the query are refused (never ignored): ``--m`` with
+    ``--target --eps`` (that query finds m), ``--lam paper`` without ``--target`` (the paper's
+    λ is the 'paper' row).  ``m=``, ``eps=``, ``lam=`` are the same as ``--m``, ``--eps``, ``--lam``.
+    """
+    st0 = registry.get(a.key)
+    consts = _parse_assign(a.values, st0.ns, st0.key)
+    o = SimpleNamespace(st=pick.pickable(a.key), consts=consts)
+    for n in ("m", "eps", "target"):
+        raw = getattr(a, n)
+        what = f"--{n} (parameter {n!r}, statement {o.st.key})"
+        setattr(o, n, None if raw is None else _number(raw, what) if isinstance(raw, str) else raw)
+    o.lam = a.lam
+    for n in ("m", "eps", "lam"):
+        if n in consts:
+            if getattr(o, n) is not None:
+                raise CLIError(f"{n} is given twice (--{n} and {n}=...)")
+            setattr(o, n, consts.pop(n))
+    o.lam = "optimise" if o.lam is None else o.lam
+    st = o.st
+    given = {"m": o.m, "eps": o.eps, "lam": o.lam if isinstance(o.lam, float) else None, **consts}
+    for name, v in given.items():          # the domains, before anything is evaluated
+        if v is not None and name in st.ns:
+            _check_domain(st, name, v)
+    if o.target is not None and not (math.isfinite(o.target) and o.target > 0):
+        raise CLIError(f"parameter 'target' = {o.target!r} must be a positive finite number (statement {st.key})")
+    if o.target is not None:
+        if o.eps is not None and o.m is not None:
+            raise CLIError("--m does not apply with --target and --eps: that query finds the smallest m "
+                           "(drop --eps to find the smallest eps at --m)")
+        if o.eps is None and o.m is None:
+            raise CLIError("--target needs --eps (smallest m) or --m (smallest eps)")
+    else:
+        if o.m is None:
+            raise CLIError("pick needs --m (or --target with --eps)")
+        if o.lam == "paper":
+            raise CLIError("--lam paper applies only with --target; without it the paper's lambda is the 'paper' row")
+    return o
+
+
+def _finite_or_none(x: Any) -> Any:
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
 def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
-    consts = _parse_assign(a.values, registry.get(a.key).ns)
-    st = pick.pickable(a.key)
+    o = _pick_args(a, registry, pick)
+    st, consts, lam = o.st, o.consts, o.lam
     if a.unit:
         expr = registry.evaluate(st.key).expression
         for s in expr.free_symbols:
             name = st.ns.by_symbol(s).name if st.ns.has_symbol(s) else None
             if name and name not in consts and name not in ("m", "eps", "lam"):
                 consts[name] = 1.0
-    if a.target is not None:
-        if a.eps is not None:
-            n = pick.min_m(a.key, a.target, eps=a.eps, lam=a.lam, **consts)
-            out: dict[str, Any] = {"key": st.key, "query": "min_m", "target": a.target, "eps": a.eps, "lam": a.lam, "m": n}
+    if o.target is not None:
+        if o.eps is not None:
+            n = pick.min_m(a.key, o.target, eps=o.eps, lam=lam, **consts)
+            out: dict[str, Any] = {"key": st.key, "query": "min_m", "target": o.target, "eps": o.eps, "lam": lam, "m": n}
         else:
-            if a.m is None:
-                raise CLIError("--target needs --eps (smallest m) or --m (smallest eps)")
-            e = pick.min_eps(a.key, a.target, m=a.m, lam=a.lam, **consts)
-            out = {"key": st.key, "query": "min_eps", "target": a.target, "m": a.m, "lam": a.lam, "eps": e}
+            e = pick.min_eps(a.key, o.target, m=o.m, lam=lam, **consts)
+            out = {"key": st.key, "query": "min_eps", "target": o.target, "m": o.m, "lam": lam, "eps": e}
         out["constants"] = consts
         if a.json:
-            return json.dumps(out, indent=1)
+            return json.dumps(out, indent=1, allow_nan=False)
         return " ".join(f"{k}={v}" for k, v in out.items() if k != "constants")
-    if a.m is None:
-        raise CLIError("pick needs --m")
-    if a.eps is not None:
-        consts["eps"] = a.eps
-    paper = pick.paper_schedule(a.key, a.m, **dict(consts))
-    opt = pick.optimise(a.key, a.m, **dict(consts))
+    given = {}
+    if o.eps is not None:
+        given["eps"] = o.eps
+    if isinstance(lam, float):
+        given["lam"] = lam
+    paper = pick.paper_schedule(a.key, o.m, **consts, **given)
+    opt = pick.optimise(a.key, o.m, **consts, **given)
     if a.json:
-        return json.dumps({"key": st.key, "paper": paper.as_dict(), "optimised": opt.as_dict()}, indent=1)
-    lines = [f"{st.key} ({st.label}) at m = {a.m:g}"]
+        d = {"key": st.key, "given": given, "paper": paper.as_dict(), "optimised": opt.as_dict()}
+        for row in (d["paper"], d["optimised"]):
+            row["eps"] = _finite_or_none(row["eps"])
+        return json.dumps(d, indent=1, allow_nan=False)
+    fixed = ", ".join(f"{'lambda' if n == 'lam' else n} = {v:g} (given)" for n, v in given.items())
+    lines = [f"{st.key} ({st.label}) at m = {o.m:g}" + (f", {fixed}" if fixed else "")]
     for name, p in (("paper", paper), ("optimised", opt)):
-        lam = "—" if p.lam is None else f"{p.lam:.6g}"
-        lines.append(f"  {name:<10} eps = {p.eps:.6g}  lambda = {lam}  bound = {p.bound:.6g}")
+        eps = "—" if _finite_or_none(p.eps) is None else f"{p.eps:.6g}"
+        lam_text = "—" if p.lam is None else f"{p.lam:.6g}"
+        lines.append(f"  {name:<10} eps = {eps}  lambda = {lam_text}  bound = {p.bound:.6g}")
     if opt.improvement is not None:
         lines.append(f"  improvement factor (paper / optimised) = {opt.improvement:.4g}")
     if paper.bound_stated is not None and abs(paper.bound_stated - paper.bound) > 1e-12 * abs(paper.bound):
         lines.append(f"  note: the paper's stated bound gives {paper.bound_stated:.6g} at its schedule "
                      "(statement is an erratum)")
+    if paper.note:
+        lines.append(f"  note: {paper.note}")
+    if "floating-point" in opt.note:
+        lines.append(f"  note: {opt.note}")
     return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m bounds", description="Bounds of the papers, checked.")
+    ap = _Parser(prog="python -m bounds", description="Bounds of the papers, checked.", allow_abbrev=False)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("papers", help="list the discovered papers")
+    p = sub.add_parser("papers", help="list the discovered papers", allow_abbrev=False)
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("list", help="list statements")
+    p = sub.add_parser("list", help="list statements", allow_abbrev=False)
     p.add_argument("--json", action="store_true")
     p.add_argument("--paper")
     p.add_argument("--status", choices=STATUSES)
-    p = sub.add_parser("show", help="show one statement")
+    p = sub.add_parser("show", help="show one statement", allow_abbrev=False)
     p.add_argument("key")
     p.add_argument("--json", action="store_true")
     p.add_argument("--reports", default=None,
                    help="report directory whose empirical and audit evidence is combined (default: reports/)")
-    p = sub.add_parser("eval", help="evaluate a statement")
+    p = sub.add_parser("eval", help="evaluate a statement", allow_abbrev=False)
     p.add_argument("key")
     p.add_argument("values", nargs="*", help="name=value")
     p.add_argument("--stated", action="store_true", help="use the paper's stated expression")
     p.add_argument("--repr", action="store_true", help="print the full float")
-    p = sub.add_parser("pick", help="pick ε and λ")
+    p = sub.add_parser("pick", help="pick ε and λ", allow_abbrev=False)
     p.add_argument("key")
     p.add_argument("values", nargs="*", help="problem constants name=value")
-    p.add_argument("--m", type=float)
-    p.add_argument("--eps", type=float)
-    p.add_argument("--target", type=float)
-    p.add_argument("--lam", default="optimise", help="optimise (default), paper, or a number")
+    p.add_argument("--m", help="sample size")
+    p.add_argument("--eps", help="privacy level ε (fixed; without --target the optimiser then chooses λ)")
+    p.add_argument("--target", help="bound to reach: smallest m (with --eps) or smallest ε (with --m)")
+    p.add_argument("--lam", default=None,
+                   help="optimise (default), paper (with --target only), or a number (λ fixed)")
     p.add_argument("--unit", action="store_true", help="set every unspecified problem constant to 1")
     p.add_argument("--json", action="store_true")
     return ap
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (2 on bad input)."""
-    ap = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    # name=value tokens may appear anywhere: move them after the options
-    assigns = [t for t in argv[1:] if "=" in t and not t.startswith("-")]
-    argv = argv[:1] + [t for t in argv[1:] if t not in assigns]
+#: options taking a number, whose value may start with '-' (``--m -1e5`` is a value, not an option)
+_NUMERIC_OPTIONS = ("--m", "--eps", "--target", "--lam")
+
+
+def _looks_like_number(text: str) -> bool:
     try:
-        a = ap.parse_args(argv)
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _prepare(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The argv argparse sees and the ``name=value`` tokens (which may appear anywhere).
+
+    A numeric option's negative value is joined to it (``--m -1e5`` → ``--m=-1e5``), and an
+    option given twice is refused: argparse would keep the last one silently.
+
+    Examples
+    --------
+    >>> _prepare(["pick", "jia.thm4", "--m", "-1e5", "beta=0.5"])
+    (['pick', 'jia.thm4', '--m=-1e5'], ['beta=0.5'])
+    >>> _prepare(["pick", "jia.thm4", "--m", "100", "--m=200"])
+    Traceback (most recent call last):
+    ...
+    bounds.cli.CLIError: option '--m' is given twice
+    """
+    argv = list(argv)
+    for t in argv:
+        if not isinstance(t, str):
+            raise CLIError(f"arguments must be strings, not {type(t).__name__} {short(t)}")
+    joined: list[str] = []
+    i = 0
+    while i < len(argv):
+        t = argv[i]
+        if t in _NUMERIC_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") and _looks_like_number(argv[i + 1]):
+            joined.append(f"{t}={argv[i + 1]}")
+            i += 2
+            continue
+        joined.append(t)
+        i += 1
+    seen: set[str] = set()
+    for t in joined:
+        if t == "--":
+            break
+        if t.startswith("-") and not _looks_like_number(t):
+            name = t.split("=", 1)[0]
+            if name in seen:
+                raise CLIError(f"option {short(name)} is given twice")
+            seen.add(name)
+    # name=value tokens may appear anywhere: move them after the options
+    assigns = [t for t in joined[1:] if "=" in t and not t.startswith("-")]
+    rest = joined[:1] + [t for t in joined[1:] if not ("=" in t and not t.startswith("-"))]
+    return rest, assigns
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (2 on bad input, with one line on stderr)."""
+    try:
+        args, assigns = _prepare(sys.argv[1:] if argv is None else argv)
+        a = build_parser().parse_args(args)
         if hasattr(a, "values"):
             a.values = list(a.values) + assigns
         elif assigns:
-            ap.error(f"unexpected name=value arguments: {' '.join(assigns)}")
-    except SystemExit as exc:  # argparse already printed its one-line usage error
-        return int(exc.code or 0)
-    if getattr(a, "lam", None) not in (None, "optimise", "paper"):
-        try:
-            a.lam = float(a.lam)
-        except ValueError:
-            print(f"error: --lam must be 'optimise', 'paper' or a number, not {a.lam!r}", file=sys.stderr)
-            return 2
-    handlers = {"papers": _cmd_papers, "list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick}
-    try:
-        return handlers[a.cmd](a)
-    except (CLIError, ValueError, KeyError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        print(f"error: {msg}", file=sys.stderr)
+            raise CLIError(f"unexpected name=value arguments for {a.cmd}: {short(' '.join(assigns), 80)}")
+        if getattr(a, "lam", None) not in (None, "optimise", "paper"):
+            if not _looks_like_number(a.lam):
+                raise CLIError(f"--lam must be 'optimise', 'paper' or a number, not {short(a.lam)}")
+            a.lam = _number(a.lam, "--lam (parameter 'lam')")
+        handlers = {"papers": _cmd_papers, "list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyWarning)
+            rc = handlers[a.cmd](a)
+    except SystemExit as exc:    # --help: argparse printed it
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    except (CLIError, ValueError, LookupError) as exc:
+        plain_key_error = isinstance(exc, KeyError) and not isinstance(exc, UnknownKeyError) and exc.args
+        msg = exc.args[0] if plain_key_error else str(exc)
+        print(f"error: {one_line(str(msg))}", file=sys.stderr)
         return 2
-
+    shown = set()
+    for w in caught:
+        text = one_line(str(w.message))
+        if issubclass(w.category, PrivacyWarning) and text not in shown:
+            shown.add(text)
+            print(f"warning: {text}", file=sys.stderr)
+    return rc

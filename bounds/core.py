@@ -45,6 +45,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ import sympy as sp
 
 from .evidence import STATUSES, Check, Result  # noqa: F401  (STATUSES re-exported)
 from .symbols import SHARED, Namespace, Param
+from .validation import culprits, fmt_point, magnitude, num, real, short, suggest, unknown_key
 
 KINDS = (
     "definition",
@@ -312,12 +314,19 @@ class Registry:
         return list(self._statements)
 
     def get(self, key: str) -> Statement:
+        """The statement registered under ``key``.
+
+        Raises
+        ------
+        bounds.validation.UnknownKeyError
+            A :class:`KeyError` and a :class:`ValueError`, with the close matches, for an unknown
+            key or one that is not a string.
+        """
         try:
             return self._statements[key]
-        except KeyError:
-            close = [k for k in self._statements if key.lower() in k.lower()]
-            hint = f"; did you mean {', '.join(close[:5])}?" if close else ""
-            raise KeyError(f"unknown statement {key!r}{hint}") from None
+        except (KeyError, TypeError):
+            pass
+        raise unknown_key(key, self._statements) from None
 
     # -- expressions ----------------------------------------------------
     def stated(self, key: str) -> sp.Expr:
@@ -334,6 +343,8 @@ class Registry:
 
     # -- evaluation -----------------------------------------------------
     def evaluate(self, key: str) -> Evaluation:
+        if not isinstance(key, str):
+            self.get(key)                   # raises: a statement key is a string
         if key in self._cache:
             return self._cache[key]
         if key in self._in_progress:
@@ -524,20 +535,119 @@ class Registry:
         Traceback (most recent call last):
         ...
         ValueError: parameter 'lam' = 0 violates the assumption lam > 0 of statement demo.thm1 (Theorem 1)
+
+        A value beyond the float range is an error too, naming its cause, never ``inf``:
+
+        >>> Registry([demo]).value("demo.thm1", dict(kappa=1, lam=1e-320, m=100))
+        Traceback (most recent call last):
+        ...
+        ValueError: statement demo.thm1 (Theorem 1) is about 2e+318, beyond the floating-point range (overflow), at kappa=1, lam=1e-320, m=100; check parameter 'lam' = 1e-320
         """
         st = self.get(key)
         if which not in ("derived", "stated"):
-            raise ValueError(f"which must be 'derived' or 'stated', not {which!r}")
+            raise ValueError(f"parameter 'which' = {short(which)} must be 'derived' or 'stated' "
+                             f"(statement {st.key}, {st.label})")
+        if not isinstance(values, Mapping):
+            raise ValueError(f"parameter 'values' must be a mapping name -> number, not "
+                             f"{type(values).__name__} (statement {st.key}, {st.label})")
         expr = st.stated if which == "stated" else self.evaluate(key).expression
         if expr is None:
             raise ValueError(f"statement {key} has no {which} expression to evaluate")
         subs = validate(st, values, expr, warn=warn)
-        out = expr.subs(subs)
-        try:
-            f = float(sp.N(out, 30))
-        except TypeError as exc:
-            raise ValueError(f"statement {key}: could not evaluate {out} numerically") from exc
+        return numeric(st, expr, subs, values)
+
+
+def number_or_reason(out: Any, underflow_is_error: bool = False) -> tuple[float | None, str]:
+    """``(float, "")`` for a finite real number a float holds, else ``(None, why not)``.
+
+    A nonzero value below the float range rounds to 0.0 (the nearest float: a density far in its
+    tail), unless ``underflow_is_error``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> number_or_reason(sp.Float(2) ** 10)
+    (1024.0, '')
+    >>> number_or_reason(sp.Float(2) ** 2000)
+    (None, 'about 1.15e+602, beyond the floating-point range (overflow)')
+    >>> number_or_reason(sp.sqrt(sp.Float(-2)))
+    (None, 'not a real number (complex)')
+    """
+    try:
+        x = sp.N(out, 30)
+    except Exception as exc:  # noqa: BLE001 - any failure of the arithmetic is reported, not raised
+        return None, f"not computable ({type(exc).__name__})"
+    if x.has(sp.nan):
+        return None, "undefined (nan)"
+    if x.has(sp.zoo, sp.oo):
+        return None, "infinite (a division by zero or a pole)"
+    if not x.is_number:
+        return None, "not a number"
+    re, im = x.as_real_imag()
+    if im != 0:
+        return None, "not a real number (complex)"
+    try:
+        f = float(re)
+    except (TypeError, ValueError, OverflowError):
+        return None, "not a real number"
+    if math.isinf(f):
+        return None, f"{magnitude(re)}, beyond the floating-point range (overflow)"
+    if math.isnan(f):
+        return None, "undefined (nan)"
+    if f == 0 and re != 0 and underflow_is_error:
+        return None, f"{magnitude(re)}, below the floating-point range (underflow to 0)"
+    return f, ""
+
+
+def moderate_value(p: Param) -> float | None:
+    """An admissible moderate value of a parameter (1 when allowed): the stand-in used to find which
+    input makes an evaluation overflow.
+
+    Examples
+    --------
+    >>> from bounds.symbols import P
+    >>> moderate_value(P["eps"]), moderate_value(P["m"]), moderate_value(P["delta"])
+    (1.0, 2.0, 0.5)
+    """
+    lo, hi = p.sample_bounds()
+    for v in (1.0, 2.0, 0.5, 10.0, 0.1, p.lo + 1.0, math.sqrt(lo * hi) if lo > 0 else (lo + hi) / 2):
+        if math.isfinite(v) and p.contains(float(round(v)) if p.integer else v):
+            return float(round(v)) if p.integer else v
+    return None
+
+
+def numeric(st: Statement, expr: sp.Expr, subs: Mapping[sp.Symbol, float], given: Mapping[str, Any]) -> float:
+    """The value of ``expr`` at the validated substitution ``subs`` as a finite float.
+
+    Raises
+    ------
+    ValueError
+        When the statement is not numeric (it has symbols that are no parameters), or its value is
+        infinite, undefined, complex, beyond the float range (overflow; an underflow rounds to 0.0)
+        or negative where the expression cannot be: the message names the statement, the point, the
+        reason and the input that causes it.
+    """
+    where = f"statement {st.key} ({st.label})"
+    out = expr.subs(subs)
+    leftover = sorted(str(s) for s in out.free_symbols)
+    if leftover:
+        raise ValueError(f"{where} cannot be evaluated numerically: it contains {', '.join(leftover)}, "
+                         "which are not parameters")
+    f, why = number_or_reason(out)
+    if f is not None and f < 0 and expr.is_nonnegative:
+        f, why = None, f"negative ({f:.6g}), which this expression cannot be (rounding)"
+    if f is not None:
         return f
+    ns = st.ns
+    point = {k: float(v) for k, v in given.items()}
+
+    def finite_at(vals: dict[str, float]) -> bool:
+        return number_or_reason(expr.subs({ns[k].symbol: v for k, v in vals.items()}))[0] is not None
+
+    bad = culprits(finite_at, point, lambda name: moderate_value(ns[name]))
+    names = ", ".join(f"{b!r} = {num(point[b])}" for b in bad)
+    check = f"; check parameter{'s' if len(bad) > 1 else ''} {names}" if bad else ""
+    raise ValueError(f"{where} is {why}, at {fmt_point(point) or 'no parameters'}{check}")
 
 
 class PrivacyWarning(UserWarning):
@@ -554,15 +664,20 @@ def validate(
     ValueError
         Message names the parameter, the statement and the assumption.
     """
+    where = f"statement {st.key} ({st.label})"
+    if not isinstance(values, Mapping):
+        raise ValueError(f"parameter values must be a mapping name -> number, not {type(values).__name__} "
+                         f"({where})")
     expr = st.stated if expr is None else expr
     ns = st.ns
     free = ns.known(expr.free_symbols if expr is not None else set())
     allowed = set(st.params) | {ns.by_symbol(s).name for s in free}
     for name in values:
-        if name not in allowed:
+        if not isinstance(name, str) or name not in allowed:
+            hint = suggest(name, allowed, n=3) if isinstance(name, str) else ""
             raise ValueError(
-                f"parameter {name!r} is not used by statement {st.key} ({st.label}); "
-                f"it takes {', '.join(sorted(allowed)) or 'no parameters'}"
+                f"parameter {short(name)} is not used by statement {st.key} ({st.label}); "
+                f"it takes {', '.join(sorted(allowed)) or 'no parameters'}{hint}"
             )
     subs: dict[sp.Symbol, float] = {}
     for s in sorted(free, key=str):
@@ -574,16 +689,14 @@ def validate(
             )
     for name, raw in values.items():
         p = ns[name]
-        try:
-            v = float(raw)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"parameter {name!r} = {raw!r} is not a number (statement {st.key}, {st.label})"
-            ) from None
+        v = real(name, raw, where)
+        if not math.isfinite(v):
+            raise ValueError(f"parameter {name!r} = {short(raw)} is not finite ({where}; assumption "
+                             f"{p.domain_text()})")
         bad = p.violation(v)
         if bad is not None:
             raise ValueError(
-                f"parameter {name!r} = {raw!r} violates the assumption {bad} "
+                f"parameter {name!r} = {short(raw)} violates the assumption {bad} "
                 f"of statement {st.key} ({st.label})"
             )
         if warn and p.soft_hi is not None and v >= p.soft_hi:
@@ -597,8 +710,11 @@ def validate(
     for c in st.constraints:
         val = c.subs(subs)
         if val is sp.false or (val.is_Relational is False and not bool(val)):
+            names = sorted(ns.by_symbol(x).name for x in ns.known(c.free_symbols))
+            given = ", ".join(f"{n!r} = {num(subs[ns[n].symbol])}" for n in names if ns[n].symbol in subs)
             raise ValueError(
-                f"values violate the assumption {_rel_text(c, ns)} of statement {st.key} ({st.label})"
+                f"parameter{'s' if len(names) > 1 else ''} {given} violate{'' if len(names) > 1 else 's'} "
+                f"the assumption {_rel_text(c, ns)} of statement {st.key} ({st.label})"
             )
     return subs
 
