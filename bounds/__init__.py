@@ -63,6 +63,14 @@ def value(key: str, values: dict[str, float] | None = None, which: str = "derive
     """Evaluate statement ``key`` at the given parameter values (see :meth:`Registry.value`).
     ``which="stated"`` evaluates the paper's printed expression instead of the derived one.
     """
+    from collections.abc import Mapping
+
+    if values is not None and not isinstance(values, Mapping):
+        raise ValueError(f"statement {key!r}: parameter 'values' must be a mapping of parameter names to "
+                         f"numbers, not {type(values).__name__}")
+    both = sorted(set(values or {}) & set(kw))
+    if both:
+        raise ValueError(f"statement {key!r}: parameter {both[0]!r} given twice (in 'values' and as a keyword)")
     vals = dict(values or {})
     vals.update(kw)
     return _registry().value(key, vals, which=which)

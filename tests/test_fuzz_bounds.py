@@ -633,3 +633,12 @@ def test_subprocess_bad_input_is_one_line(args) -> None:
                        timeout=600)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr
+
+
+def test_value_refuses_a_parameter_given_twice_and_a_non_mapping():
+    import bounds
+
+    with pytest.raises(ValueError, match="'m' given twice"):
+        bounds.value("jia.thm1", {"m": 100}, m=200)
+    with pytest.raises(ValueError, match="'values' must be a mapping"):
+        bounds.value("jia.thm1", [("m", 100)])
