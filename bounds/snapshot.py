@@ -70,25 +70,36 @@ def rejected_entries() -> list[tuple[str, str]]:
     return list(_REJECTED)
 
 
-def _checksum(key: str, payload: bytes) -> str:
+def checksum(key: str, payload: bytes) -> str:
+    """SHA-256 (hex) of a stored file: its key, a NUL byte, its payload."""
     return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
 
 
-def _pack(key: str, payload: bytes) -> bytes:
-    """The bytes of a file: the header line with the checksum of ``key`` and ``payload``, then it."""
-    return MAGIC + _checksum(key, payload).encode() + b"\n" + payload
+def pack(key: str, payload: bytes, magic: bytes = MAGIC) -> bytes:
+    """The bytes of a file: the header line ``magic`` + checksum of ``key`` and ``payload``, then it.
+
+    Also the format of the trial cache (:mod:`simulations.cache`, with its own ``magic``).
+
+    Examples
+    --------
+    >>> unpack("k", pack("k", b"data"))
+    (b'data', '')
+    >>> unpack("other", pack("k", b"data"))[1]
+    'checksum mismatch (edited, truncated or moved)'
+    """
+    return magic + checksum(key, payload).encode() + b"\n" + payload
 
 
-def _unpack(key: str, data: bytes) -> tuple[bytes | None, str]:
+def unpack(key: str, data: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, str]:
     """``(payload, "")`` when ``data`` is an intact file of ``key``, else ``(None, reason)``."""
-    if not data.startswith(MAGIC):
+    if not data.startswith(magic):
         return None, "no checksum header (older format, or not an entry)" if data else "empty file"
-    head = len(MAGIC)
+    head = len(magic)
     digest, nl = data[head:head + _DIGEST_LEN], data[head + _DIGEST_LEN:head + _DIGEST_LEN + 1]
     if nl != b"\n":
         return None, "truncated header"
     payload = data[head + _DIGEST_LEN + 1:]
-    if digest.decode("ascii", "replace") != _checksum(key, payload):
+    if digest.decode("ascii", "replace") != checksum(key, payload):
         return None, "checksum mismatch (edited, truncated or moved)"
     return payload, ""
 
@@ -159,7 +170,7 @@ class Store:
             data = path.read_bytes()
         except OSError:
             return False, None
-        payload, why = _unpack(key, data)
+        payload, why = unpack(key, data)
         if payload is not None:
             try:
                 obj = pickle.loads(payload)
@@ -202,7 +213,7 @@ class Store:
             data = pickle.dumps(tup, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - e.g. an expression with a custom sympy class: not stored
             return False
-        return _atomic_write(self._eval_path(key), _pack(key, data))
+        return _atomic_write(self._eval_path(key), pack(key, data))
 
     def has(self, key: str) -> bool:
         """Whether an intact evaluation of ``key`` is stored (a file that fails its checksum is rejected)."""
@@ -214,7 +225,7 @@ class Store:
             data = path.read_bytes()
         except OSError:
             return False
-        payload, why = _unpack(key, data)
+        payload, why = unpack(key, data)
         if payload is None:
             self._reject(path, why)
         return payload is not None
@@ -233,7 +244,7 @@ class Store:
             data = pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001
             return False
-        return _atomic_write(self._paper_path(paper.id), _pack(f"paper:{paper.id}", data))
+        return _atomic_write(self._paper_path(paper.id), pack(f"paper:{paper.id}", data))
 
     def paper_ids(self) -> list[str]:
         """Ids of the papers stored, in the order of the discovered papers (by ``Paper.order``)."""
@@ -242,7 +253,7 @@ class Store:
 
     def put_index(self, paper_ids: Iterable[str]) -> bool:
         """Record the full, ordered list of paper ids (written once every paper is stored)."""
-        return _atomic_write(self.dir / "paper" / "_index.pkl", _pack("index:", pickle.dumps(list(paper_ids))))
+        return _atomic_write(self.dir / "paper" / "_index.pkl", pack("index:", pickle.dumps(list(paper_ids))))
 
     def save_registry(self, registry: Any) -> None:
         """Store every paper of ``registry`` (light) and the index; evaluations are stored as computed."""

@@ -45,13 +45,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from bounds import snapshot as _snapshot
+
 log = logging.getLogger(__name__)
 
 #: first bytes of an entry: ``MAGIC + sha256(key NUL payload) hex + newline``, then the pickled rows
 MAGIC = b"dp-erm-verify trial-cache v2 sha256="
 #: file (in the cache directory) listing the rejected entries, one ``time pid path reason`` line each
 REJECT_LOG = "rejected.log"
-_DIGEST_LEN = 64
 
 #: the project's packages (the code a fingerprint may cover)
 PACKAGES = ("bounds", "simulations", "verify")
@@ -202,28 +203,15 @@ def rejected_entries() -> list[tuple[str, str]]:
     return list(_REJECTED)
 
 
-def checksum(key: str, payload: bytes) -> str:
-    """SHA-256 (hex) of an entry: its key, a NUL byte, its payload."""
-    return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
-
-
 def pack(key: str, payload: bytes, magic: bytes = MAGIC) -> bytes:
-    """The bytes of an entry: the header line with the checksum, then ``payload``."""
-    return magic + checksum(key, payload).encode() + b"\n" + payload
+    """The bytes of an entry: the header line with the checksum, then ``payload`` (the format of
+    :func:`bounds.snapshot.pack`, with this cache's ``magic``)."""
+    return _snapshot.pack(key, payload, magic)
 
 
 def unpack(key: str, data: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, str]:
     """``(payload, "")`` when ``data`` is an intact entry of ``key``, else ``(None, reason)``."""
-    if not data.startswith(magic):
-        return None, "no checksum header (older format, or not an entry)" if data else "empty file"
-    head = len(magic)
-    digest, nl = data[head:head + _DIGEST_LEN], data[head + _DIGEST_LEN:head + _DIGEST_LEN + 1]
-    if nl != b"\n":
-        return None, "truncated header"
-    payload = data[head + _DIGEST_LEN + 1:]
-    if digest.decode("ascii", "replace") != checksum(key, payload):
-        return None, "checksum mismatch (edited, truncated or moved)"
-    return payload, ""
+    return _snapshot.unpack(key, data, magic)
 
 
 def reject(path: Path, reason: str, log_path: Path, what: str = "trial cache") -> None:
