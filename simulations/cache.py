@@ -307,3 +307,162 @@ class TrialCache:
         except BaseException:       # an error or an interruption: leave no temporary file behind
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+# -- timing records ----------------------------------------------------------------------------
+#
+# Every trial batch that runs (not one read from the cache) leaves one JSON line in
+# ``<cache>/timings.jsonl`` (:data:`TIMINGS`): its CPU and wall seconds in the process that ran it,
+# the trial function, the progress label, the configuration hash, the number of trials and the
+# tags of the run (profile, seed, run id) that :func:`timing_tags` set.  ``python -m verify
+# --plan`` (:mod:`verify.plan`) reads them back to project the wall time of a profile on N workers.
+
+#: append-only file of timing records in the cache directory, one JSON object a line
+TIMINGS = "timings.jsonl"
+#: version of the timing records (the ``v`` field of every line)
+TIMINGS_VERSION = 1
+#: characters of a cache key that name a batch in the timing records
+KEY_CHARS = 20
+
+
+class TimingCollector:
+    """Where the timing records of one scope go: the batch keys it touched and, for a job, its records.
+
+    ``keep=True`` (a job on a worker): the records stay in :attr:`records`, for the main process to
+    write; ``keep=False`` (the main process's run): they are appended to the file at once.
+    """
+
+    def __init__(self, tags: Mapping[str, Any], keep: bool) -> None:
+        self.tags = dict(tags)
+        self.keep = keep
+        #: the trial grids of the scope in order, run or read: ``[seq, [batch keys]]`` (first
+        #: :data:`KEY_CHARS` characters of each cache key)
+        self.grids: list[list[Any]] = []
+        #: the records made in the scope (only with ``keep``)
+        self.records: list[dict[str, Any]] = []
+
+
+_COLLECTORS: list[TimingCollector] = []
+_SEQ = [0]
+
+
+def next_seq() -> int:
+    """The next number of this process's submission order (trial grids and jobs share it)."""
+    _SEQ[0] += 1
+    return _SEQ[0]
+
+
+class _TimingScope:
+    """The context manager :func:`timing_tags` returns."""
+
+    def __init__(self, keep: bool, tags: Mapping[str, Any], inherit: bool = True) -> None:
+        self.collector = TimingCollector({**(current_tags() if inherit else {}), **tags}, keep)
+
+    def __enter__(self) -> TimingCollector:
+        _COLLECTORS.append(self.collector)
+        return self.collector
+
+    def __exit__(self, *exc: object) -> None:
+        _COLLECTORS.remove(self.collector)
+
+
+def timing_tags(keep: bool = False, inherit: bool = True, **tags: Any) -> _TimingScope:
+    """Tag every timing record made in the block (``profile``, ``seed``, ``run``...).
+
+    ``keep=True`` keeps the records in the collector instead of writing them (a job on a worker
+    returns them to the main process); ``inherit=False`` drops the tags of the enclosing blocks
+    (a forked worker inherits its parent's).  Entering the block gives the :class:`TimingCollector`.
+
+    Examples
+    --------
+    >>> from simulations.cache import timing_tags, current_tags
+    >>> with timing_tags(profile="quick", seed=0) as col:
+    ...     current_tags()["profile"], col.grids
+    ('quick', [])
+    >>> current_tags()
+    {}
+    """
+    return _TimingScope(keep, tags, inherit)
+
+
+def current_tags() -> dict[str, Any]:
+    """The tags of the innermost :func:`timing_tags` block (empty outside one)."""
+    return dict(_COLLECTORS[-1].tags) if _COLLECTORS else {}
+
+
+def note_grid(seq: int, keys: list[str]) -> None:
+    """Tell the open collectors that trial grid number ``seq`` used the batches ``keys`` (run or read).
+
+    From the innermost outwards, up to the innermost job's (``keep``) collector: a job's grids
+    are its own, not those of the run around it.
+    """
+    grid = [seq, [k[:KEY_CHARS] for k in keys]]
+    for col in reversed(_COLLECTORS):
+        col.grids.append(grid)
+        if col.keep:
+            break
+
+
+def record_timing(directory: str | os.PathLike, record: Mapping[str, Any]) -> None:
+    """Record one timing: to the innermost keeping collector, else one line appended to ``<directory>/timings.jsonl``.
+
+    The record gets the current tags (its own fields win) and the format version.  Never raises
+    for an unwritable file: a timing is worth less than the run that made it.
+    """
+    rec = {"v": TIMINGS_VERSION, **current_tags(), **record}
+    if _COLLECTORS and _COLLECTORS[-1].keep:
+        _COLLECTORS[-1].records.append(rec)
+        return
+    append_timings(directory, [rec])
+
+
+def append_timings(directory: str | os.PathLike, records: list[Mapping[str, Any]]) -> None:
+    """Append ``records`` as JSON lines to ``<directory>/timings.jsonl`` (one ``write`` each: whole
+    lines even with several writers); an OSError is logged, not raised."""
+    if not records:
+        return
+    path = Path(directory) / TIMINGS
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            for rec in records:
+                os.write(fd, (json.dumps(rec, sort_keys=True, default=str) + "\n").encode())
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        log.warning("timings: cannot append to %s (%s)", path, exc)
+
+
+def read_timings(directory: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
+    """The timing records of ``<directory>/timings.jsonl`` in file order, and how many lines were unreadable.
+
+    A missing file gives ``([], 0)``; a torn or foreign line is skipped and counted.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from simulations.cache import append_timings, read_timings
+    >>> d = tempfile.mkdtemp()
+    >>> append_timings(d, [{"kind": "batch", "cpu_s": 0.5}])
+    >>> read_timings(d)
+    ([{'cpu_s': 0.5, 'kind': 'batch'}], 0)
+    """
+    try:
+        text = (Path(directory) / TIMINGS).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return [], 0
+    out, bad = [], 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+        else:
+            bad += 1
+    return out, bad

@@ -37,7 +37,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .cache import TrialCache
+from .cache import KEY_CHARS, TrialCache, next_seq, note_grid, record_timing
 from .executors import Executor, SerialExecutor, get_executor
 
 TrialFn = Callable[[Mapping[str, Any], np.random.Generator], Mapping[str, Any]]
@@ -190,6 +192,22 @@ def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random
         return _run_seeds(fn, config, seeds, CertificateError)
 
 
+def _run_batch_timed(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random.SeedSequence]]]
+                     ) -> tuple[list[dict], float, float, tuple[str, int]]:
+    """:func:`_run_batch`, with the CPU and wall seconds it took in this process and where it ran.
+
+    Returns ``(rows, cpu_s, wall_s, (host, pid))``; the rows are those of :func:`_run_batch`.
+    """
+    c0, w0 = time.process_time(), time.perf_counter()
+    rows = _run_batch(task)
+    return rows, time.process_time() - c0, time.perf_counter() - w0, _where()
+
+
+def _where() -> tuple[str, int]:
+    """``(host name, process id)`` of this process."""
+    return socket.gethostname(), os.getpid()
+
+
 def _run_seeds(fn: TrialFn, config: Mapping[str, Any], seeds: list[tuple[int, np.random.SeedSequence]],
                cert_error: type[Exception]) -> list[dict]:
     batch = getattr(fn, "batch", None)
@@ -269,7 +287,10 @@ def run_grid(
     desc : str, optional
         Label of the progress bar.
     cache : TrialCache or path, optional
-        Reuse finished batches and store new ones (:mod:`simulations.cache`).
+        Reuse finished batches and store new ones (:mod:`simulations.cache`).  Every batch
+        that runs (none read from the cache) also appends its timing record, the CPU and wall
+        seconds it took in the process that ran it, to ``<cache>/timings.jsonl``
+        (:func:`simulations.cache.record_timing`).
 
     Returns
     -------
@@ -295,7 +316,9 @@ def run_grid(
             where.append(c)
             keys.append(None if cache is None else cache.key(fn_name, config, seed, s, s + len(chunk)))
     results: list[list[dict] | None] = [None] * len(tasks)
+    seq = next_seq()
     if cache is not None:
+        note_grid(seq, keys)
         for i, k in enumerate(keys):
             results[i] = cache.get(k)
     todo = [i for i, r in enumerate(results) if r is None]
@@ -306,13 +329,20 @@ def run_grid(
         # one batch left: run it here; a pool would only add pickling and a place in its queue
         # (behind the audits and figures the report job keeps on the workers); same seeds, same rows
         runner = SerialExecutor() if len(todo) == 1 else ex
+        here = _where()
         stop = False
         try:
-            for j, rows in runner.map_unordered(_run_batch, [tasks[i] for i in todo]):
+            for j, (rows, cpu, wall, where_) in runner.map_unordered(_run_batch_timed, [tasks[i] for i in todo]):
                 i = todo[j]
                 results[i] = rows
                 if cache is not None:       # each batch is stored as it arrives: an interrupted run resumes
                     cache.put(keys[i], rows)
+                    first = tasks[i][2][0][0]
+                    record_timing(cache.dir, {
+                        "kind": "batch", "fn": fn_name, "desc": desc, "config": config_hash(configs[where[i]]),
+                        "key": keys[i][:KEY_CHARS], "start": first, "trials": len(rows),
+                        "cpu_s": round(cpu, 6), "wall_s": round(wall, 6), "in_main": tuple(where_) == here,
+                        "seq": seq, "t": round(time.time(), 3)})
                 if bar is not None:
                     bar.update(len(rows))
         except BaseException as exc:

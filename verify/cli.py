@@ -11,6 +11,7 @@ Usage::
                      [--executor serial|local|dask] [--scheduler ADDRESS] [--worker-timeout S]
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
                      [--no-picks] [--no-empirical]
+    python -m verify --plan [--profile P] [--seed N] [--cache DIR] [--workers N [N ...]] [--json]
 
 The symbolic checks of :mod:`bounds` always run; the empirical checks and the
 privacy audits of :mod:`verify.empirical` (every paper's, discovered) run in
@@ -21,6 +22,11 @@ joins within ``--worker-timeout`` seconds) prints one line to stderr, naming the
 exits with status 2; nothing is half-written.  Finished trials are cached by content
 (:mod:`simulations.cache`), so a rerun only computes what changed; an entry that fails its
 checksum is recomputed, and the run says how many it rejected.
+
+Every run with a cache also records what it computed, in ``<cache>/timings.jsonl``: the CPU and
+wall seconds of every trial batch and every job it ran, and of the main process over the run
+(:mod:`verify.plan`).  ``--plan`` reads them back and prints, without running anything, the
+profile's cost per check, its serial part and its projected wall time on N workers.
 
 Ctrl-C (SIGINT) or ``kill`` (SIGTERM) stops the run: the pending tasks are cancelled, the
 workers stopped, the batches finished so far stay in the cache (a rerun resumes from them),
@@ -527,6 +533,7 @@ def report_parser() -> argparse.ArgumentParser:
     from simulations.executors import WORKER_TIMEOUT_S
 
     from .empirical import PROFILES
+    from .plan import DEFAULT_WORKERS
 
     ap = _Parser(prog="python -m verify", description="Regenerate reports/.")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
@@ -542,6 +549,13 @@ def report_parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-cache", action="store_true", help="recompute every trial")
     ap.add_argument("--no-picks", action="store_true", help="skip the ε/λ table")
     ap.add_argument("--no-empirical", action="store_true", help="symbolic checks only")
+    ap.add_argument("--plan", action="store_true",
+                    help="run nothing: print the profile's measured cost and projected wall time, from the "
+                         "timings a run recorded in --cache")
+    ap.add_argument("--workers", type=int, nargs="+", default=None, metavar="N",
+                    help=f"with --plan: worker counts to project (default: this machine's cores, "
+                         f"{', '.join(map(str, DEFAULT_WORKERS))})")
+    ap.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
     return ap
 
 
@@ -574,6 +588,21 @@ def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
             raise ValueError(f"parameter '--worker-timeout' = {a.worker_timeout!r} must be a positive number of "
                              "seconds")
     _check_seed(a.seed)
+    if a.plan:
+        for opt, bad in (("--only", a.only is not None), ("--no-cache", a.no_cache),
+                         ("--no-empirical", a.no_empirical)):
+            if bad:
+                raise ValueError(f"parameter {opt!r} does not apply with --plan (the plan is of a whole profile, "
+                                 "from the timings in --cache)")
+        for n in a.workers or []:
+            if n < 1:
+                raise ValueError(f"parameter '--workers' = {n} must be at least 1")
+        if not a.cache.strip() or "\0" in a.cache:
+            raise ValueError(f"parameter '--cache' = {a.cache!r} must name the cache directory of a run")
+        return a
+    for opt, bad in (("--workers", a.workers is not None), ("--json", a.json)):
+        if bad:
+            raise ValueError(f"parameter {opt!r} applies only with --plan")
     _check_dir("--out", a.out)
     if not a.no_cache:
         _check_dir("--cache", a.cache)
@@ -584,7 +613,7 @@ def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the report job (or ``audit``, ``where``, ``scan``); returns the exit status.
+    """Run the report job (or ``--plan``, ``audit``, ``where``, ``scan``); returns the exit status.
 
     Bad input: one line on stderr, status 2.  SIGINT / SIGTERM: one line, status 130 / 143.
     """
@@ -603,7 +632,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _exit_status(exc)
             except ValueError as exc:
                 return _error(exc)
-            return run_report(a)
+            return plan_main(a) if a.plan else run_report(a)
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
 
@@ -612,11 +641,14 @@ def run_report(a: argparse.Namespace) -> int:
     """The report job for checked options ``a`` (:func:`parse_report_args`); returns the exit status."""
     import tempfile
 
+    from simulations.cache import timing_tags
     from simulations.executors import get_executor
 
+    from .plan import TimingExecutor
     from .report import evaluate_symbolic, use_symbolic_cache, write_report
 
     t0 = time.perf_counter()
+    usage0 = _rusage()
     started = time.time()
     ex = None
     sym_tmp = None
@@ -624,8 +656,12 @@ def run_report(a: argparse.Namespace) -> int:
     results: list = []
     utility = None
     calibration = None
+    tags = {"run": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}", "profile": a.profile, "seed": a.seed}
+    timed = None
     with contextlib.ExitStack() as stack:
         stack.enter_context(_quiet_cache_warnings())
+        # every trial batch and job of the run is timed into <cache>/timings.jsonl (verify.plan)
+        scope = stack.enter_context(timing_tags(**tags))
         try:
             # --no-cache: the symbolic evaluations still go through a snapshot, a fresh one in a
             # temporary directory, so the workers can compute them in parallel
@@ -637,10 +673,12 @@ def run_report(a: argparse.Namespace) -> int:
             sym_keys = sorted(_only(a.only)) if a.only else None
             ex = get_executor(a.executor, scheduler=a.scheduler, worker_timeout=a.worker_timeout)
             run_info["executor"] = ex.describe()
+            timed = TimingExecutor(ex, cache, tags) if cache is not None else None
+            jobs_ex = timed if timed is not None else ex
             if a.no_empirical:
-                _wait_all(evaluate_symbolic(sym_cache, ex, sym_keys), "symbolic evaluation")
+                _wait_all(evaluate_symbolic(sym_cache, jobs_ex, sym_keys), "symbolic evaluation")
             else:
-                results, utility, calibration = _empirical(a, ex, cache, sym_cache, sym_keys)
+                results, utility, calibration = _empirical(a, ex, cache, sym_cache, sym_keys, jobs_ex)
             run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
             counts, where = _rejections(logs)
             if counts:
@@ -651,7 +689,7 @@ def run_report(a: argparse.Namespace) -> int:
                 run_info["cache_rejected"] = line
             paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
                                  utility=utility, audits=calibration, cache=cache,
-                                 symbolic_cache=sym_cache, executor=ex)
+                                 symbolic_cache=sym_cache, executor=jobs_ex)
         except KeyboardInterrupt as exc:
             if ex is not None:
                 ex.terminate()
@@ -687,13 +725,74 @@ def run_report(a: argparse.Namespace) -> int:
           + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in VERDICTS)
           + "; audits: " + ", ".join(f"{at.get(v, 0)} {v}" for v in VERDICTS)
           + f"  ({time.perf_counter() - t0:.0f} s)")
+    if cache is not None and timed is not None and not a.only and not a.no_empirical:
+        _record_run(cache, tags, timed, scope.grids, time.perf_counter() - t0, usage0)
+    return 0
+
+
+def _rusage() -> tuple[float, float, float | None]:
+    """User + system CPU seconds of this process, of its reaped child processes, and of the whole
+    machine (every process, from ``/proc/stat``; None where there is none)."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            f = [int(x) for x in fh.readline().split()[1:]]
+        machine = (sum(f[:3]) + sum(f[5:8])) / os.sysconf("SC_CLK_TCK")   # all but idle and iowait
+    except (OSError, ValueError, IndexError):
+        machine = None
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime, machine
+
+
+def _record_run(cache: str, tags: dict[str, Any], timed: Any, grids: list, wall: float,
+                usage0: tuple[float, float, float | None]) -> None:
+    """Append the record of a finished run of a whole profile to ``<cache>/timings.jsonl`` (:mod:`verify.plan`).
+
+    Besides its own CPU and its workers', the run records the CPU the whole machine spent meanwhile
+    (``machine_cpu_s``), so that a plan can tell a measured wall time slowed by other processes.
+    """
+    from simulations.cache import record_timing
+
+    me, kids, machine = _rusage()
+    busy = None if machine is None or usage0[2] is None else round(machine - usage0[2], 3)
+    record_timing(cache, {**tags, "kind": "run", "executor": timed.describe(), "workers": timed.workers,
+                          "cores": os.cpu_count(), "wall_s": round(wall, 3), "main_cpu_s": round(me - usage0[0], 3),
+                          "children_cpu_s": round(kids - usage0[1], 3), "machine_cpu_s": busy,
+                          "grids": grids, "jobs": timed.jobs, "t": round(time.time(), 3)})
+
+
+def plan_main(a: argparse.Namespace) -> int:
+    """``python -m verify --plan``: the measured plan of ``--profile`` from ``--cache``'s timings (nothing runs).
+
+    Prints the plan (text or ``--json``) and returns 0; without a recorded run of the profile,
+    one line on stderr saying what to run, and status 1.
+    """
+    from .plan import DEFAULT_WORKERS, NoTimings, build_plan
+
+    try:
+        plan = build_plan(a.cache, a.profile, a.seed)
+    except NoTimings as exc:
+        print(f"plan: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    workers = sorted(set(a.workers or [os.cpu_count() or 1, *DEFAULT_WORKERS]))
+    if a.json:
+        print(json.dumps(plan.as_dict(workers), indent=1, ensure_ascii=False))
+    else:
+        print(plan.render(workers))
     return 0
 
 
 def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str,
-               sym_keys: list[str] | None) -> tuple[list, Any, Any]:
-    """The empirical checks, audits and calibration of the report job, on ``ex``; returns (rows, utility, calibration)."""
+               sym_keys: list[str] | None, jobs_ex: Any = None) -> tuple[list, Any, Any]:
+    """The empirical checks, audits and calibration of the report job, on ``ex``; returns (rows, utility, calibration).
+
+    The whole jobs (symbolic evaluation, audits, calibration) go through ``jobs_ex`` (default
+    ``ex``; the report job passes a :class:`verify.plan.TimingExecutor` view of it).
+    """
     from tqdm.auto import tqdm
+
+    from simulations.cache import timing_tags
 
     from .empirical import PROFILES, Context, run_spec, select
     from .empirical.jobs import audit_job, calibration_job
@@ -707,23 +806,26 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
         # whole jobs first (the statements' symbolic evaluation, every audit, the auditor's
         # calibration): they run on the workers while this process dispatches the trials
         # of the empirical checks, which queue behind them on the same pool
-        sym = evaluate_symbolic(sym_cache, ex, sym_keys)
-        jobs: dict[Any, Any] = {i: ex.submit(audit_job, (ctx.profile, a.seed, cache, spec))
+        jobs_ex = ex if jobs_ex is None else jobs_ex
+        sym = evaluate_symbolic(sym_cache, jobs_ex, sym_keys)
+        jobs: dict[Any, Any] = {i: jobs_ex.submit(audit_job, (ctx.profile, a.seed, cache, spec))
                                 for i, spec in enumerate(specs) if spec.evidence == "audit"}
         by_spec: dict[int, list] = {}
         if not a.only:
-            jobs["auditor calibration"] = ex.submit(
+            jobs["auditor calibration"] = jobs_ex.submit(
                 calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
         for i, spec in tqdm([(i, s) for i, s in enumerate(specs) if s.evidence != "audit"],
                             desc="checks", unit="check", disable=None, leave=False):
             t2 = time.perf_counter()
-            by_spec[i] = run_spec(ctx, spec)
+            with timing_tags(check=spec.name):
+                by_spec[i] = run_spec(ctx, spec)
             print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
         if not a.only:
             from .utility import run_utility
 
             t2 = time.perf_counter()
-            utility = run_utility(ctx)
+            with timing_tags(check="privacy-utility"):
+                utility = run_utility(ctx)
             print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
         for name, fut in jobs.items():
             if name == "auditor calibration":
