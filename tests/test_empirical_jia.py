@@ -6,13 +6,14 @@ Values are computed independently of the code under test where possible: exact r
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 from simulations.kernels import KernelExpansion
-from simulations.runner import run_grid
+from simulations.runner import run_grid, trial_seeds
 from simulations.solvers import (
     Certificate,
     CertificateError,
@@ -231,3 +232,148 @@ def test_rate_sweeps_span_six_sample_sizes_over_one_and_a_half_decades():
     for p in PROFILES.values():
         ms = _rate_ms(Context(p))
         assert len(ms) >= 6 and ms[-1] / ms[0] >= 10**1.5 * 0.99, (p.name, ms)
+
+
+# ---------------------------------------------------------------------------
+# the least-squares sensitivity search split into index blocks (issue 15)
+# ---------------------------------------------------------------------------
+
+
+def _bits(v):
+    """Floats as hex strings (nested), so that == compares bit for bit (nan, −0.0 included)."""
+    if isinstance(v, float | np.floating):
+        return float(v).hex()
+    if isinstance(v, dict):
+        return {k: _bits(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_bits(x) for x in v]
+    return v
+
+
+def _split_trial(cfg: dict, n_blocks: int, seed: int, order=None) -> dict:
+    """The split search by hand: every block (in ``order``), the reduction, the refinement."""
+    order = range(n_blocks) if order is None else order
+    parts = [T.ls_sensitivity_trial({**cfg, "block": b, "n_blocks": n_blocks}, np.random.default_rng(seed))
+             for b in order]
+    screen = T.ls_reduce_blocks(parts)
+    return T.ls_sensitivity_refine_trial({**cfg, "screen": screen}, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize(("m", "lam", "n_search", "seed"), [(23, 0.05, 8, 3), (41, 0.02, 16, 0), (60, 0.1, 12, 9)])
+def test_ls_split_search_is_bit_identical(m, lam, n_search, seed):
+    """Every number of the reduced split search equals the unsplit trial's, for 1, 2, 3 and 5 blocks."""
+    cfg = dict(m=m, lam=lam, n_search=n_search)
+    whole = T.ls_sensitivity_trial(cfg, np.random.default_rng(seed))
+    assert set(whole) == {f"{n}_{f}" for n in ("rkhs", "sup") for f in
+                          ("value", "search_value", "j", "x_bar", "y_bar", "cert_error", "n_pairs", "n_refits")}
+    for nb in (1, 2, 3, 5):
+        order = list(range(nb))[::-1] if nb % 2 else None          # the order of the blocks is irrelevant
+        assert _bits(_split_trial(cfg, nb, seed, order)) == _bits(whole), nb
+
+
+def test_ls_block_rows_are_the_whole_scan_rows():
+    """_ls_scan_rows restricted to [lo, hi) reproduces neighbour_scan's rows bit for bit (K-norm and grid sup)."""
+    P = T.circle_problem()
+    X, y = P.sample(37, np.random.default_rng(4))
+    x = X[:, 0]
+    F = T.KLSFactor(P.kernel(x), 0.03)
+    xc = np.concatenate([np.linspace(0.01, 0.99, 7), x[:3]])
+    yc = np.where(np.arange(xc.size) % 2 == 0, P.M, -P.M)
+    grid = T._eval_grid(50, x, xc)
+    args = (y, P.kernel(xc, x), P.kernel.diag(xc), yc)
+    full = F.neighbour_scan(*args, K_eval=P.kernel(grid, x), K_eval_cand=P.kernel(grid, xc))
+    for lo, hi in [(0, 37), (0, 1), (5, 30), (36, 37)]:
+        rk, sup = T._ls_scan_rows(F, *args, lo, hi, Ke=P.kernel(grid, x), Kec=P.kernel(grid, xc))
+        assert rk.tobytes() == full.rkhs_dist[lo:hi].tobytes()
+        assert sup.tobytes() == full.sup_dist[lo:hi].tobytes()
+        rk2, none = T._ls_scan_rows(F, *args, lo, hi)
+        assert none is None and rk2.tobytes() == rk.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_block_reduction_matches_the_whole_matrix_with_ties(seed):
+    """The merged block summaries give np.argmax and _top_pairs of the whole matrix, ties and repeated x̄ included."""
+    rng = np.random.default_rng(seed)
+    m, C, k = 13, 6, 4
+    D = rng.integers(0, 3, size=(m, C)).astype(float)          # many ties
+    xc = np.array([0.1, 0.4, 0.1, 0.4, 0.7, 0.7])               # x̄ repeated (the ±M labels)
+    yc = np.array([1.0, 1.0, -1.0, -1.0, 1.0, -1.0])
+    j, c = np.unravel_index(int(np.argmax(D)), D.shape)
+    want_top = [[int(jj), float(xc[cc])] for jj, cc in T._top_pairs(D, xc, k)]
+    for nb in (1, 2, 3, 5, 13):
+        rows = []
+        for b in range(nb):
+            lo, hi = T._block_rows(m, b, nb)
+            rows.append({"screen_block": b, "screen_n_blocks": nb, "screen_data_hash": 1.0,
+                         **T._block_summary(D[lo:hi], lo, xc, yc, k, "screen_rkhs"),
+                         **T._block_summary(D[lo:hi], lo, xc, yc, 1, "screen_sup")})
+        got = T.ls_reduce_blocks(rows[::-1])
+        assert got["rkhs"]["best"] == [D[j, c], j, xc[c], yc[c]]
+        assert got["rkhs"]["starts"] == want_top
+        assert got["sup"]["starts"] == want_top[:1]
+
+
+def test_block_rows_partition_and_rule():
+    for m in (1, 7, 20):
+        for nb in range(1, m + 1):
+            rows = [T._block_rows(m, b, nb) for b in range(nb)]
+            assert rows[0][0] == 0 and rows[-1][1] == m
+            assert all(a[1] == b[0] for a, b in zip(rows, rows[1:], strict=False))
+            sizes = [hi - lo for lo, hi in rows]
+            assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1
+    with pytest.raises(ValueError):
+        T._block_rows(5, 0, 6)
+    with pytest.raises(ValueError):
+        T._block_rows(5, 3, 3)
+    # quick and default profiles are not split; the full profile's largest search is, within the budget
+    for name, p in PROFILES.items():
+        for m in p.m_sens:
+            nb = T.ls_search_blocks(m, p.n_search)
+            ops = m * (256 + m + p.n_search) * 2 * p.n_search
+            assert 1 <= nb <= m
+            assert ops / nb <= T.LS_BLOCK_WORK or nb == m
+            if name in ("quick", "default"):
+                assert nb == 1, (name, m)
+    full = PROFILES["full"]
+    assert T.ls_search_blocks(max(full.m_sens), full.n_search) > 1
+
+
+def test_split_blocks_draw_the_unsplit_data_set():
+    """Run by the runner, trial i of every block (and of the refinement) uses the unsplit trial i's data set."""
+    cfg = dict(m=21, lam=0.1, n_search=6)
+    blocks = [{**cfg, "block": b, "n_blocks": 3} for b in range(3)]
+    df = run_grid(T.ls_sensitivity_trial, blocks, 2, seed=5, executor="serial")
+    whole = run_grid(T.ls_sensitivity_trial, [cfg], 2, seed=5, executor="serial")
+    P = T.circle_problem()
+    for i in range(2):
+        X, y = P.sample(21, np.random.default_rng(trial_seeds(cfg, 2, 5)[i]))
+        part = df[df["trial"] == i]
+        assert len(part) == 3 and set(part["screen_data_hash"]) == {T._data_hash(np.mod(X[:, 0], 1.0), y)}
+        screen = T.ls_reduce_blocks(part.to_dict("records"))
+        assert screen["trial"] == i
+        ref = run_grid(T.ls_sensitivity_refine_trial, [{**cfg, "screen": screen}], 1, seed=5, executor="serial")
+        cols = [k for k in whole.columns if k.startswith(("rkhs_", "sup_"))]
+        assert _bits(ref[cols].iloc[0].to_dict()) == _bits(whole[cols].iloc[i].to_dict())
+    # the other trial's screening is refused: it was computed on another data set
+    with pytest.raises(ValueError, match="another data set"):
+        run_grid(T.ls_sensitivity_refine_trial, [{**cfg, "screen": {**screen, "trial": 0}}], 1, seed=5)
+    with pytest.raises(ValueError, match="exactly once"):
+        T.ls_reduce_blocks(df[df["trial"] == 0].to_dict("records")[:2])
+
+
+def test_check_rows_do_not_depend_on_the_split(monkeypatch):
+    """jia.thm1/thm2/prop1 sensitivity rows on a tiny profile: identical unsplit and in 3 index blocks."""
+    tiny = {**TINY, "m_sens": (20, 33)}
+    rows = {}
+    for nb in (1, 3):
+        J.clear_cache()
+        monkeypatch.setattr(J, "SENS_N_BLOCKS", nb)
+        ctx = Context(PROFILES["quick"], executor="serial").with_profile(**tiny)
+        rows[nb] = [_bits(dataclasses.asdict(r)) for fn in (J.thm1_sensitivity, J.thm2_sensitivity,
+                                                            J.prop1_sensitivity) for r in fn(ctx)]
+        refined = any(key[0] == "ls_sensitivity_refine_trial" for key in J._CACHE)
+        assert refined == (nb > 1)                                  # the split path did run
+        ctx.close()
+    J.clear_cache()
+    assert sum(r["details"]["problem"] == "ls" for r in rows[1]) >= 8   # 2 m × 2 λ × 2+ checks
+    assert rows[3] == rows[1]

@@ -33,7 +33,10 @@ The sensitivity searches (:func:`ls_worst_neighbour`, :func:`svm_worst_neighbour
 maximise ‖f_z − f_z̄‖_K and ‖f_z − f_z̄‖_∞ over the replaced index j and the
 replacement (x̄, ȳ): a screening of every j against a grid of candidates
 x̄ and the extreme labels, then a local refinement of the best candidates, then a
-verification by an independent certified refit on the reported worst pair.
+verification by an independent certified refit on the reported worst pair.  A large
+least-squares search is split into index blocks of j, one executor task each
+(:func:`ls_search_blocks`, :func:`ls_screen_block`, :func:`ls_reduce_blocks`,
+:func:`ls_sensitivity_refine_trial`); its result is the unsplit search's, bit for bit.
 
 Examples
 --------
@@ -47,8 +50,9 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
@@ -60,9 +64,11 @@ from scipy.optimize import minimize_scalar
 from simulations.data import BinaryClassification, CircleRegression
 from simulations.kernels import KernelExpansion, PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism, UtilitySetup, laplace_scale
-from simulations.runner import trial
+from simulations.runner import trial, trial_seeds
 from simulations.solvers import (
     KLSFactor,
+    KLSResult,
+    _cand_norms,
     kls_fit,
     replace_point,
     svm_fit,
@@ -84,6 +90,13 @@ __all__ = [
     "ls_worst_neighbour",
     "svm_worst_neighbour",
     "ls_sensitivity_trial",
+    "BLOCK_KEYS",
+    "LS_BLOCK_WORK",
+    "ls_search_blocks",
+    "ls_screen_block",
+    "ls_reduce_blocks",
+    "ls_refine_screen",
+    "ls_sensitivity_refine_trial",
     "svm_sensitivity_trial",
 ]
 
@@ -514,6 +527,10 @@ def ls_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: Periodi
        and the brute-force distance (:func:`~simulations.solvers.union_rkhs_distance`;
        the sup on the grid plus a fine grid around x_j and x̄).
 
+    Step 1 dominates the cost (its sup-norm loop is O(m·G·C)); :func:`ls_screen_block` runs it
+    for one block of indices j and :func:`ls_refine_screen` runs steps 2–3 from the merged
+    blocks, with the same result.
+
     Returns
     -------
     dict
@@ -523,27 +540,12 @@ def ls_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: Periodi
     y = np.asarray(y, float)
     F = KLSFactor(kernel(x), lam)
     res = F.fit(y)                                    # raises CertificateError
-    n_pairs = 0
-
-    def scan(xc: FloatArray, yc: FloatArray, with_grid: bool, n_grid: int):
-        nonlocal n_pairs
-        n_pairs += x.size * xc.size
-        if not with_grid:
-            return F.neighbour_scan(y, kernel(xc, x), kernel.diag(xc), yc)
-        grid = _eval_grid(n_grid, x, xc)
-        return F.neighbour_scan(y, kernel(xc, x), kernel.diag(xc), yc,
-                                K_eval=kernel(grid, x), K_eval_cand=kernel(grid, xc))
-
-    x0 = (np.arange(n_search) + 0.5) / n_search
-    xc = np.concatenate([x0, x0])
-    yc = np.concatenate([np.full(n_search, M), np.full(n_search, -M)])
-    sc = scan(xc, yc, True, n_eval)
+    xc, yc, xd, yd = _ls_candidates(x, res.alpha, M, n_search)
+    sc = _ls_scan(F, x, y, kernel, xc, yc, n_eval)
     # the K-norm screening also tries data points as x̄ (no grid needed: O(m²) each)
-    top = x[np.argsort(-np.abs(res.alpha), kind="stable")[:n_search]]   # most influential points
-    xd = np.concatenate([top, top])
-    yd = np.concatenate([np.full(top.size, M), np.full(top.size, -M)])
-    scd = scan(xd, yd, False, 0)
-    best: dict[str, tuple[float, int, float, float]] = {}
+    scd = _ls_scan(F, x, y, kernel, xd, yd, None)
+    n_pairs = x.size * (xc.size + xd.size)
+    screen: dict[str, tuple[tuple[float, int, float, float], list[tuple[int, float]]]] = {}
     for norm in ("rkhs", "sup"):
         if norm == "rkhs":
             xc, yc = np.concatenate([xc, xd]), np.concatenate([yc, yd])
@@ -552,16 +554,64 @@ def ls_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: Periodi
             xc, yc = xc[: 2 * n_search], yc[: 2 * n_search]
             D = sc.sup_dist
         j, c = np.unravel_index(int(np.argmax(D)), D.shape)
-        best[norm] = (float(D[j, c]), int(j), float(xc[c]), float(yc[c]))
-        # the sup-norm refinement needs the evaluation grid (O(G m²) per scan): fewer starts
-        starts = n_refine if norm == "rkhs" else max(1, n_refine // 2)
+        starts = _top_pairs(D, xc, _ls_starts(norm, n_refine))
+        screen[norm] = ((float(D[j, c]), int(j), float(xc[c]), float(yc[c])),
+                        [(j0, float(xc[c0])) for j0, c0 in starts])
+    return _ls_refine(F, res, x, y, lam, kernel, M, screen, n_search=n_search, rounds=rounds,
+                      n_eval=n_eval, n_pairs=n_pairs)
+
+
+def _ls_candidates(x: FloatArray, alpha: FloatArray, M: float, n_search: int
+                   ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The screening's candidates (x̄, ȳ): a uniform grid of ``n_search`` points, and the
+    ``n_search`` data points with the largest |α_i| (K-norm only), each with ȳ = +M and −M."""
+    x0 = (np.arange(n_search) + 0.5) / n_search
+    xc = np.concatenate([x0, x0])
+    yc = np.concatenate([np.full(n_search, M), np.full(n_search, -M)])
+    top = x[np.argsort(-np.abs(alpha), kind="stable")[:n_search]]   # most influential points
+    xd = np.concatenate([top, top])
+    yd = np.concatenate([np.full(top.size, M), np.full(top.size, -M)])
+    return xc, yc, xd, yd
+
+
+def _ls_scan(F: KLSFactor, x: FloatArray, y: FloatArray, kernel: PeriodicSobolevKernel, xc: FloatArray,
+             yc: FloatArray, n_grid: int | None):
+    """:meth:`KLSFactor.neighbour_scan` of the candidates (x̄, ȳ) = (xc, yc), with the sup-norm on
+    the grid ``_eval_grid(n_grid, x, xc)`` unless ``n_grid`` is None."""
+    if n_grid is None:
+        return F.neighbour_scan(y, kernel(xc, x), kernel.diag(xc), yc)
+    grid = _eval_grid(n_grid, x, xc)
+    return F.neighbour_scan(y, kernel(xc, x), kernel.diag(xc), yc,
+                            K_eval=kernel(grid, x), K_eval_cand=kernel(grid, xc))
+
+
+def _ls_starts(norm: str, n_refine: int) -> int:
+    """Number of refinement starts of a norm (the sup-norm scans cost O(Gm²): half as many)."""
+    return n_refine if norm == "rkhs" else max(1, n_refine // 2)
+
+
+def _ls_refine(F: KLSFactor, res: KLSResult, x: FloatArray, y: FloatArray, lam: float,
+               kernel: PeriodicSobolevKernel, M: float,
+               screen: Mapping[str, tuple[tuple[float, int, float, float], Sequence[tuple[int, float]]]],
+               *, n_search: int, rounds: int, n_eval: int, n_pairs: int) -> dict[str, WorstNeighbour]:
+    """Steps 2–3 of :func:`ls_worst_neighbour` from the screening's result.
+
+    ``screen[norm]`` is ``((value, j, x̄, ȳ), starts)``: the screening's best pair (the first
+    maximum in (j, c) order) and the refinement starts (j₀, x̄₀) (:func:`_top_pairs`);
+    ``n_pairs`` counts the screened pairs.  Shared by the whole search and the reduction of a
+    search split into index blocks (:func:`ls_refine_screen`), so both refine alike.
+    """
+    best: dict[str, tuple[float, int, float, float]] = {}
+    for norm in ("rkhs", "sup"):
+        best[norm], starts = screen[norm]
         n_rounds = rounds if norm == "rkhs" else max(1, rounds - 1)
-        for j0, c0 in _top_pairs(D, xc, starts):
-            xb, h = float(xc[c0]), 1.0 / n_search
+        for j0, xb0 in starts:
+            xb, h = float(xb0), 1.0 / n_search
             for _ in range(n_rounds):
                 xl = np.mod(xb + np.linspace(-h, h, 9), 1.0)
                 xs, ys = np.concatenate([xl, xl]), np.concatenate([np.full(9, M), np.full(9, -M)])
-                s2 = scan(xs, ys, norm == "sup", max(64, n_eval // 2))
+                s2 = _ls_scan(F, x, y, kernel, xs, ys, max(64, n_eval // 2) if norm == "sup" else None)
+                n_pairs += x.size * xs.size
                 D2 = s2.rkhs_dist if norm == "rkhs" else s2.sup_dist
                 jj, cc = np.unravel_index(int(np.argmax(D2)), D2.shape)
                 if D2[jj, cc] > best[norm][0]:
@@ -587,6 +637,333 @@ def ls_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: Periodi
         out[norm] = WorstNeighbour(norm, dK if norm == "rkhs" else dsup, val, j, xb, yb,
                                    errK if norm == "rkhs" else kernel.kappa * errK, n_pairs)
     return out
+
+
+# ---------------------------------------------------------------------------
+# the least-squares search split into index blocks (one executor task each)
+# ---------------------------------------------------------------------------
+
+#: configuration keys of one index block of a split least-squares search (:func:`ls_sensitivity_trial`)
+BLOCK_KEYS = ("block", "n_blocks")
+#: work of one index block: (scanned indices j) × (grid points) × (candidates) of the sup-norm
+#: screening loop.  Measured on one core at m = 2000, n_search = 512 (5.7e9 in all): the blocks'
+#: loop does about 5 ns per unit (the unsplit ``neighbour_scan`` loop about 11) and every block
+#: repeats about 2.5 s of shared products, so 2e9 is about 10–12 s a block (3 blocks there)
+LS_BLOCK_WORK = 2.0e9
+#: columns of Q (indices j) per pass of the sup-norm screening loop (a (G, 64) slab stays in cache)
+_SUP_CHUNK = 64
+
+
+def ls_search_blocks(m: int, n_search: int, n_eval: int = 256, work: float = LS_BLOCK_WORK) -> int:
+    """Number of index blocks a least-squares search of this size is split into.
+
+    The screening's cost is dominated by its sup-norm loop, m·G·C element operations with
+    G ≈ n_eval + m + n_search grid points and C = 2·n_search candidates; each block gets at most
+    ``work`` of them (plus an O(m³ + Gm²) share that every block repeats), and there are at
+    most m blocks.
+
+    Examples
+    --------
+    >>> [ls_search_blocks(m, 128) for m in (50, 200, 800)]      # the default profile: unsplit
+    [1, 1, 1]
+    >>> [ls_search_blocks(m, 512) for m in (50, 200, 800, 2000)]    # the full profile
+    [1, 1, 1, 3]
+    """
+    ops = float(m) * (n_eval + m + n_search) * 2 * n_search
+    return int(min(max(1, math.ceil(ops / work)), m))
+
+
+def _block_rows(m: int, block: int, n_blocks: int) -> tuple[int, int]:
+    """Rows [lo, hi) of index block ``block`` of ``n_blocks`` (as :func:`numpy.array_split`).
+
+    Examples
+    --------
+    >>> [_block_rows(10, b, 3) for b in range(3)]
+    [(0, 4), (4, 7), (7, 10)]
+    """
+    if not 1 <= n_blocks <= m:
+        raise ValueError(f"parameter 'n_blocks' = {n_blocks!r} must be between 1 and m = {m}")
+    if not 0 <= block < n_blocks:
+        raise ValueError(f"parameter 'block' = {block!r} must be between 0 and n_blocks - 1 = {n_blocks - 1}")
+    q, r = divmod(m, n_blocks)
+    lo = block * q + min(block, r)
+    return lo, lo + q + (block < r)
+
+
+def _ls_scan_rows(F: KLSFactor, y: FloatArray, Kc: FloatArray, kap: FloatArray, yc: FloatArray,
+                  lo: int, hi: int, Ke: FloatArray | None = None, Kec: FloatArray | None = None
+                  ) -> tuple[FloatArray, FloatArray | None]:
+    """Rows j ∈ [lo, hi) of ``neighbour_scan(...).rkhs_dist`` and ``.sup_dist``, bit for bit.
+
+    The same floating-point operations as :func:`simulations.solvers.neighbour_scan`: every
+    product over all rows or all candidates (P = (K + λmI)⁻¹, P k̄, P² k̄, Q = K_eval P, Q K_candᵀ)
+    is computed whole, exactly as there, and only the elementwise formulas and the maxima over
+    the grid (which are exact) are restricted to the block's rows; so each block costs the
+    shared O(m³ + Gm² + GmC) products plus its share of the O(GmC) sup-norm loop.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = circle_problem()
+    >>> X, y = P.sample(30, 0)
+    >>> x, xc = X[:, 0], np.linspace(0, 1, 5)
+    >>> F = KLSFactor(P.kernel(x), 0.1)
+    >>> full = F.neighbour_scan(y, P.kernel(xc, x), P.kernel.diag(xc), 1.1 * np.ones(5))
+    >>> rk, _ = _ls_scan_rows(F, y, P.kernel(xc, x), P.kernel.diag(xc), 1.1 * np.ones(5), 7, 19)
+    >>> rk.tobytes() == full.rkhs_dist[7:19].tobytes()
+    True
+    """
+    # the following lines repeat neighbour_scan's arithmetic (rows r only where it is elementwise)
+    mu = F.mu
+    P = F.inverse
+    Pd = np.diag(P).copy()
+    P2d = F._inverse_sq_diag
+    alpha = P @ y
+    e = mu * alpha
+    D = mu * Pd
+    r_jj = Pd - mu * P2d
+    pC = P @ Kc.T
+    ppC = P @ pC
+    fz_c = Kc @ alpha
+    s_cc, r_cc = _cand_norms(F.K, Kc, kap, pC, mu)
+    r = slice(lo, hi)
+    e, D, r_jj, pC, ppC = e[r], D[r], r_jj[r], pC[r], ppC[r]
+    Dj = D[:, None]
+    s_jc = pC
+    ww_jj = (r_jj / D**2)[:, None]
+    ww_jc = (ppC + r_jj[:, None] * s_jc / Dj) / Dj
+    ww_cc = r_cc[None, :] + 2 * s_jc * ppC / Dj + s_jc**2 * r_jj[:, None] / Dj**2
+    s_cc_j = s_cc[None, :] + s_jc**2 / Dj
+    h_c = fz_c[None, :] - e[:, None] * s_jc / Dj
+    b = (yc[None, :] - h_c) / (1.0 + s_cc_j)
+    ej = e[:, None]
+    d2 = ej**2 * ww_jj - 2 * ej * b * ww_jc + b**2 * ww_cc
+    rkhs = np.sqrt(np.maximum(d2, 0.0))
+    if Ke is None or Kec is None:
+        return rkhs, None
+    Q = Ke @ P
+    QK = Q @ Kc.T
+    vc = (Kec - QK) / mu                                  # v_x̄(t_g), all candidates
+    coef = (e[:, None] - b * s_jc) / Dj                   # (rows, C)
+    sup = np.empty_like(rkhs)
+    for a in range(0, hi - lo, _SUP_CHUNK):               # a slab of Q's columns, all candidates
+        z = slice(a, min(a + _SUP_CHUNK, hi - lo))
+        Qz = np.ascontiguousarray(Q[:, lo + z.start:lo + z.stop])
+        for c in range(Kc.shape[0]):
+            diff = Qz * coef[z, c][None, :] - vc[:, c][:, None] * b[z, c][None, :]   # f_z − f_z̄
+            sup[z, c] = np.max(np.abs(diff), axis=0)
+    return rkhs, sup
+
+
+def _data_hash(x: FloatArray, y: FloatArray) -> float:
+    """A 48-bit fingerprint of a data set (exact as a float), to check that blocks scanned the same one."""
+    digest = hashlib.sha256(np.ascontiguousarray(x, np.float64).tobytes()
+                            + np.ascontiguousarray(y, np.float64).tobytes()).digest()
+    return float(int.from_bytes(digest[:6], "little"))
+
+
+_FIELDS = ("value", "j", "c", "x_bar", "y_bar")
+
+
+def _block_summary(D: FloatArray, lo: int, xc: FloatArray, yc: FloatArray, k: int, prefix: str
+                   ) -> dict[str, float]:
+    """The rows ``D`` (global rows lo, lo + 1, …) of a screening, summarised for :func:`ls_reduce_blocks`.
+
+    ``{prefix}_best_{f}``: the first maximum in (j, c) order (what ``np.argmax`` of the whole
+    matrix returns, if it lies in these rows); ``{prefix}_top{i}_{f}``, i < k: the entries
+    :func:`_top_pairs` keeps among these rows (descending value, ties by descending (j, c), one
+    per (j, x̄)), padded with value nan; f ∈ value, j, c, x_bar, y_bar.  Blocks of rows split
+    the indices j, so no (j, x̄) is in two blocks and the global top k (:func:`_top_pairs` of
+    the whole matrix) is the first k of the union of the blocks' lists in that order.
+
+    Examples
+    --------
+    >>> D = np.array([[1.0, 3.0], [3.0, 0.0]])
+    >>> s = _block_summary(D, 10, np.array([0.2, 0.7]), np.array([1.0, -1.0]), 1, "p")
+    >>> s["p_best_j"], s["p_best_c"], s["p_top0_j"], s["p_top0_c"]     # argmax: first; top: last
+    (10.0, 1.0, 11.0, 0.0)
+    """
+    def entry(j: int, c: int) -> tuple[float, ...]:
+        return (float(D[j, c]), float(lo + j), float(c), float(xc[c]), float(yc[c]))
+
+    j, c = np.unravel_index(int(np.argmax(D)), D.shape)
+    ents = {"best": entry(int(j), int(c))}
+    top = _top_pairs(D, xc, k)
+    for i in range(k):
+        ents[f"top{i}"] = entry(*top[i]) if i < len(top) else (math.nan, -1.0, -1.0, math.nan, math.nan)
+    return {f"{prefix}_{name}_{f}": v for name, ent in ents.items() for f, v in zip(_FIELDS, ent, strict=True)}
+
+
+def ls_screen_block(X: FloatArray, y: FloatArray, lam: float, kernel: PeriodicSobolevKernel, M: float,
+                    n_search: int = 64, block: int = 0, n_blocks: int = 1, n_refine: int = 4,
+                    n_eval: int = 256) -> dict[str, float]:
+    """Step 1 (screening) of :func:`ls_worst_neighbour` for the indices j of one block.
+
+    The data set, the fit, the candidates and the evaluation grid are those of the whole search
+    (the grid holds every candidate), and the distances are bit for bit those of the whole
+    screening (:func:`_ls_scan_rows`); only the rows j ∈ [lo, hi) of ``n_blocks`` contiguous
+    blocks are scanned.  :func:`ls_reduce_blocks` merges the blocks.
+
+    Returns
+    -------
+    dict of float
+        ``screen_{norm}_best_{f}`` and ``screen_{norm}_top{i}_{f}`` (f ∈ value, j, c, x_bar,
+        y_bar; i < number of refinement starts of the norm; a missing entry has value nan) for
+        norm ∈ rkhs, sup (the rkhs columns c index [grid candidates, data candidates], the sup
+        ones the grid candidates, as in :func:`ls_worst_neighbour`); ``screen_block``,
+        ``screen_n_blocks``, ``screen_lo``, ``screen_hi``, ``screen_data_hash``.
+
+    Examples
+    --------
+    >>> P = circle_problem()
+    >>> X, y = P.sample(30, 0)
+    >>> out = ls_screen_block(X, y, 0.1, P.kernel, P.M, n_search=8, block=1, n_blocks=3)
+    >>> out["screen_lo"], out["screen_hi"], 10 <= out["screen_rkhs_best_j"] < 20
+    (10.0, 20.0, True)
+    """
+    x = np.mod(np.asarray(X, float).reshape(-1), 1.0)
+    y = np.asarray(y, float)
+    lo, hi = _block_rows(x.size, int(block), int(n_blocks))
+    F = KLSFactor(kernel(x), lam)
+    res = F.fit(y)                                    # raises CertificateError
+    xc, yc, xd, yd = _ls_candidates(x, res.alpha, M, n_search)
+    grid = _eval_grid(n_eval, x, xc)
+    rk, sup = _ls_scan_rows(F, y, kernel(xc, x), kernel.diag(xc), yc, lo, hi,
+                            Ke=kernel(grid, x), Kec=kernel(grid, xc))
+    rkd, _ = _ls_scan_rows(F, y, kernel(xd, x), kernel.diag(xd), yd, lo, hi)
+    mats = {"rkhs": (np.concatenate([rk, rkd], axis=1), np.concatenate([xc, xd]), np.concatenate([yc, yd])),
+            "sup": (sup, xc, yc)}
+    out = {"screen_block": float(block), "screen_n_blocks": float(n_blocks), "screen_lo": float(lo),
+           "screen_hi": float(hi), "screen_data_hash": _data_hash(x, y)}
+    for norm, (D, cx, cy) in mats.items():
+        out.update(_block_summary(D, lo, cx, cy, _ls_starts(norm, n_refine), f"screen_{norm}"))
+    return out
+
+
+def _entries(blocks: Sequence[Mapping[str, Any]], prefix: str) -> list[tuple[float, int, int, float, float]]:
+    """The entries (value, j, c, x̄, ȳ) named ``prefix`` of the blocks' rows (missing ones skipped)."""
+    got = []
+    for b in blocks:
+        v = float(b[f"{prefix}_value"])
+        if not math.isnan(v):
+            got.append((v, int(b[f"{prefix}_j"]), int(b[f"{prefix}_c"]), float(b[f"{prefix}_x_bar"]),
+                        float(b[f"{prefix}_y_bar"])))
+    return got
+
+
+def ls_reduce_blocks(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge the outputs of :func:`ls_screen_block` for every block of one search.
+
+    ``best``: the largest value, ties to the smallest (j, c) (``np.argmax`` of the whole
+    matrix); ``starts``: the first k distinct (j, x̄) in descending value, ties to the largest
+    (j, c) (:func:`_top_pairs` of the whole matrix).  So the result is what the whole screening
+    gives, whatever the split.
+
+    Parameters
+    ----------
+    blocks : sequence of mapping
+        One output (a trial row) per block, in any order; a ``trial`` entry, when present, is
+        the trial index (the same in every block).
+
+    Returns
+    -------
+    dict
+        JSON-able: ``{"rkhs": {"best": [value, j, x̄, ȳ], "starts": [[j, x̄], …]}, "sup": …,
+        "data_hash": …, "trial": …}`` (the ``screen`` of
+        :func:`ls_sensitivity_refine_trial`).
+
+    Raises
+    ------
+    ValueError
+        When a block is missing or repeated, or the blocks scanned different data sets.
+
+    Examples
+    --------
+    >>> P = circle_problem()
+    >>> X, y = P.sample(30, 0)
+    >>> parts = [ls_screen_block(X, y, 0.1, P.kernel, P.M, 8, b, 3) for b in (2, 0, 1)]
+    >>> whole = ls_screen_block(X, y, 0.1, P.kernel, P.M, 8)
+    >>> ls_reduce_blocks(parts) == ls_reduce_blocks([whole])
+    True
+    """
+    if not blocks:
+        raise ValueError("parameter 'blocks' is empty")
+    nb = {int(b["screen_n_blocks"]) for b in blocks}
+    ids = sorted(int(b["screen_block"]) for b in blocks)
+    if len(nb) != 1 or ids != list(range(nb.pop())):
+        raise ValueError(f"blocks {ids} are not every block 0..n_blocks-1 exactly once")
+    hashes = {float(b["screen_data_hash"]) for b in blocks}
+    trials = {int(b.get("trial", 0)) for b in blocks}
+    if len(hashes) != 1 or len(trials) != 1:
+        raise ValueError("the blocks scanned different data sets (different data hashes or trial indices)")
+    out: dict[str, Any] = {"data_hash": hashes.pop(), "trial": trials.pop()}
+    for norm in ("rkhs", "sup"):
+        k = sum(1 for key in blocks[0] if key.startswith(f"screen_{norm}_top") and key.endswith("_value"))
+        v, j, _, xb, yb = min(_entries(blocks, f"screen_{norm}_best"), key=lambda t: (-t[0], t[1], t[2]))
+        # a pair (j, x̄) lies in one block only (blocks split j), so the blocks' lists need no
+        # further deduplication: the first k of their union in _top_pairs' order are its top k
+        tops = sorted((t for i in range(k) for t in _entries(blocks, f"screen_{norm}_top{i}")),
+                      key=lambda t: (-t[0], -t[1], -t[2]))[:k]
+        out[norm] = {"best": [v, j, xb, yb], "starts": [[t[1], t[3]] for t in tops]}
+    return out
+
+
+def ls_refine_screen(X: FloatArray, y: FloatArray, lam: float, kernel: PeriodicSobolevKernel, M: float,
+                     screen: Mapping[str, Any], n_search: int = 64, rounds: int = 3, n_eval: int = 256
+                     ) -> dict[str, WorstNeighbour]:
+    """Steps 2–3 of :func:`ls_worst_neighbour` (refinement, verification) from a reduced screening.
+
+    ``screen`` is :func:`ls_reduce_blocks`' output for this data set; the result is what
+    :func:`ls_worst_neighbour` returns for it (same arguments), number for number.
+
+    Raises
+    ------
+    ValueError
+        When ``screen`` was computed on another data set.
+
+    Examples
+    --------
+    >>> P = circle_problem()
+    >>> X, y = P.sample(30, 0)
+    >>> parts = [ls_screen_block(X, y, 0.1, P.kernel, P.M, 8, b, 4) for b in range(4)]
+    >>> w = ls_refine_screen(X, y, 0.1, P.kernel, P.M, ls_reduce_blocks(parts), n_search=8)
+    >>> w == ls_worst_neighbour(X, y, 0.1, P.kernel, P.M, n_search=8)
+    True
+    """
+    x = np.mod(np.asarray(X, float).reshape(-1), 1.0)
+    y = np.asarray(y, float)
+    if float(screen["data_hash"]) != _data_hash(x, y):
+        raise ValueError("the screening was computed on another data set (data hash differs)")
+    F = KLSFactor(kernel(x), lam)
+    res = F.fit(y)                                    # raises CertificateError
+    n_pairs = x.size * 2 * (n_search + min(n_search, x.size))     # the screening's pairs
+    sc = {norm: ((float(s["best"][0]), int(s["best"][1]), float(s["best"][2]), float(s["best"][3])),
+                 [(int(j0), float(xb0)) for j0, xb0 in s["starts"]])
+          for norm, s in ((n, screen[n]) for n in ("rkhs", "sup"))}
+    return _ls_refine(F, res, x, y, lam, kernel, M, sc, n_search=n_search, rounds=rounds, n_eval=n_eval,
+                      n_pairs=n_pairs)
+
+
+def _unsplit_rng(config: Mapping[str, Any], rng: np.random.Generator, drop: Sequence[str],
+                 index: int | None = None) -> np.random.Generator:
+    """The generator the runner gives trial ``index`` of ``config`` without the keys ``drop``.
+
+    The runner seeds trial i of a configuration with ``trial_seeds(config, ·, seed)[i]``, a
+    function of the whole configuration; a block (or reduction) of a split search must draw
+    the data set of the unsplit configuration instead.  When ``rng`` is the runner's
+    generator of trial i of ``config`` (root seed s), returns the generator of trial ``index``
+    (default i) of the configuration without ``drop``, root seed s; any other generator (a
+    direct call) is returned unchanged: the caller chose the data set's generator.
+    """
+    ss = getattr(rng.bit_generator, "seed_seq", None)
+    if not isinstance(ss, np.random.SeedSequence) or len(ss.spawn_key) != 2 or not isinstance(ss.entropy, int):
+        return rng
+    i = int(ss.spawn_key[1])
+    if trial_seeds(config, i + 1, ss.entropy)[i].spawn_key != ss.spawn_key:
+        return rng
+    t = i if index is None else int(index)
+    base = {k: v for k, v in config.items() if k not in drop}
+    return np.random.default_rng(trial_seeds(base, t + 1, ss.entropy)[t])
 
 
 def _svm_distances(kernel: PeriodicSobolevKernel, x: FloatArray, G: FloatArray, alpha: FloatArray,
@@ -695,13 +1072,60 @@ def svm_worst_neighbour(X: FloatArray, y: FloatArray, lam: float, kernel: Period
     return out
 
 
-@trial(requires=('lam', 'm'), optional=('n_search', 'r', 's', 'sigma', 'kappa'))
+@trial(requires=('lam', 'm'), optional=('n_search', 'r', 's', 'sigma', 'kappa', 'block', 'n_blocks'))
 def ls_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
-    """Draw z from the circle problem and run :func:`ls_worst_neighbour` (config: m, lam, n_search)."""
+    """Draw z from the circle problem and run :func:`ls_worst_neighbour` (config: m, lam, n_search).
+
+    With ``block`` and ``n_blocks`` (:data:`BLOCK_KEYS`), one task of the search split into
+    index blocks: only the screening of that block (:func:`ls_screen_block`), on the data set
+    of the configuration without these keys (:func:`_unsplit_rng`: trial i of every block
+    draws what trial i of the unsplit configuration draws).  :func:`ls_reduce_blocks` merges
+    the blocks and :func:`ls_sensitivity_refine_trial` finishes the search; the result is the
+    unsplit trial's, number for number, whatever ``n_blocks``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cfg = {"m": 30, "lam": 0.1, "n_search": 8}
+    >>> parts = [ls_sensitivity_trial({**cfg, "block": b, "n_blocks": 2}, np.random.default_rng(1))
+    ...          for b in range(2)]
+    >>> screen = ls_reduce_blocks(parts)
+    >>> out = ls_sensitivity_refine_trial({**cfg, "screen": screen}, np.random.default_rng(1))
+    >>> out == ls_sensitivity_trial(cfg, np.random.default_rng(1))
+    True
+    """
     P = _ls_problem(config)
     m, lam = int(config["m"]), float(config["lam"])
+    split = any(k in config for k in BLOCK_KEYS)
+    if split:
+        rng = _unsplit_rng(config, rng, BLOCK_KEYS)
     X, y = P.sample(m, rng)
-    w = ls_worst_neighbour(X, y, lam, P.kernel, P.M, n_search=int(config.get("n_search", 64)))
+    n_search = int(config.get("n_search", 64))
+    if split:
+        return ls_screen_block(X, y, lam, P.kernel, P.M, n_search=n_search, block=int(config["block"]),
+                               n_blocks=int(config["n_blocks"]))
+    w = ls_worst_neighbour(X, y, lam, P.kernel, P.M, n_search=n_search)
+    return {**w["rkhs"].as_dict("rkhs"), **w["sup"].as_dict("sup")}
+
+
+@trial(requires=('lam', 'm', 'screen'), optional=('n_search', 'r', 's', 'sigma', 'kappa'))
+def ls_sensitivity_refine_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Finish a least-squares search split into index blocks: refinement and verification.
+
+    ``screen`` is :func:`ls_reduce_blocks` of the blocks' rows (:func:`ls_sensitivity_trial`
+    with ``block``, ``n_blocks``); the data set is that of trial ``screen["trial"]`` of the
+    configuration without ``screen`` (:func:`_unsplit_rng`).  Returns the unsplit trial's row.
+
+    Raises
+    ------
+    ValueError
+        When ``screen`` was computed on another data set.
+    """
+    P = _ls_problem(config)
+    m, lam = int(config["m"]), float(config["lam"])
+    screen = config["screen"]
+    X, y = P.sample(m, _unsplit_rng(config, rng, ("screen",), index=int(screen.get("trial", 0))))
+    w = ls_refine_screen(X, y, lam, P.kernel, P.M, screen, n_search=int(config.get("n_search", 64)))
     return {**w["rkhs"].as_dict("rkhs"), **w["sup"].as_dict("sup")}
 
 

@@ -26,7 +26,9 @@ where they differ, and both the stated and the derived bound are evaluated where
 e.g. √(8B/(λγm)) for Theorem 1; for an erratum it is the corrected bound).  Every check drops
 the trials the runner rejected (failed solver certificate) and reports how many in ``details``.
 Simulations shared by several checks run once per (profile, seed) and are cached in this module
-(:func:`clear_cache`).
+(:func:`clear_cache`).  A large least-squares sensitivity search (the full profile's m = 2000) is
+split into index blocks, one executor task each, merged exactly: its numbers do not depend on the
+split (:func:`_ls_sens_frame`, :data:`SENS_N_BLOCKS`).  The SVM searches take seconds and are not split.
 
 Examples
 --------
@@ -58,6 +60,9 @@ from .core import Context, Result, audit_check, empirical_check
 SEED = "000_c13e7e0f812f87df.txt"
 #: the two λ of the sensitivity searches
 SENS_LAMS = (0.1, 0.02)
+#: index blocks of every least-squares sensitivity search (None: chosen from the size by
+#: :func:`~simulations.trials.jia.ls_search_blocks`); the results do not depend on it
+SENS_N_BLOCKS: int | None = None
 #: largest m of a rate sweep per profile (an exact fit costs O(m³); the SVM more): the
 #: sweeps use the profile's m_grid up to this size (None: no cap)
 RATE_M_MAX: dict[str, int | None] = {"quick": 800, "default": 1600, "full": None}
@@ -124,10 +129,56 @@ def _svm_B(kappa: float, lam: float) -> float:
     return 1 + kappa / math.sqrt(lam)
 
 
+def _ls_blocks(config: Mapping[str, Any]) -> int:
+    """Index blocks of one least-squares search (:data:`SENS_N_BLOCKS`, else the size rule)."""
+    m = int(config["m"])
+    if SENS_N_BLOCKS is not None:
+        return max(1, min(int(SENS_N_BLOCKS), m))
+    return T.ls_search_blocks(m, int(config["n_search"]))
+
+
+def _ls_sens_frame(ctx: Context, cfg: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The least-squares searches, the large ones split into index blocks (one executor task each).
+
+    A search of n_blocks > 1 (:func:`~simulations.trials.jia.ls_search_blocks`) runs as n_blocks
+    block configurations of :func:`~simulations.trials.jia.ls_sensitivity_trial` (each draws the
+    unsplit configuration's data set), in the same pool as the unsplit searches; the blocks'
+    screenings are merged (:func:`~simulations.trials.jia.ls_reduce_blocks`) and one more task per
+    search refines and verifies (:func:`~simulations.trials.jia.ls_sensitivity_refine_trial`).
+    The rows are the unsplit trials' rows, number for number, whatever the split; a search with a
+    rejected block (its fit failed, as the unsplit trial's would) gives one rejected row.
+    """
+    nbs = [_ls_blocks(c) for c in cfg]
+    tasks = [dict(c) if nb == 1 else {**c, "block": b, "n_blocks": nb}
+             for c, nb in zip(cfg, nbs, strict=True) for b in range(nb)]
+    df = _run(ctx, T.ls_sensitivity_trial, tasks, 1, "jia sensitivity LS")
+    if all(nb == 1 for nb in nbs):
+        return df
+    rows = df.to_dict("records")            # one trial per task, in task order
+    if len(rows) != len(tasks):
+        raise RuntimeError(f"expected {len(tasks)} rows from the LS sensitivity blocks, got {len(rows)}")
+    kept: list[dict[str, Any]] = []
+    refine: list[dict[str, Any]] = []
+    i = 0
+    for c, nb in zip(cfg, nbs, strict=True):
+        part, i = rows[i:i + nb], i + nb
+        if nb == 1:
+            kept.append(part[0])
+        elif any(int(r["rejected"]) for r in part):
+            why = next(r.get("reject_reason", "") for r in part if int(r["rejected"]))
+            kept.append({**c, "trial": 0, "rejected": 1, "reject_reason": why})
+        else:
+            refine.append({**c, "screen": T.ls_reduce_blocks(part)})
+    if refine:
+        kept += _run(ctx, T.ls_sensitivity_refine_trial, refine, 1, "jia sensitivity LS (refine)").to_dict("records")
+    out = pd.DataFrame(kept)
+    return out.drop(columns=[k for k in out.columns if k.startswith("screen_") or k in T.BLOCK_KEYS])
+
+
 def _sens_frames(ctx: Context) -> dict[str, pd.DataFrame]:
     p = ctx.profile
     cfg = [{"m": int(m), "lam": lam, "n_search": int(p.n_search)} for m in p.m_sens for lam in SENS_LAMS]
-    return {"ls": _run(ctx, T.ls_sensitivity_trial, cfg, 1, "jia sensitivity LS"),
+    return {"ls": _ls_sens_frame(ctx, cfg),
             "svm": _run(ctx, T.svm_sensitivity_trial, cfg, 1, "jia sensitivity SVM")}
 
 
