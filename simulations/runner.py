@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import socket
 import sys
@@ -67,16 +68,26 @@ class TrialSpec:
     requires: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     artefacts: tuple[str, ...] = ()
+    cost: Callable[[Mapping[str, Any]], float] | None = None
+
+
+#: CPU seconds a task (one batch of trials) should not exceed when its trial declares a cost
+TASK_TARGET_S = 15.0
 
 
 def trial(requires: Sequence[str] = (), optional: Sequence[str] = (),
-          artefacts: Sequence[str] = ()) -> Callable[[TrialFn], TrialFn]:
+          artefacts: Sequence[str] = (),
+          cost: Callable[[Mapping[str, Any]], float] | None = None) -> Callable[[TrialFn], TrialFn]:
     """Declare a trial function's configuration keys (and the artefacts it returns).
 
     The function is returned unchanged (so it still pickles by name); the runner
     validates every configuration against the declaration before any trial runs.
     ``artefacts`` names outputs that are not numbers (a worst neighbouring pair, say):
-    they are kept in the rows as objects, for an audit to reuse.
+    they are kept in the rows as objects, for an audit to reuse.  ``cost(config)``, if given,
+    estimates the CPU seconds of one trial (measured: ``python -m verify --plan``); the runner
+    then puts at most ``TASK_TARGET_S / cost`` trials in a task, so that a large configuration
+    becomes many tasks.  The estimate depends only on the configuration, so the batches (and
+    the cache keys) are the same in every run; it never changes a result.
 
     Examples
     --------
@@ -91,7 +102,7 @@ def trial(requires: Sequence[str] = (), optional: Sequence[str] = (),
     """
 
     def deco(fn: TrialFn) -> TrialFn:
-        fn.__trial_spec__ = TrialSpec(tuple(requires), tuple(optional), tuple(artefacts))  # type: ignore[attr-defined]
+        fn.__trial_spec__ = TrialSpec(tuple(requires), tuple(optional), tuple(artefacts), cost)  # type: ignore[attr-defined]
         return fn
 
     return deco
@@ -253,6 +264,27 @@ def _progress(total: int, desc: str | None, enabled: bool | None):
     return tqdm(total=total, desc=desc, unit="trial", leave=False)
 
 
+def default_batch_size(fn: Callable[..., Any], config: Mapping[str, Any], n_trials: int) -> int:
+    """Trials per task: ``ceil(n_trials / 8)``, and at most ``TASK_TARGET_S / cost(config)`` when the
+    trial declares a cost (:func:`trial`).
+
+    Examples
+    --------
+    >>> @trial(requires=("m",), cost=lambda c: c["m"] / 100)
+    ... def heavy(config, rng):
+    ...     return {}
+    >>> default_batch_size(heavy, {"m": 100}, 200), default_batch_size(heavy, {"m": 1000}, 200)
+    (15, 1)
+    """
+    bs = max(1, -(-n_trials // 8))
+    spec = trial_spec(fn)
+    if spec is not None and spec.cost is not None:
+        est = float(spec.cost(config))
+        if est > 0 and math.isfinite(est):
+            bs = max(1, min(bs, int(TASK_TARGET_S // est)))
+    return bs
+
+
 def run_grid(
     trial: TrialFn,
     configs: Sequence[Mapping[str, Any]],
@@ -280,8 +312,9 @@ def run_grid(
     executor : str or Executor
         ``serial`` (default here), ``local``, ``dask`` or an open executor (reused, not closed).
     batch_size : int, optional
-        Trials per task; default ``ceil(n_trials / 8)``, the same on every
-        executor so that cached batches are found again.  Does not change the results.
+        Trials per task; default :func:`default_batch_size` (``ceil(n_trials / 8)``, fewer when
+        the trial declares a cost), the same on every executor so that cached batches are found
+        again.  Does not change the results.
     progress : bool, optional
         Show a progress bar; default only when stderr is a terminal.
     desc : str, optional
@@ -302,16 +335,15 @@ def run_grid(
         raise ValueError(f"parameter 'n_trials' = {n_trials!r} must be at least 1")
     if cache is not None and not isinstance(cache, TrialCache):
         cache = TrialCache(cache)
-    if batch_size is None:
-        batch_size = max(1, -(-n_trials // 8))
     fn_name = f"{trial.__module__}.{trial.__qualname__}"
     for config in configs:
         validate_config(trial, config)
     tasks, where, keys = [], [], []
     for c, config in enumerate(configs):
         seeds = list(enumerate(trial_seeds(config, n_trials, seed)))
-        for s in range(0, n_trials, batch_size):
-            chunk = seeds[s : s + batch_size]
+        bs = batch_size if batch_size is not None else default_batch_size(trial, config, n_trials)
+        for s in range(0, n_trials, bs):
+            chunk = seeds[s : s + bs]
             tasks.append((trial, dict(config), chunk))
             where.append(c)
             keys.append(None if cache is None else cache.key(fn_name, config, seed, s, s + len(chunk)))

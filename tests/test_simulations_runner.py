@@ -221,3 +221,28 @@ def test_one_blas_thread_limits_every_pool_and_restores_them():
             inside = threadpool_info()
             assert inside and all(i["num_threads"] == 1 for i in inside)
         assert [(i["filepath"], i["num_threads"]) for i in threadpool_info()] == before
+
+
+def test_a_declared_cost_bounds_the_task_size_and_changes_no_number():
+    """``trial(cost=...)`` splits a costly configuration into more, smaller tasks, deterministically from
+    the configuration; the rows are those of any other batching."""
+    from simulations import runner
+    from simulations.runner import default_batch_size, trial
+
+    @trial(requires=("n",), cost=lambda c: 0.5 * c["n"])
+    def costly(config, rng):
+        u = rng.random(int(config["n"]))
+        return {"mean": float(u.mean())}
+
+    runner.costly_for_test = costly          # picklable by name for the batch tasks
+    costly.__qualname__ = "costly_for_test"
+    costly.__module__ = "simulations.runner"
+    assert default_batch_size(costly, {"n": 1}, 40) == 5            # ceil(40 / 8), cost 0.5 s
+    assert default_batch_size(costly, {"n": 10}, 40) == 3           # 15 s / 5 s
+    assert default_batch_size(costly, {"n": 100}, 40) == 1
+    ref = run_grid(costly, [{"n": 1}, {"n": 10}], 40, seed=2, batch_size=40)
+    assert ref.equals(run_grid(costly, [{"n": 1}, {"n": 10}], 40, seed=2))
+    try:
+        del runner.costly_for_test
+    except AttributeError:
+        pass
