@@ -46,6 +46,9 @@ class Executor:
 
     name = "base"
     workers = 1
+    #: a grid's last lone batch may run in the calling process (True: a small pool gains nothing
+    #: from it); a cluster keeps it, so the main process stays free (its serial part small)
+    inline_lone_batch = True
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         raise NotImplementedError
@@ -279,6 +282,8 @@ class DaskExecutor(Executor):
         When ``distributed`` is not installed, the scheduler cannot be reached or no worker
         joins it in time (one clear line for the CLI, naming the scheduler).
     """
+
+    inline_lone_batch = False
 
     name = "dask"
 

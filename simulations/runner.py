@@ -360,7 +360,7 @@ def run_grid(
         bar = _progress(sum(len(tasks[i][2]) for i in todo), desc, progress)
         # one batch left: run it here; a pool would only add pickling and a place in its queue
         # (behind the audits and figures the report job keeps on the workers); same seeds, same rows
-        runner = SerialExecutor() if len(todo) == 1 else ex
+        runner = SerialExecutor() if len(todo) == 1 and getattr(ex, "inline_lone_batch", True) else ex
         here = _where()
         stop = False
         try:

@@ -246,3 +246,25 @@ def test_a_declared_cost_bounds_the_task_size_and_changes_no_number():
         del runner.costly_for_test
     except AttributeError:
         pass
+
+
+def test_a_lone_batch_runs_inline_only_where_the_executor_allows_it():
+    """A grid's last lone batch runs in the calling process for a small pool, on the cluster for Dask
+    (whose class says inline_lone_batch = False); the rows are the same either way."""
+    from simulations.executors import DaskExecutor
+
+    class Recording(SerialExecutor):
+        def __init__(self, inline):
+            self.inline_lone_batch, self.calls = inline, 0
+
+        def map_unordered(self, fn, items):
+            self.calls += 1
+            return super().map_unordered(fn, items)
+
+    assert DaskExecutor.inline_lone_batch is False and LocalExecutor.inline_lone_batch is True
+    rows = []
+    for inline in (True, False):
+        ex = Recording(inline)
+        rows.append(run_grid(uniform_trial, [{"n": 3}], 4, seed=5, executor=ex, batch_size=4))
+        assert ex.calls == (0 if inline else 1)
+    assert rows[0].equals(rows[1])
