@@ -37,15 +37,15 @@ def _svm() -> None:
 
 
 def _loops() -> None:
+    from ._loops_numba import online_sup_grid
     from .kernels import PeriodicSobolevKernel
     from .private_erm import private_fw_lasso
-    from .trials import jcc
 
     PeriodicSobolevKernel(s=1)(np.linspace(0, 1, 5))
     private_fw_lasso(np.eye(2), np.ones(2), 5, 0.1, np.random.default_rng(0), n_rep=2)
-    K = jcc.sobolev(1.0)
-    t0 = jcc.min_t0(1.0, 0.75)
-    jcc.all_index_sensitivity(np.linspace(0, 1, 4), np.ones(4), K, 0.75, t0, np.array([0.3]), M=1.0, n_eval=4)
+    t, c, e = 3, 2, 4        # the argument types of the scan's call (float64, C-contiguous)
+    online_sup_grid(np.ones((t, c)), np.ones((t, e)), np.ones((c, e)), np.ones((t, e)), np.ones(t),
+                    np.ones((t, 2)), np.ones((t, c, 2)))
 
 
 def _large_margin() -> None:

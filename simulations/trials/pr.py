@@ -49,7 +49,6 @@ from ..large_margin import (
     solve,
     solve_batch,
 )
-from ..solvers import CertificateError
 
 SEED = "004_69734a6b7aad1d0d.txt"
 
@@ -330,31 +329,10 @@ def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
     is the whole data set, so trials differ only in the noise.  Outputs per ε: ``bounded_{ε}`` (1 if
     λI_Φ + sym(b) ⪰ 0, i.e. Φ^p exists), ``acc_{ε}`` (held-out accuracy, NaN if unbounded or
     unresolved), ``excess_{ε}`` (J(Φ^p) − inf J, regularised empirical excess risk), and the
-    baseline ``acc_nonprivate``, ``J_star``.
+    baseline ``acc_nonprivate``, ``J_star``.  An uncertified solve leaves its ε's row NaN
+    (``resolved_{ε}`` = 0).
     """
-    lam, h, tol = float(config["lam"]), float(config["h"]), float(config.get("tol", 1e-5))
-    compiled = bool(config.get("compiled", True))
-    D = iris()
-    Phi0, Jstar, _, acc0 = _baseline(lam, h, tol, compiled)
-    d = D["X_train"].shape[1]
-    out: dict[str, float] = {"acc_nonprivate": acc0, "J_star": Jstar}
-    for eps in config["eps"]:
-        b = sample_perturbation(d, float(eps), rng)
-        tag = f"{float(eps):g}"
-        out[f"bounded_{tag}"] = float(is_bounded_below(lam, b, d))
-        out[f"acc_{tag}"] = out[f"excess_{tag}"] = math.nan
-        out[f"resolved_{tag}"] = 0.0
-        if not out[f"bounded_{tag}"]:
-            continue
-        try:
-            res = solve(D["X_train"], D["y_train"], 3, lam, h, b=b, tol=tol,
-                        max_iter=int(config.get("max_iter", 4000)), compiled=compiled)
-        except CertificateError:
-            continue
-        out[f"resolved_{tag}"] = 1.0
-        out[f"acc_{tag}"] = float(np.mean(predict(res.Phi, D["X_test"]) == D["y_test"]))
-        out[f"excess_{tag}"] = objective(res.Phi, D["X_train"], D["y_train"], lam, h) - Jstar
-    return out
+    return utility_trials(config, [rng])[0]      # one trial: the batched code with a batch of one
 
 
 def utility_trials(config: Mapping[str, Any], rngs: list[np.random.Generator]) -> list[dict[str, float]]:
@@ -362,9 +340,10 @@ def utility_trials(config: Mapping[str, Any], rngs: list[np.random.Generator]) -
 
     Every trial shares the iris training split, so the bounded draws of all trials and all ε are
     solved by one :func:`simulations.large_margin.solve_batch` (compiled: each problem with its
-    own state, exactly as the compiled ``solve`` of :func:`utility_trial` solves it; with
-    ``compiled=False`` the vectorised NumPy batch, bit for bit ``solve``); each trial draws its
-    perturbations from its own generator in the order of :func:`utility_trial`.  The runner calls this (``utility_trial.batch``) for a batch of seeds.
+    own state, as the compiled ``solve`` solves it; with ``compiled=False`` the vectorised NumPy
+    batch, bit for bit ``solve``); each trial draws its perturbations from its own generator, one
+    per ε in order.  The rows do not depend on how the trials are grouped; the runner calls this
+    (``utility_trial.batch``) for a batch of seeds.
 
     Examples
     --------
