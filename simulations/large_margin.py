@@ -86,7 +86,6 @@ not_converged None
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -436,26 +435,11 @@ def _project_closure(P: FloatArray) -> FloatArray:
 
 
 # --------------------------------------------------------------------------- the compiled path
-_NUMBA_MODULE: object = None  # simulations._large_margin_numba, False if unavailable
-
-
 def _numba_kernels() -> ModuleType | None:
-    """:mod:`simulations._large_margin_numba`, imported on first use (importing numba costs
-    ~0.2 s), or None if numba is unavailable (the NumPy paths are then used)."""
-    global _NUMBA_MODULE
-    if _NUMBA_MODULE is None:
-        try:
-            from . import _large_margin_numba
-        except ImportError:
-            _NUMBA_MODULE = False
-        except Exception as err:  # e.g. numba finds no writable cache directory
-            warnings.warn(f"simulations.large_margin: the compiled solver is unavailable "
-                          f"({type(err).__name__}: {err}); using the NumPy path",
-                          RuntimeWarning, stacklevel=2)
-            _NUMBA_MODULE = False
-        else:
-            _NUMBA_MODULE = _large_margin_numba
-    return _NUMBA_MODULE or None
+    """:mod:`simulations._large_margin_numba` (:func:`simulations.jit.compiled_module`), or None: NumPy path."""
+    from .jit import compiled_module
+
+    return compiled_module("_large_margin_numba")
 
 
 def _run_compiled(nbk: ModuleType, Xa: FloatArray, yy: NDArray[np.int64], K: int, h: float,

@@ -1322,26 +1322,11 @@ def _box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: Floa
     return a, it, "max_iter"
 
 
-_NUMBA_KERNELS: object = None       # the module simulations._svm_numba, False if unavailable
-
-
 def _numba_kernels() -> ModuleType | None:
-    """:mod:`simulations._svm_numba`, imported on first use (importing numba costs ~0.2 s),
-    or None if numba is not installed (the NumPy path :func:`_box_dual` is then used)."""
-    global _NUMBA_KERNELS
-    if _NUMBA_KERNELS is None:
-        try:
-            from . import _svm_numba
-        except ImportError:                  # numba missing: the NumPy path below is used
-            _NUMBA_KERNELS = False
-        except Exception as err:             # e.g. numba finds no writable cache directory
-            warnings.warn(f"simulations.solvers: the compiled SVM kernels are unavailable "
-                          f"({type(err).__name__}: {err}); using the slower NumPy path",
-                          RuntimeWarning, stacklevel=2)
-            _NUMBA_KERNELS = False
-        else:
-            _NUMBA_KERNELS = _svm_numba
-    return _NUMBA_KERNELS or None
+    """:mod:`simulations._svm_numba` (:func:`simulations.jit.compiled_module`), or None: NumPy path."""
+    from .jit import compiled_module
+
+    return compiled_module("_svm_numba")
 
 
 def _box_dual_fast(nb: ModuleType, K: FloatArray, y: FloatArray, lam: float, lo: FloatArray,
