@@ -104,6 +104,29 @@ def unpack(key: str, data: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, s
     return payload, ""
 
 
+def read_entry(path: Path, key: str, magic: bytes = MAGIC, check: Any = None) -> tuple[bool, Any, str]:
+    """Read a checksummed pickle written with :func:`pack`: ``(True, object, "")`` when intact,
+    ``(False, None, "")`` when the file is missing, ``(False, None, reason)`` when it must be
+    rejected (checksum, unpickling, or the predicate ``check`` on the object fails).  Shared by the
+    snapshot and the trial cache (:mod:`simulations.cache`), which keep their own reject logs.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return False, None, ""
+    payload, why = unpack(key, data, magic)
+    if payload is not None:
+        try:
+            obj = pickle.loads(payload)
+        except Exception as exc:  # noqa: BLE001 - intact bytes that no longer unpickle (a moved class)
+            why = f"unreadable pickle ({type(exc).__name__})"
+        else:
+            if check is None or check(obj):
+                return True, obj, ""
+            why = f"unexpected content ({type(obj).__name__})"
+    return False, None, why
+
+
 @functools.lru_cache(maxsize=1)
 def source_digest() -> str:
     """Hash of every ``bounds/**/*.py`` (name and bytes): the snapshot's key."""
@@ -166,22 +189,10 @@ class Store:
         A missing file is a plain miss; a file that fails its checksum, does not unpickle or
         fails ``check`` (a predicate on the object) is rejected (:meth:`_reject`).
         """
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return False, None
-        payload, why = unpack(key, data)
-        if payload is not None:
-            try:
-                obj = pickle.loads(payload)
-            except Exception as exc:  # noqa: BLE001 - intact bytes that no longer unpickle (a moved class)
-                why = f"unreadable pickle ({type(exc).__name__})"
-            else:
-                if check is None or check(obj):
-                    return True, obj
-                why = f"unexpected content ({type(obj).__name__})"
-        self._reject(path, why)
-        return False, None
+        ok, obj, why = read_entry(path, key, check=check)
+        if not ok and why:
+            self._reject(path, why)
+        return ok, obj if ok else None
 
     def _reject(self, path: Path, reason: str) -> None:
         """Delete a bad file, count it, append it to :attr:`reject_log` and log a warning."""

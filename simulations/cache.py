@@ -275,24 +275,11 @@ class TrialCache:
     def get(self, key: str) -> list[dict] | None:
         """The rows stored under ``key``; None when absent or rejected (then deleted and logged)."""
         p = self._path(key)
-        try:
-            data = p.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        payload, why = unpack(key, data)
-        rows = None
-        if payload is not None:
-            try:
-                rows = pickle.loads(payload)
-            except Exception as exc:  # noqa: BLE001 - intact bytes that no longer unpickle (a moved class)
-                why = f"unreadable pickle ({type(exc).__name__})"
-            else:
-                if not isinstance(rows, list):
-                    rows, why = None, f"not a list of rows ({type(rows).__name__})"
-        if rows is None:
+        ok, rows, why = _snapshot.read_entry(p, key, MAGIC, check=lambda r: isinstance(r, list))
+        if not ok and why:
             self.rejected += 1
             reject(p, why, self.reject_log)
-        return rows
+        return rows if ok else None
 
     def put(self, key: str, rows: list[dict]) -> None:
         """Store ``rows`` under ``key`` atomically (a reader sees the old entry or the new, never half)."""
