@@ -18,13 +18,10 @@ Examples
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from types import ModuleType
 
 import numpy as np
 
@@ -59,31 +56,6 @@ def _large_margin() -> None:
     b = np.stack([sample_perturbation(1, 10.0, rng) for _ in range(2)])
     solve_batch(X, y, 2, 10.0, 0.5, b, tol=1e-6, max_iter=200, on_failure="return", compiled=True)
     solve(X, y, 2, 10.0, 0.5, tol=1e-6, max_iter=200, on_failure="return", cone="closure", compiled=True)
-
-
-_MODULES: dict[str, ModuleType | None] = {}
-
-
-def compiled_module(name: str) -> ModuleType | None:
-    """The compiled-kernel module ``simulations.<name>`` imported on first use (importing numba costs
-    ~0.2 s), or None when it cannot be imported (numba missing, or no writable cache directory:
-    a RuntimeWarning says so); the caller then uses its NumPy path.
-
-    Examples
-    --------
-    >>> compiled_module("_svm_numba").__name__
-    'simulations._svm_numba'
-    """
-    if name not in _MODULES:
-        try:
-            _MODULES[name] = importlib.import_module(f"simulations.{name}")
-        except ImportError:
-            _MODULES[name] = None
-        except Exception as err:  # e.g. numba finds no writable cache directory
-            warnings.warn(f"simulations.{name}: the compiled kernels are unavailable "
-                          f"({type(err).__name__}: {err}); using the NumPy path", RuntimeWarning, stacklevel=2)
-            _MODULES[name] = None
-    return _MODULES[name]
 
 
 #: kernel family -> a small call that compiles (or loads) every kernel of the family

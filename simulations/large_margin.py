@@ -436,8 +436,8 @@ def _project_closure(P: FloatArray) -> FloatArray:
 
 # --------------------------------------------------------------------------- the compiled path
 def _numba_kernels() -> ModuleType | None:
-    """:mod:`simulations._large_margin_numba` (:func:`simulations.jit.compiled_module`), or None: NumPy path."""
-    from .jit import compiled_module
+    """:mod:`simulations._large_margin_numba` (:func:`simulations._compiled.compiled_module`), or None: NumPy path."""
+    from ._compiled import compiled_module
 
     return compiled_module("_large_margin_numba")
 

@@ -1323,8 +1323,8 @@ def _box_dual(K: FloatArray, y: FloatArray, lam: float, lo: FloatArray, hi: Floa
 
 
 def _numba_kernels() -> ModuleType | None:
-    """:mod:`simulations._svm_numba` (:func:`simulations.jit.compiled_module`), or None: NumPy path."""
-    from .jit import compiled_module
+    """:mod:`simulations._svm_numba` (:func:`simulations._compiled.compiled_module`), or None: NumPy path."""
+    from ._compiled import compiled_module
 
     return compiled_module("_svm_numba")
 

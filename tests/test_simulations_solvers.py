@@ -654,9 +654,9 @@ def test_compiled_svm_loose_tolerance_and_budget() -> None:
 def test_numpy_fallback_when_numba_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     X, y = classification(50, 91)
     K = rbf(X, X)
-    from simulations import jit
+    from simulations import _compiled
 
-    monkeypatch.setitem(jit._MODULES, "_svm_numba", None)      # as if numba could not be imported
+    monkeypatch.setitem(_compiled._MODULES, "_svm_numba", None)      # as if numba could not be imported
     res = svm_fit(K, y, 1e-3)
     assert res.certificate.ok and res.certificate.details["engine"] == "numpy"
     with pytest.raises(RuntimeError, match="numba"):
