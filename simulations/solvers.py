@@ -1428,7 +1428,16 @@ def _box_dual_fast(nb: ModuleType, K: FloatArray, y: FloatArray, lam: float, lo:
             continue
         # (ii) a Newton step on the face of the free coordinates
         phase_cd = True
-        if 0 < nfree <= newton_cap:
+        if nfree > newton_cap:
+            # a large face (small λ, large m): LAPACK's blocked Cholesky instead of the compiled
+            # one; without a Newton step coordinate descent alone crawls on such faces
+            it += 1
+            moved = _newton_step(K, a, g, lo, hi, (a > lo) & (a < hi))
+            if moved is not None:
+                a, g = moved
+                fresh = False
+                last = "newton"
+        elif 0 < nfree:
             it += 1
             st = nb.face_newton(Kr, a, g, lo, hi, 8)
             if st == nb.NEWTON_SINGULAR:              # singular face block: the LAPACK path
