@@ -285,6 +285,85 @@ def default_batch_size(fn: Callable[..., Any], config: Mapping[str, Any], n_tria
     return bs
 
 
+_CALIBRATE: list[int] = []       # trials per configuration of a calibration run (innermost last)
+
+
+class calibration:  # noqa: N801 - used as a context manager, like contextlib's
+    """Within the block, :func:`run_grid` *calibrates* instead of running: per configuration it runs
+    only the first ``k`` trials, as one task, and returns their rows; every batch the grid would
+    have run gets a timing record estimated from them (their CPU and wall seconds per trial times
+    the batch's trials, ``estimated = k``).  Nothing is read from or written to the trial cache.
+
+    This is how ``python -m verify --profile P --calibrate`` plans a profile (:mod:`verify.plan`)
+    without running it: the estimate is exact for batches of at most ``k`` trials, and otherwise
+    assumes the trials of a configuration cost alike (they share their sizes; their data and
+    solver iterations differ) and no batched twin (``fn.batch``) saving.
+
+    Examples
+    --------
+    >>> from simulations.runner import calibration, run_grid, uniform_trial
+    >>> with calibration(2):
+    ...     df = run_grid(uniform_trial, [{"n": 3}, {"n": 5}], n_trials=50)
+    >>> len(df), df["trial"].tolist()
+    (4, [0, 1, 0, 1])
+    """
+
+    def __init__(self, k: int) -> None:
+        if int(k) != k or k < 1:
+            raise ValueError(f"parameter 'k' = {k!r} of calibration must be a positive integer "
+                             "(trials per configuration)")
+        self.k = int(k)
+
+    def __enter__(self) -> calibration:
+        _CALIBRATE.append(self.k)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _CALIBRATE.pop()
+
+
+def calibrating() -> int | None:
+    """Trials per configuration of the enclosing :class:`calibration` block, or None outside one."""
+    return _CALIBRATE[-1] if _CALIBRATE else None
+
+
+def _calibrate_grid(trial: TrialFn, configs: Sequence[Mapping[str, Any]], tasks: list, where: list[int],
+                    keys: list[str | None], k: int, executor: str | Executor, cache: TrialCache | None,
+                    fn_name: str, desc: str | None) -> list[list[dict]]:
+    """The rows of the first ``k`` trials of each configuration, and the grid's estimated timings."""
+    firsts: dict[int, list] = {}
+    for (_, _, chunk), c in zip(tasks, where, strict=True):
+        firsts.setdefault(c, []).extend(chunk)
+    samples = [(trial, dict(configs[c]), seeds[:k]) for c, seeds in sorted(firsts.items())]
+    out: list[list[dict]] = [[] for _ in samples]
+    per: list[tuple[float, float]] = [(0.0, 0.0)] * len(samples)
+    own = not isinstance(executor, Executor)
+    ex = get_executor(executor) if own else executor
+    stop = False
+    try:
+        for j, (rows, cpu, wall, _) in ex.map_unordered(_run_batch_timed, samples):
+            out[j] = rows
+            per[j] = (cpu / len(rows), wall / len(rows))
+    except BaseException as exc:
+        stop = not isinstance(exc, Exception)
+        raise
+    finally:
+        if own:
+            ex.terminate() if stop else ex.close()
+    if cache is not None:
+        seq = next_seq()
+        note_grid(seq, [kk for kk in keys if kk is not None])
+        index = {c: j for j, c in enumerate(sorted(firsts))}
+        for i, (_, _, chunk) in enumerate(tasks):
+            cpu, wall = per[index[where[i]]]
+            record_timing(cache.dir, {
+                "kind": "batch", "fn": fn_name, "desc": desc, "config": config_hash(configs[where[i]]),
+                "key": keys[i][:KEY_CHARS], "start": chunk[0][0], "trials": len(chunk),
+                "cpu_s": round(cpu * len(chunk), 6), "wall_s": round(wall * len(chunk), 6),
+                "in_main": False, "estimated": k, "seq": seq, "t": round(time.time(), 3)})
+    return out
+
+
 def run_grid(
     trial: TrialFn,
     configs: Sequence[Mapping[str, Any]],
@@ -347,6 +426,11 @@ def run_grid(
             tasks.append((trial, dict(config), chunk))
             where.append(c)
             keys.append(None if cache is None else cache.key(fn_name, config, seed, s, s + len(chunk)))
+    k = calibrating()
+    if k is not None:
+        results = _calibrate_grid(trial, configs, tasks, where, keys, k, executor, cache, fn_name, desc)
+        where = list(range(len(configs)))
+        return _frame(configs, results, where)
     results: list[list[dict] | None] = [None] * len(tasks)
     seq = next_seq()
     if cache is not None:
@@ -385,6 +469,12 @@ def run_grid(
                 bar.close()
             if own:
                 ex.terminate() if stop else ex.close()
+    return _frame(configs, results, where)
+
+
+def _frame(configs: Sequence[Mapping[str, Any]], results: Sequence[list[dict] | None], where: Sequence[int]
+           ) -> pd.DataFrame:
+    """One frame of the rows ``results[i]`` of configuration ``where[i]``, sorted by configuration then trial."""
     frames = []
     for c, config in enumerate(configs):
         rows = [r for i, rr in enumerate(results) if where[i] == c for r in (rr or [])]

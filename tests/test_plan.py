@@ -272,3 +272,83 @@ def test_the_report_job_tags_its_records_and_a_rerun_adds_no_batch(tmp_path: Pat
     assert (out / "results" / "empirical.csv").read_text() == first
     assert again[:len(recs)] == recs and not [r for r in again[len(recs):] if r["kind"] == "batch"]
     capsys.readouterr()
+
+
+# -- calibration -------------------------------------------------------------------------------
+
+_CLOCK = [0.0]
+
+
+def _clocked_trial(config, rng):
+    """A trial that costs exactly ``work`` seconds of the fake clock."""
+    _CLOCK[0] += float(config["work"])
+    return {"u": float(rng.random())}
+
+
+def test_calibration_runs_the_first_k_trials_and_costs_every_planned_batch(tmp_path: Path) -> None:
+    from simulations.runner import calibrating, calibration
+
+    configs = [{"n": 3}, {"n": 50}]
+    plain = run_grid(uniform_trial, configs, 7, seed=5, batch_size=3)
+    assert calibrating() is None
+    with timing_tags(profile="tiny", seed=5, run="c1") as scope, calibration(2):
+        assert calibrating() == 2
+        sample = run_grid(uniform_trial, configs, 7, seed=5, batch_size=3, cache=tmp_path, desc="cal")
+    assert calibrating() is None
+    # the rows are those trials 0 and 1 give in a real run (same seeds)
+    first = plain[plain.trial < 2].reset_index(drop=True)
+    assert sample.reset_index(drop=True).equals(first)
+    recs = _batches(tmp_path)
+    # one estimated record per batch the real run would compute, with its real key and size
+    assert sorted((r["start"], r["trials"]) for r in recs) == sorted([(0, 3), (3, 3), (6, 1)] * 2)
+    assert all(r["estimated"] == 2 and r["desc"] == "cal" for r in recs)
+    assert sorted(scope.grids[0][1]) == sorted(r["key"] for r in recs)
+    for h in {r["config"] for r in recs}:          # cost proportional to the batch's trials
+        mine = sorted((r["trials"], r["cpu_s"]) for r in recs if r["config"] == h)
+        per = mine[-1][1] / 3
+        assert all(c == pytest.approx(t * per, rel=1e-4, abs=1e-6) for t, c in mine)
+    # nothing read from or written to the cache: a real run afterwards computes every batch
+    again = run_grid(uniform_trial, configs, 7, seed=5, batch_size=3, cache=tmp_path)
+    assert again.equals(plain) and len(_batches(tmp_path)) == 12
+    with pytest.raises(ValueError, match="'k' = 0 of calibration"):
+        calibration(0)
+
+
+def test_calibrated_cost_matches_the_measured_cost_of_the_whole_grid(tmp_path: Path, monkeypatch) -> None:
+    """Trials of equal cost (a fake CPU clock, serial executor): the calibration's estimate of every
+    batch is the real run's measurement, for batches larger and smaller than the sample."""
+    import simulations.runner as runner
+    from simulations.runner import calibration
+
+    monkeypatch.setattr(runner.time, "process_time", lambda: _CLOCK[0])
+    configs = [{"work": 2.0}, {"work": 7.0}]
+    with timing_tags(run="real"):
+        run_grid(_clocked_trial, configs, 11, batch_size=4, cache=tmp_path / "real")
+    with timing_tags(run="cal"), calibration(3):
+        run_grid(_clocked_trial, configs, 11, batch_size=4, cache=tmp_path / "cal")
+    real = {r["key"]: r["cpu_s"] for r in _batches(tmp_path / "real")}
+    cal = {r["key"]: r["cpu_s"] for r in _batches(tmp_path / "cal")}
+    assert real.keys() == cal.keys() and len(real) == 6
+    assert sorted(real.values()) == [6.0, 8.0, 8.0, 21.0, 28.0, 28.0]
+    assert cal == pytest.approx(real)
+
+
+def test_a_plan_from_a_calibration_run_says_it_is_estimated(tmp_path: Path, capsys) -> None:
+    _synthetic_cache(tmp_path)
+    lines = (tmp_path / TIMINGS).read_text().replace('"tiny"', '"quick"')
+    cal = tmp_path / "calibration"
+    cal.mkdir()
+    (cal / TIMINGS).write_text(lines.replace('"run": "r', '"calibration": 2, "run": "r'))
+    plan = build_plan(cal, "quick", 0)
+    assert plan.measured["calibration"] == 2 and plan.check_measured() is None
+    assert any(n.startswith("estimated, not measured") for n in plan.notes)
+    # --plan without a measured run falls back to the calibration's records
+    assert main(["--plan", "--profile", "quick", "--cache", str(tmp_path), "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "estimated from calibration run" in out and "measured wall time" not in out
+    # bad combinations: one line, status 2
+    for argv, msg in ((["--calibrate", "--plan"], "drop --plan"), (["--calibrate", "0"], "at least 1"),
+                      (["--calibrate", "--no-cache"], "does not apply with --calibrate"),
+                      (["--calibrate", "--only", "jia.*"], "does not apply with --calibrate")):
+        assert main(argv) == 2, argv
+        assert msg in capsys.readouterr().err

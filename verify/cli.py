@@ -12,6 +12,7 @@ Usage::
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
                      [--no-picks] [--no-empirical]
     python -m verify --plan [--profile P] [--seed N] [--cache DIR] [--workers N [N ...]] [--json]
+    python -m verify --calibrate [K] [--profile P] [--executor E] [--cache DIR] [--workers N ...] [--json]
 
 The symbolic checks of :mod:`bounds` always run; the empirical checks and the
 privacy audits of :mod:`verify.empirical` (every paper's, discovered) run in
@@ -27,6 +28,10 @@ Every run with a cache also records what it computed, in ``<cache>/timings.jsonl
 wall seconds of every trial batch and every job it ran, and of the main process over the run
 (:mod:`verify.plan`).  ``--plan`` reads them back and prints, without running anything, the
 profile's cost per check, its serial part and its projected wall time on N workers.
+``--calibrate [K]`` plans a profile without running it: every check runs only the first K
+trials (default 2) of each configuration (:class:`simulations.runner.calibration`), the
+jobs (symbolic evaluation, audits, figures) run in full, and the plan is printed from the
+timings, recorded in ``<cache>/calibration/`` (never mixed with real results).
 
 Ctrl-C (SIGINT) or ``kill`` (SIGTERM) stops the run: the pending tasks are cancelled, the
 workers stopped, the batches finished so far stay in the cache (a rerun resumes from them),
@@ -555,7 +560,11 @@ def report_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, nargs="+", default=None, metavar="N",
                     help=f"with --plan: worker counts to project (default: this machine's cores, "
                          f"{', '.join(map(str, DEFAULT_WORKERS))})")
-    ap.add_argument("--json", action="store_true", help="with --plan: print the plan as JSON")
+    ap.add_argument("--json", action="store_true", help="with --plan or --calibrate: print the plan as JSON")
+    ap.add_argument("--calibrate", type=int, nargs="?", const=CALIBRATE_TRIALS, default=None, metavar="K",
+                    help="plan the profile from a short run: K trials per configuration (default "
+                         f"{CALIBRATE_TRIALS}) scaled to the profile's batches, the jobs in full; timings in "
+                         "<cache>/calibration, no report written")
     return ap
 
 
@@ -588,6 +597,21 @@ def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
             raise ValueError(f"parameter '--worker-timeout' = {a.worker_timeout!r} must be a positive number of "
                              "seconds")
     _check_seed(a.seed)
+    if a.calibrate is not None:
+        if a.plan:
+            raise ValueError("parameter '--calibrate' runs a calibration and prints its plan: drop --plan")
+        if a.calibrate < 1:
+            raise ValueError(f"parameter '--calibrate' = {a.calibrate} must be at least 1 (trials per configuration)")
+        for opt, bad in (("--only", a.only is not None), ("--no-cache", a.no_cache),
+                         ("--no-empirical", a.no_empirical)):
+            if bad:
+                raise ValueError(f"parameter {opt!r} does not apply with --calibrate (the plan is of a whole "
+                                 "profile; its timings go to <cache>/calibration)")
+        for n in a.workers or []:
+            if n < 1:
+                raise ValueError(f"parameter '--workers' = {n} must be at least 1")
+        _check_dir("--cache", a.cache)
+        return a
     if a.plan:
         for opt, bad in (("--only", a.only is not None), ("--no-cache", a.no_cache),
                          ("--no-empirical", a.no_empirical)):
@@ -632,13 +656,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _exit_status(exc)
             except ValueError as exc:
                 return _error(exc)
+            if a.calibrate is not None:
+                return calibrate_main(a)
             return plan_main(a) if a.plan else run_report(a)
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
 
 
-def run_report(a: argparse.Namespace) -> int:
-    """The report job for checked options ``a`` (:func:`parse_report_args`); returns the exit status."""
+def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int:
+    """The report job for checked options ``a`` (:func:`parse_report_args`); returns the exit status.
+
+    ``tags`` are added to every timing record of the run (``--calibrate`` tags its runs).
+    """
     import tempfile
 
     from simulations.cache import timing_tags
@@ -656,7 +685,8 @@ def run_report(a: argparse.Namespace) -> int:
     results: list = []
     utility = None
     calibration = None
-    tags = {"run": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}", "profile": a.profile, "seed": a.seed}
+    tags = {"run": f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}", "profile": a.profile, "seed": a.seed,
+            **(tags or {})}
     timed = None
     with contextlib.ExitStack() as stack:
         stack.enter_context(_quiet_cache_warnings())
@@ -762,6 +792,43 @@ def _record_run(cache: str, tags: dict[str, Any], timed: Any, grids: list, wall:
                           "grids": grids, "jobs": timed.jobs, "t": round(time.time(), 3)})
 
 
+#: trials per configuration of ``--calibrate`` without K
+CALIBRATE_TRIALS = 2
+#: where ``--calibrate`` records its timings, under ``--cache``
+CALIBRATION_DIR = "calibration"
+
+
+def calibrate_main(a: argparse.Namespace) -> int:
+    """``python -m verify --profile P --calibrate [K]``: a calibration run, then its plan (see :func:`plan_main`).
+
+    The run is the report job inside :class:`simulations.runner.calibration` (K trials per
+    configuration, every batch's timing estimated from them), its trial cache and symbolic
+    snapshot in ``<cache>/calibration`` (emptied first, so that every job is timed from cold; only
+    ``timings.jsonl`` is kept) and its report in a temporary directory that is then deleted.  A
+    check that cannot finish on its sampled rows is reported on stderr and skipped: its later
+    grids are then missing from the plan (the plan says how many checks stopped).
+    """
+    import shutil
+    import tempfile
+
+    from simulations.cache import TIMINGS
+    from simulations.runner import calibration
+
+    cal = Path(a.cache) / CALIBRATION_DIR
+    cal.mkdir(parents=True, exist_ok=True)
+    for entry in cal.iterdir():         # cold: no rows, no snapshot, no figures; the timings stay
+        if entry.name != TIMINGS:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    with tempfile.TemporaryDirectory(prefix="dp-erm-calibrate-") as out:
+        b = argparse.Namespace(**{**vars(a), "cache": str(cal), "out": out, "only": None, "no_cache": False,
+                                  "no_empirical": False})
+        with calibration(a.calibrate):
+            status = run_report(b, tags={"calibration": int(a.calibrate)})
+    if status != 0:
+        return status
+    return plan_main(argparse.Namespace(**{**vars(a), "cache": str(cal), "plan": True}))
+
+
 def plan_main(a: argparse.Namespace) -> int:
     """``python -m verify --plan``: the measured plan of ``--profile`` from ``--cache``'s timings (nothing runs).
 
@@ -773,8 +840,12 @@ def plan_main(a: argparse.Namespace) -> int:
     try:
         plan = build_plan(a.cache, a.profile, a.seed)
     except NoTimings as exc:
-        print(f"plan: {_one_line(exc)}", file=sys.stderr)
-        return 1
+        try:                                # no measured run: a calibration's estimate, if there is one
+            plan = build_plan(Path(a.cache) / CALIBRATION_DIR, a.profile, a.seed)
+        except NoTimings:
+            print(f"plan: {_one_line(exc)}; or estimate it: python -m verify --profile {a.profile} "
+                  "--calibrate", file=sys.stderr)
+            return 1
     workers = sorted(set(a.workers or [os.cpu_count() or 1, *DEFAULT_WORKERS]))
     if a.json:
         print(json.dumps(plan.as_dict(workers), indent=1, ensure_ascii=False))
@@ -794,7 +865,7 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
 
     from simulations.cache import timing_tags
 
-    from .empirical import PROFILES, Context, run_spec, select
+    from .empirical import PROFILES, Context, select
     from .empirical.jobs import audit_job, calibration_job
     from .report import evaluate_symbolic
 
@@ -818,14 +889,14 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
                             desc="checks", unit="check", disable=None, leave=False):
             t2 = time.perf_counter()
             with timing_tags(check=spec.name):
-                by_spec[i] = run_spec(ctx, spec)
+                by_spec[i] = _run_check(ctx, spec)
             print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
         if not a.only:
             from .utility import run_utility
 
             t2 = time.perf_counter()
             with timing_tags(check="privacy-utility"):
-                utility = run_utility(ctx)
+                utility = _run_check(ctx, run_utility)
             print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
         for name, fut in jobs.items():
             if name == "auditor calibration":
@@ -838,6 +909,24 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     finally:
         ctx.close()
     return results, utility, calibration
+
+
+def _run_check(ctx: Any, spec: Any) -> list:
+    """:func:`verify.empirical.run_spec`; in a calibration run, a check that fails on its sampled rows is
+    reported on stderr and gives no rows (its later grids are not planned)."""
+    from simulations.runner import calibrating
+
+    from .empirical import run_spec
+
+    run = spec if callable(spec) and not hasattr(spec, "evidence") else (lambda c: run_spec(c, spec))
+    if calibrating() is None:
+        return run(ctx)
+    try:
+        return run(ctx)
+    except Exception as exc:  # noqa: BLE001 - a sample of k trials per configuration is not a result
+        print(f"  calibration: {getattr(spec, 'name', 'privacy-utility')} stopped on its sampled rows ({_one_line(exc)}); its later "
+              "grids are not in the plan", file=sys.stderr)
+        return [] if hasattr(spec, "evidence") else None
 
 
 def _wait_all(futures: Sequence, what: str) -> None:

@@ -260,7 +260,7 @@ class Plan:
         a first-order correction.  None when the run recorded no worker count or wall time.
         """
         m = self.measured
-        if not m.get("workers") or m.get("wall_s") is None:
+        if not m.get("workers") or m.get("wall_s") is None or m.get("calibration"):
             return None
         p = self.project(int(m["workers"]))
         cores, left = m.get("cores"), m.get("cores_left")
@@ -289,10 +289,15 @@ class Plan:
     def render(self, workers: Sequence[int]) -> str:
         """The plan as text: per check, totals, serial share and the projections."""
         m = self.measured
-        lines = [f"plan of profile {self.profile!r}, seed {self.seed}, from {self.source}",
-                 f"measured run {m.get('run')}: {m.get('executor')}, wall {m.get('wall_s', float('nan')):.1f} s, "
-                 f"{m.get('computed', 0)} of {m.get('batches', 0)} batches computed"
-                 + (" (the rest read from the cache)" if m.get("computed", 0) < m.get("batches", 0) else ""),
+        if m.get("calibration"):
+            head = (f"estimated from calibration run {m.get('run')} ({m['calibration']} trial(s) per configuration): "
+                    f"{m.get('executor')}, wall {m.get('wall_s', float('nan')):.1f} s, {m.get('batches', 0)} batches "
+                    "costed")
+        else:
+            head = (f"measured run {m.get('run')}: {m.get('executor')}, wall {m.get('wall_s', float('nan')):.1f} s, "
+                    f"{m.get('computed', 0)} of {m.get('batches', 0)} batches computed"
+                    + (" (the rest read from the cache)" if m.get("computed", 0) < m.get("batches", 0) else ""))
+        lines = [f"plan of profile {self.profile!r}, seed {self.seed}, from {self.source}", head,
                  "", f"{'check / job':<44} {'tasks':>6} {'CPU s':>9} {'longest s':>10}"]
         for g in self.groups():
             name = g["label"] if len(g["label"]) <= 44 else g["label"][:41] + "..."
@@ -311,7 +316,7 @@ class Plan:
             p = self.project(n)
             lines.append(f"{n:>8} {p['lpt_s']:>9.1f} {'[' + format(p['lower_s'], '.1f') + ', ' + format(p['upper_s'], '.1f') + ']':>19}"
                          f" {p['projected_s']:>12.1f} {p['dispatch_s']:>11.1f}")
-        if m.get("wall_s") is not None:
+        if m.get("wall_s") is not None and not m.get("calibration"):
             lines.append(f"measured wall time: {m['wall_s']:.1f} s on {m.get('workers')} worker(s)")
             check = self.check_measured()
             if check is not None and check["scale"] > 1.0:
@@ -449,7 +454,7 @@ def build_plan(directory: str | os.PathLike, profile: str, seed: int = 0) -> Pla
     serial = max(0.0, float(base.get("main_cpu_s", 0.0)) - in_main_cpu.get(base.get("run"), 0.0))
     if bad:
         notes.append(f"{bad} unreadable line(s) in {source} skipped")
-    if str(base.get("executor", "")).startswith("local") and base.get("children_cpu_s"):
+    if str(base.get("executor", "")).startswith("local") and base.get("children_cpu_s") and not base.get("calibration"):
         mine = sum(float(r.get("cpu_s", 0.0)) for r in records
                    if r.get("run") == base.get("run") and r.get("kind") in ("batch", "job")
                    and not r.get("in_job") and not r.get("in_main"))
@@ -472,6 +477,12 @@ def build_plan(directory: str | os.PathLike, profile: str, seed: int = 0) -> Pla
     measured = {k: base.get(k) for k in ("run", "executor", "workers", "cores", "wall_s", "main_cpu_s",
                                          "children_cpu_s", "machine_cpu_s")}
     measured["cores_left"] = cores_left
+    measured["calibration"] = base.get("calibration")
+    if measured["calibration"]:
+        notes.append(f"estimated, not measured: a calibration run (python -m verify --calibrate) ran "
+                     f"{measured['calibration']} trial(s) of each configuration and costed every batch as its "
+                     "trials times their CPU per trial; jobs (symbolic evaluation, audits, figures) ran in full; the "
+                     "serial part is the calibration's own (its checks reduced fewer rows)")
     measured["computed"] = computed.get(base.get("run"), 0)
     measured["batches"] = n_batches(base)
     return Plan(profile, int(seed), source, tasks, serial, measured, missing, notes)
