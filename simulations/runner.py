@@ -252,7 +252,8 @@ def _run_seeds(fn: TrialFn, config: Mapping[str, Any], seeds: list[tuple[int, np
 
 
 def _progress(total: int, desc: str | None, enabled: bool | None):
-    """A tqdm bar on a terminal, nothing otherwise (``enabled=None``: decide from stderr)."""
+    """A tqdm bar of tasks (trial batches) on a terminal, nothing otherwise (``enabled=None``: decide from
+    stderr).  It counts tasks, the unit every executor schedules (a Dask cluster's dashboard counts the same)."""
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:
@@ -261,7 +262,7 @@ def _progress(total: int, desc: str | None, enabled: bool | None):
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover
         return None
-    return tqdm(total=total, desc=desc, unit="trial", leave=False)
+    return tqdm(total=total, desc=desc, unit="task", leave=False)
 
 
 def default_batch_size(fn: Callable[..., Any], config: Mapping[str, Any], n_trials: int) -> int:
@@ -441,7 +442,7 @@ def run_grid(
     if todo:
         own = not isinstance(executor, Executor)
         ex = get_executor(executor) if own else executor
-        bar = _progress(sum(len(tasks[i][2]) for i in todo), desc, progress)
+        bar = _progress(len(todo), desc, progress)
         # one batch left: run it here; a pool would only add pickling and a place in its queue
         # (behind the audits and figures the report job keeps on the workers); same seeds, same rows
         runner = SerialExecutor() if len(todo) == 1 and getattr(ex, "inline_lone_batch", True) else ex
@@ -460,7 +461,7 @@ def run_grid(
                         "cpu_s": round(cpu, 6), "wall_s": round(wall, 6), "in_main": tuple(where_) == here,
                         "seq": seq, "t": round(time.time(), 3)})
                 if bar is not None:
-                    bar.update(len(rows))
+                    bar.update(1)
         except BaseException as exc:
             stop = not isinstance(exc, Exception)   # Ctrl-C, SIGTERM: do not wait for the running batches
             raise

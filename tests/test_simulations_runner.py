@@ -268,3 +268,68 @@ def test_a_lone_batch_runs_inline_only_where_the_executor_allows_it():
         rows.append(run_grid(uniform_trial, [{"n": 3}], 4, seed=5, executor=ex, batch_size=4))
         assert ex.calls == (0 if inline else 1)
     assert rows[0].equals(rows[1])
+
+
+class _StopAfter:
+    """An executor view that delivers ``k`` results of a map and then raises KeyboardInterrupt (Ctrl-C
+    in the main process while the cluster still runs the rest)."""
+
+    def __new__(cls, inner, k):
+        from simulations.executors import Executor
+
+        class View(Executor):
+            name = "stop-after"
+            inline_lone_batch = False
+
+            @property
+            def workers(self):
+                return inner.workers
+
+            def map_unordered(self, fn, items):
+                for n, out in enumerate(inner.map_unordered(fn, items)):
+                    if n == k:
+                        raise KeyboardInterrupt
+                    yield out
+
+            def submit(self, fn, item):
+                return inner.submit(fn, item)
+
+            def close(self):
+                pass
+
+            def terminate(self):
+                pass
+
+        return View()
+
+
+def test_dask_scheduler_address_same_tasks_and_a_run_interrupted_on_the_cluster_resumes(tmp_path):
+    """A scheduler given by address (a LocalCluster started apart, as a cluster would be): the same
+    numbers; interrupted after 3 of 8 batches, the cache keeps those 3 and the rerun computes only
+    the other 5 (counted by their timing records), giving the uninterrupted frame."""
+    distributed = pytest.importorskip("distributed")
+    from simulations.cache import read_timings
+
+    cfgs = [{"n": 3}, {"n": 8}]
+    ref = run_grid(uniform_trial, cfgs, 8, seed=4, batch_size=2)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with get_executor("dask", scheduler=cluster.scheduler_address) as ex:
+            assert ex.workers >= 1
+            assert run_grid(uniform_trial, cfgs, 8, seed=4, batch_size=2, executor=ex).equals(ref)
+            with pytest.raises(KeyboardInterrupt):
+                run_grid(uniform_trial, cfgs, 8, seed=4, batch_size=2, executor=_StopAfter(ex, 3),
+                         cache=tmp_path)
+            kept = [r for r in read_timings(tmp_path)[0] if r["kind"] == "batch"]
+            assert len(kept) == 3
+            again = run_grid(uniform_trial, cfgs, 8, seed=4, batch_size=2, executor=ex, cache=tmp_path)
+    assert again.equals(ref)
+    recs = [r for r in read_timings(tmp_path)[0] if r["kind"] == "batch"]
+    assert len(recs) == 8 and len({r["key"] for r in recs}) == 8      # each batch computed once
+
+
+def test_progress_bar_counts_tasks(capsys):
+    """The bar's total is the number of tasks (batches) to run, on every executor: 2 configs × 4 batches."""
+    run_grid(uniform_trial, [{"n": 3}, {"n": 4}], 8, seed=1, batch_size=2, progress=True, desc="bar")
+    err = capsys.readouterr().err
+    assert "0/8 " in err and "task/s" in err and "/16" not in err        # 16 would be trials
