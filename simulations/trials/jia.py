@@ -284,6 +284,130 @@ def _svm_risk_cost(m: int) -> float:
 
 
 @trial(requires=('eps', 'lam', 'm'),
+       optional=('scale', 'calibration', 'n_noise', 'r', 's', 'sigma', 'kappa', 'problem', 'sched'),  # problem, sched: labels
+       cost=lambda c: _ls_risk_cost(int(c["m"])))
+def ls_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """One trial of DP least squares (§5.1) on the circle: the terms of (3), averaged over noise.
+
+    Parameters
+    ----------
+    config : dict
+        ``m``, ``lam``, ``eps``, ``n_noise``; ``calibration`` ("derived"/"stated", used when
+        ``scale`` is absent) or ``scale`` (the Laplace scale, computed by the caller);
+        problem parameters ``r``, ``s``, ``sigma``, ``kappa`` (defaults :data:`LS_DEFAULTS`).
+    rng : numpy Generator
+        Draws the sample (x, then label noise) and then the ``n_noise`` Laplace variables.
+
+    Returns
+    -------
+    dict
+        Averages over the noise draws b of: ``excess`` = E(f_z + b) − E(f_ρ), ``R1`` =
+        E(f_z + b) − E_z(f_z + b), ``R2`` = E_z(f_z + b) − E_z(f_z); per sample: ``S`` =
+        E_z(f_λ) − E(f_λ), ``D`` = D(λ), ``omega_z`` = ‖f_z‖²_K, ``gap`` =
+        [E_z(f_λ) + λ‖f_λ‖²_K] − [E_z(f_z) + λ‖f_z‖²_K] ≥ 0, ``excess_fz`` (no noise),
+        ``Eb2``, ``Eabsb`` (noise moments), ``scale``, ``cert``.  Identity (3):
+        R1 + R2 + S + D = excess + λ·omega_z + gap.
+    """
+    P = _ls_problem(config)
+    m, lam, eps = int(config["m"]), float(config["lam"]), float(config["eps"])
+    X, y = P.sample(m, rng)
+    G = P.kernel(X)
+    res = KLSFactor(G, lam).fit(y)                      # raises CertificateError
+    alpha = res.alpha
+    fx = G @ alpha
+    scale = _scale(config, "jia.s5_1", M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps)
+    b = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
+    mb, mb2 = float(b.mean()), float(np.mean(b * b))
+    ex0 = P.excess_risk(KernelExpansion(P.kernel, X, alpha))
+    fr = P.f_rho_series
+    a0 = float(fr.cos[fr.freqs == 0].sum())            # ∫ f_ρ
+    mean_f = P.kernel.mu0 * float(alpha.sum())           # ∫ f_z = μ₀ Σα
+    excess = ex0 + 2 * mb * (mean_f - a0) + mb2
+    emp0 = float(np.mean((fx - y) ** 2))
+    emp = emp0 + 2 * mb * float(np.mean(fx - y)) + mb2
+    risk = excess + P.bayes_risk
+    fl = P.f_lambda(lam)
+    emp_l = float(np.mean((fl(X) - y) ** 2))
+    risk_l = P.excess_risk(fl) + P.bayes_risk
+    omega_z = float(alpha @ fx)
+    omega_l = P.norm_K(fl) ** 2
+    return {
+        "excess": excess, "R1": risk - emp, "R2": emp - emp0, "S": emp_l - risk_l,
+        "D": float(P.approximation_error(lam)), "omega_z": omega_z,
+        "gap": (emp_l + lam * omega_l) - (emp0 + lam * omega_z),
+        "excess_fz": ex0, "emp_fz": emp0, "Eb2": mb2, "Eabsb": float(np.mean(np.abs(b))),
+        "scale": scale, "cert": res.certificate.value,
+    }
+
+
+def _quad_nodes() -> FloatArray:
+    return (np.arange(N_QUAD) + 0.5) / N_QUAD
+
+
+def _eval_chunked(kernel: PeriodicSobolevKernel, T: FloatArray, X: FloatArray, alpha: FloatArray,
+                  chunk: int = 2048) -> FloatArray:
+    """f(t) = Σ α_i K(x_i, t) at many points t (exact O((m + n) log m) form for s = 1)."""
+    if isinstance(kernel, PeriodicSobolevKernel) and kernel.s == 1:
+        return _eval_s1(kernel, np.asarray(T, float).reshape(-1), np.asarray(X, float).reshape(-1), alpha)
+    out = np.empty(T.shape[0])
+    for i in range(0, T.shape[0], chunk):
+        out[i:i + chunk] = kernel(T[i:i + chunk], X) @ alpha
+    return out
+
+
+def _eval_s1(kernel: PeriodicSobolevKernel, t: FloatArray, x: FloatArray, alpha: FloatArray) -> FloatArray:
+    """Σ α_i K(x_i, t) for the s = 1 kernel μ₀ + cπ²(d² − d + 1/6), d = (t − x_i) mod 1.
+
+    With u_i = t − x_i: d² − d = u² − u if x_i ≤ t and u² + u if x_i > t, so the sum is
+    a quadratic in t plus prefix sums over the x_i ≤ t (sorted x); exact up to rounding.
+    """
+    t = np.mod(t, 1.0)
+    x = np.mod(x, 1.0)
+    order = np.argsort(x, kind="stable")
+    xs, a = x[order], alpha[order]
+    A, B, C = float(a.sum()), float(a @ xs), float(a @ xs**2)
+    cA = np.concatenate(([0.0], np.cumsum(a)))
+    cB = np.concatenate(([0.0], np.cumsum(a * xs)))
+    k = np.searchsorted(xs, t, side="right")            # x_i ≤ t
+    Ale, Ble = cA[k], cB[k]
+    lin = -(t * Ale - Ble) + (t * (A - Ale) - (B - Ble))
+    quad = t * t * A - 2 * t * B + C
+    cpi = kernel.scale * math.pi**2
+    return (kernel.mu0 + cpi / 6) * A + cpi * (quad + lin)
+
+
+def _hinge_and_misclass(P: BinaryClassification, f: FloatArray, b: FloatArray
+                        ) -> tuple[FloatArray, FloatArray]:
+    """Midpoint-rule E_h(f + b) and R(sgn(f + b)) − R(f_c) for every b (f on the nodes)."""
+    t = _quad_nodes()
+    eta = P.eta(t)
+    w = 1.0 / N_QUAD
+    order = np.argsort(f, kind="stable")
+    fs, es = f[order], eta[order]
+    # Σ_{f < 1−b} η(1 − f − b) and Σ_{f > −1−b} (1 − η)(1 + f + b)
+    ce, cef = np.concatenate(([0.0], np.cumsum(es))), np.concatenate(([0.0], np.cumsum(es * fs)))
+    ne = 1 - es
+    ne_rev, nef_rev = np.cumsum(ne[::-1]), np.cumsum((ne * fs)[::-1])
+    ne_rev, nef_rev = np.concatenate(([0.0], ne_rev)), np.concatenate(([0.0], nef_rev))
+    k1 = np.searchsorted(fs, 1 - b, side="left")        # nodes with f < 1 − b
+    k2 = N_QUAD - np.searchsorted(fs, -1 - b, side="right")   # nodes with f > −1 − b
+    hinge = w * ((1 - b) * ce[k1] - cef[k1] + (1 + b) * ne_rev[k2] + nef_rev[k2])
+    # misclassification: sign(f + b) with sign(0) = +1 against f_c
+    am = np.abs(P.margin(t))
+    pos = t >= P.t0
+    ip = np.argsort(f[pos], kind="stable")
+    fp = f[pos][ip]
+    ap = np.concatenate(([0.0], np.cumsum(am[pos][ip])))
+    fneg = f[~pos]
+    ineg = np.argsort(fneg, kind="stable")
+    fn, an = fneg[ineg], am[~pos][ineg]
+    an_rev = np.concatenate(([0.0], np.cumsum(an[::-1])))
+    wrong_pos = ap[np.searchsorted(fp, -b, side="left")]          # f + b < 0 where f_c = +1
+    wrong_neg = an_rev[fn.size - np.searchsorted(fn, -b, side="left")]   # f + b ≥ 0 where f_c = −1
+    return hinge, w * (wrong_pos + wrong_neg)
+
+
+@trial(requires=('eps', 'lam', 'm'),
        optional=('scale', 'calibration', 'n_noise', 't0', 'a', 'margin', 'kappa', 'problem', 'sched'),  # problem, sched: labels
        cost=lambda c: _svm_risk_cost(int(c["m"])))
 def svm_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
