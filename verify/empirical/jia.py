@@ -66,9 +66,9 @@ SENS_N_BLOCKS: int | None = None
 #: largest m of a rate sweep per profile (an exact fit costs O(m³); the SVM more): the
 #: sweeps use the profile's m_grid up to this size (None: no cap).  ``full`` stops at 6400:
 #: one trial at m = 12800 costs 19 s of CPU (least squares, the Cholesky factor) and 40 s (the
-#: SVM's dual solve), so that m's 2 × 200 trials alone were 3.3 of the profile's 6.8 CPU-hours
-#: (``python -m verify --profile full --calibrate``, Nov 2026), for one more point of a slope
-#: fit that spans 1.8 decades (100 to 6400) without it
+#: SVM's dual solve), so that m's 2 × 200 trials alone cost 3.3 CPU-hours, four times the rest
+#: of the profile (0.8 CPU-hours by ``python -m verify --profile full --calibrate``, Nov 2026),
+#: for one more point of a slope fit that spans 1.8 decades (100 to 6400) without it
 RATE_M_MAX: dict[str, int | None] = {"quick": 800, "default": 1600, "full": 6400}
 CALIBRATIONS = ("derived", "stated")
 _ROUNDING = 1e-12   # relative allowance added to certified errors for floating-point rounding
