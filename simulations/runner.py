@@ -357,12 +357,18 @@ def _calibrate_grid(trial: TrialFn, configs: Sequence[Mapping[str, Any]], tasks:
         index = {c: j for j, c in enumerate(sorted(firsts))}
         for i, (_, _, chunk) in enumerate(tasks):
             cpu, wall = per[index[where[i]]]
-            record_timing(cache.dir, {
-                "kind": "batch", "fn": fn_name, "desc": desc, "config": config_hash(configs[where[i]]),
-                "key": keys[i][:KEY_CHARS], "start": chunk[0][0], "trials": len(chunk),
-                "cpu_s": round(cpu * len(chunk), 6), "wall_s": round(wall * len(chunk), 6),
-                "in_main": False, "estimated": k, "seq": seq, "t": round(time.time(), 3)})
+            _record_batch(cache, fn_name, desc, configs[where[i]], keys[i], chunk[0][0], len(chunk),
+                          cpu * len(chunk), wall * len(chunk), False, seq, estimated=k)
     return out
+
+
+def _record_batch(cache: TrialCache, fn_name: str, desc: str | None, config: Mapping[str, Any], key: str,
+                  start: int, trials: int, cpu: float, wall: float, in_main: bool, seq: int, **extra: Any) -> None:
+    """The timing record of one batch (:mod:`verify.plan` reads them), in ``<cache>/timings.jsonl``."""
+    record_timing(cache.dir, {
+        "kind": "batch", "fn": fn_name, "desc": desc, "config": config_hash(config), "key": key[:KEY_CHARS],
+        "start": start, "trials": trials, "cpu_s": round(cpu, 6), "wall_s": round(wall, 6),
+        "in_main": in_main, **extra, "seq": seq, "t": round(time.time(), 3)})
 
 
 def run_grid(
@@ -454,12 +460,8 @@ def run_grid(
                 results[i] = rows
                 if cache is not None:       # each batch is stored as it arrives: an interrupted run resumes
                     cache.put(keys[i], rows)
-                    first = tasks[i][2][0][0]
-                    record_timing(cache.dir, {
-                        "kind": "batch", "fn": fn_name, "desc": desc, "config": config_hash(configs[where[i]]),
-                        "key": keys[i][:KEY_CHARS], "start": first, "trials": len(rows),
-                        "cpu_s": round(cpu, 6), "wall_s": round(wall, 6), "in_main": tuple(where_) == here,
-                        "seq": seq, "t": round(time.time(), 3)})
+                    _record_batch(cache, fn_name, desc, configs[where[i]], keys[i], tasks[i][2][0][0], len(rows),
+                                  cpu, wall, tuple(where_) == here, seq)
                 if bar is not None:
                     bar.update(1)
         except BaseException as exc:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import math
@@ -568,6 +569,19 @@ def report_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _check_whole_profile(a: argparse.Namespace, mode: str, where: str) -> None:
+    """Options of ``--plan`` / ``--calibrate``, which are of a whole profile: no ``--only``, a cache,
+    the empirical checks, and worker counts of at least 1 (ValueError naming the option)."""
+    for opt, bad in (("--only", a.only is not None), ("--no-cache", a.no_cache),
+                     ("--no-empirical", a.no_empirical)):
+        if bad:
+            raise ValueError(f"parameter {opt!r} does not apply with {mode} (the plan is of a whole profile, "
+                             f"{where})")
+    for n in a.workers or []:
+        if n < 1:
+            raise ValueError(f"parameter '--workers' = {n} must be at least 1")
+
+
 def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse and check the options of ``python -m verify`` (nothing runs, nothing is created).
 
@@ -602,25 +616,11 @@ def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
             raise ValueError("parameter '--calibrate' runs a calibration and prints its plan: drop --plan")
         if a.calibrate < 1:
             raise ValueError(f"parameter '--calibrate' = {a.calibrate} must be at least 1 (trials per configuration)")
-        for opt, bad in (("--only", a.only is not None), ("--no-cache", a.no_cache),
-                         ("--no-empirical", a.no_empirical)):
-            if bad:
-                raise ValueError(f"parameter {opt!r} does not apply with --calibrate (the plan is of a whole "
-                                 "profile; its timings go to <cache>/calibration)")
-        for n in a.workers or []:
-            if n < 1:
-                raise ValueError(f"parameter '--workers' = {n} must be at least 1")
+        _check_whole_profile(a, "--calibrate", "its timings go to <cache>/calibration")
         _check_dir("--cache", a.cache)
         return a
     if a.plan:
-        for opt, bad in (("--only", a.only is not None), ("--no-cache", a.no_cache),
-                         ("--no-empirical", a.no_empirical)):
-            if bad:
-                raise ValueError(f"parameter {opt!r} does not apply with --plan (the plan is of a whole profile, "
-                                 "from the timings in --cache)")
-        for n in a.workers or []:
-            if n < 1:
-                raise ValueError(f"parameter '--workers' = {n} must be at least 1")
+        _check_whole_profile(a, "--plan", "from the timings in --cache")
         if not a.cache.strip() or "\0" in a.cache:
             raise ValueError(f"parameter '--cache' = {a.cache!r} must name the cache directory of a run")
         return a
@@ -865,7 +865,7 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
 
     from simulations.cache import timing_tags
 
-    from .empirical import PROFILES, Context, select
+    from .empirical import PROFILES, Context, run_spec, select
     from .empirical.jobs import audit_job, calibration_job
     from .report import evaluate_symbolic
 
@@ -889,14 +889,14 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
                             desc="checks", unit="check", disable=None, leave=False):
             t2 = time.perf_counter()
             with timing_tags(check=spec.name):
-                by_spec[i] = _run_check(ctx, spec)
+                by_spec[i] = _run_check(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
             print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
         if not a.only:
             from .utility import run_utility
 
             t2 = time.perf_counter()
             with timing_tags(check="privacy-utility"):
-                utility = _run_check(ctx, run_utility)
+                utility = _run_check("privacy-utility", run_utility, ctx)
             print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
         for name, fut in jobs.items():
             if name == "auditor calibration":
@@ -911,22 +911,19 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     return results, utility, calibration
 
 
-def _run_check(ctx: Any, spec: Any) -> list:
-    """:func:`verify.empirical.run_spec`; in a calibration run, a check that fails on its sampled rows is
-    reported on stderr and gives no rows (its later grids are not planned)."""
+def _run_check(name: str, run: Any, ctx: Any, failed: Any = None) -> Any:
+    """``run(ctx)``; in a calibration run, a check that fails on its sampled rows is reported on stderr
+    and gives ``failed`` instead (its later grids are not planned)."""
     from simulations.runner import calibrating
 
-    from .empirical import run_spec
-
-    run = spec if callable(spec) and not hasattr(spec, "evidence") else (lambda c: run_spec(c, spec))
     if calibrating() is None:
         return run(ctx)
     try:
         return run(ctx)
     except Exception as exc:  # noqa: BLE001 - a sample of k trials per configuration is not a result
-        print(f"  calibration: {getattr(spec, 'name', 'privacy-utility')} stopped on its sampled rows ({_one_line(exc)}); its later "
-              "grids are not in the plan", file=sys.stderr)
-        return [] if hasattr(spec, "evidence") else None
+        print(f"  calibration: {name} stopped on its sampled rows ({_one_line(exc)}); its later grids are "
+              "not in the plan", file=sys.stderr)
+        return failed
 
 
 def _wait_all(futures: Sequence, what: str) -> None:
