@@ -353,6 +353,9 @@ def _ratio_range(a: sp.Expr, b: sp.Expr, st: Statement) -> dict[str, Any]:
 def _ratio_text(a: sp.Expr, b: sp.Expr, rng: dict[str, Any]) -> str:
     try:
         q = small_simplify(a / b)
+        if q is not None and q.is_number and not q.is_positive:
+            # a ratio of quantities of opposite sign (two exponents, say) means nothing: give both
+            return f"(no ratio: the two have opposite signs) stated {sp.sstr(a)}, derived {sp.sstr(b)}"
         if (q is not None and len(sp.sstr(q)) < 60 and q.free_symbols.isdisjoint({S.b})
                 and not q.has(sp.zoo, sp.nan, sp.oo, -sp.oo)):
             return f"{sp.sstr(q)}"
@@ -407,9 +410,9 @@ def inequality(
     reg = getattr(_ns(st), "regime", None)
     counts["declared"] = int(bool(reg is not None and (reg.ranges or reg.schedules)))
     if counts["finite"] == 0:
-        return _check(label, False, "numeric",
-                      f"not decided: none of the {npts} evaluated points gave finite values on both sides",
-                      0, severity="gap", details={"points": counts})
+        return _check(label, None, "numeric",
+                      f"inconclusive: none of the {npts} evaluated points gave finite values on both sides",
+                      0, details={"points": counts})
     if viol.any():
         where = viol & inside if (viol & inside).any() else viol
         i = int(np.nanargmin(np.where(where, q, np.nan))) if np.isfinite(q[where]).any() else int(np.argmax(where))
@@ -429,6 +432,12 @@ def inequality(
         )
         out.regime = "inside" if counts["failures_inside"] else "outside"
         return out
+    if 2 * counts["finite"] < counts["evaluated"]:
+        # no failure among the few points that evaluate, but a minority of points decides nothing
+        return _check(label, None, "numeric",
+                      f"inconclusive: holds at the {counts['finite']} points of {counts['evaluated']} evaluated where "
+                      "both sides are finite, a minority; the others overflow or are undefined",
+                      counts["finite"], details={"points": counts})
     txt = f"holds at all {_finite_text(counts)}" + (f" ({counts['scheduled']} from the paper's schedules)"
                                                   if counts["scheduled"] else "")
     qi = q[inside & np.isfinite(q)]

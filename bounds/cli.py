@@ -356,7 +356,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
         lines.append(f"  cites      {st.cited}")
     lines.append("  checks")
     for c in ev.checks:
-        mark = "ok  " if c.ok else "FAIL"
+        mark = "ok  " if c.ok else "FAIL" if c.failed else "??  "
         lines.append(f"    [{mark}] {c.name} ({c.kind}{', ' + str(c.n_points) + ' points' if c.n_points else ''})")
         if c.detail:
             lines.append(f"           {c.detail}")

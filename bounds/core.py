@@ -130,6 +130,21 @@ class Statement:
         For pre-schedule bounds: parameter name -> key of the schedule statement.
     notes : str
         Remarks on the proof (gaps, typos in the printed text, extraction caveats).
+    routes : tuple of callables
+        An alternative derivation, as checks in the same form as ``checks``: each
+        establishes the statement's conclusion without the premise of the paper's proof
+        that fails (an identity, a sharper lemma, an exact computation).  They are run
+        like checks (named ``route: ...``, ``details["route"] = True``); when every route
+        check holds, a failing premise of the proof (its own ``gap`` or an unsupported
+        dependency) leaves the statement *proof gap, statement holds* (verdict ``gap``)
+        instead of *unsupported*.  A failing route check is no evidence against the
+        statement; it only leaves the route unestablished.
+    readings : mapping of str to str
+        Where the printed text is ambiguous, lost or reconstructed: reading name →
+        what the statement says under it.  The first reading is the one ``stated``
+        encodes.  A piece of evidence that applies under one reading only carries
+        ``details["reading"] = name``; the verdict is computed under each reading and,
+        when they differ, says so (:mod:`bounds.verdict`).
     """
 
     key: str
@@ -152,6 +167,8 @@ class Statement:
     claimed_exponent: sp.Expr | None = None
     schedule: dict[str, str] = field(default_factory=dict)
     notes: str = ""
+    routes: tuple[ExtraCheck, ...] = ()
+    readings: Mapping[str, str] = field(default_factory=dict)
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
     file: str = ""
@@ -238,7 +255,8 @@ class Evaluation:
         if self.statement.stated is None:
             return self.derived
         # a failing hypothesis of an outside result leaves no valid form: the stated one is kept for numbers
-        failing = self.status == "erratum" or any(not c.ok and not c.details.get("hypothesis") for c in self.checks)
+        failing = self.status == "erratum" or any(c.failed and not c.details.get("hypothesis") and not c.details.get("route")
+                                                        for c in self.checks)
         if failing and self.derived is not None:   # also a failure only outside the regime: derived is valid everywhere
             return self.derived
         return self.statement.stated
@@ -431,13 +449,21 @@ class Registry:
                 if not c.name.startswith("hypothesis"):
                     c.name = f"hypothesis: {c.name}"
                 c.details.setdefault("hypothesis", True)
-                if not c.ok and not c.severity:
+                if c.failed and not c.severity:
                     c.severity = "gap"
+                checks.append(c)
+        for fn in st.routes:
+            out = fn(st, res)
+            for c in out if isinstance(out, list) else [out]:
+                if not c.name.startswith("route"):
+                    c.name = f"route: {c.name}"
+                c.details.setdefault("route", True)
                 checks.append(c)
         for c in checks:
             if not c.key:
                 c.key = st.key
-        failed = [c for c in checks if not c.ok]
+        # a route check is no evidence against the statement: its failure leaves the route unestablished
+        failed = [c for c in checks if c.failed and not c.details.get("route")]
         outside_only = [c for c in failed if not c.inside_regime]
         failed = [c for c in failed if c.inside_regime]   # a failure only outside the paper's regime is no erratum
         inherits: tuple[str, ...] = ()

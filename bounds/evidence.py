@@ -49,8 +49,10 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: the verdict of one piece of evidence
 VERDICTS = ("holds", "violated", "inconclusive")
 
-#: severities of a failed symbolic check
-SEVERITIES = ("", "invalid", "mismatch", "gap", "typo")
+#: severities of a failed symbolic check: an error of the statement (``invalid``, ``mismatch``), a failing
+#: premise of its proof (``gap``), a printed formula that cannot be meant (``typo``), a remark on a
+#: definition or an assumption (``remark``)
+SEVERITIES = ("", "invalid", "mismatch", "gap", "typo", "remark")
 
 #: where a violated piece of evidence lies relative to the paper's regime ("" = not assessed, counted as inside)
 REGIMES = ("", "inside", "outside")
@@ -60,11 +62,13 @@ QUALIFIERS = ("", "attained", "faster than claimed", "matches")
 
 #: the one verdict of a statement from all its evidence, in precedence order (see :mod:`bounds.verdict`)
 STATEMENT_VERDICTS = (
-    "refuted",       # a concrete counterexample: exact witness, empirical violation, audit ε_lower > claim
-    "unsupported",   # a premise of its proof fails and no valid replacement is established
-    "erratum",       # does not follow as stated; a corrected form is derived and itself checked
+    "refuted",       # the statement is false: an exact counterexample, an empirical violation, audit ε_lower > claim
+    "unsupported",   # a premise of its proof fails, no other route is established: the statement is open
+    "erratum",       # the printed form does not follow from its premises (the derived form is reported beside it)
     "typo",          # the printed formula cannot be meant; the intended form is consistent
     "regime",        # fails only outside the regime the paper operates in
+    "gap",           # a step of the proof fails, but the statement holds by another route (shown as checks)
+    "remark",        # a definition or assumption that is weaker or other than the standard one: not a result
     "tight",         # consistent, and a search attains the bound
     "consistent",    # follows from its premises (possibly as a looser bound)
     "supported",     # no derivation is encoded, but every empirical/audit check holds
@@ -77,10 +81,12 @@ STATEMENT_VERDICTS = (
 #: how each statement verdict reads in the report
 VERDICT_TEXT = {
     "refuted": "refuted",
-    "unsupported": "unsupported",
+    "unsupported": "unsupported (open)",
     "erratum": "erratum",
     "typo": "typo",
     "regime": "holds in the paper's regime",
+    "gap": "holds (proof gap)",
+    "remark": "definitional remark",
     "tight": "consistent (tight)",
     "consistent": "consistent",
     "supported": "supported (empirical only)",
@@ -199,6 +205,11 @@ class Result:
         return self.verdict == "holds"
 
     @property
+    def failed(self) -> bool:
+        """True when the verdict is ``violated`` (an inconclusive result neither holds nor fails)."""
+        return self.verdict == "violated"
+
+    @property
     def variant(self) -> str:
         """The variant that was run (an alias of :attr:`name`)."""
         return self.name
@@ -255,7 +266,7 @@ class Result:
         }
 
 
-def Check(name: str, ok: bool, method: str, detail: str = "", n_points: int = 0,
+def Check(name: str, ok: bool | None, method: str, detail: str = "", n_points: int = 0,
           worst: dict[str, Any] | None = None, severity: str = "", slack: float | None = None,
           key: str = "", details: dict[str, Any] | None = None, regime: str = "") -> Result:
     """A symbolic derivation check as a :class:`Result` (``evidence="symbolic"``).
@@ -264,8 +275,10 @@ def Check(name: str, ok: bool, method: str, detail: str = "", n_points: int = 0,
     ----------
     name : str
         What was checked.
-    ok : bool
-        Whether it passed (verdict ``holds``) or failed (``violated``).
+    ok : bool or None
+        Whether it passed (verdict ``holds``) or failed (``violated``); ``None`` when it could not
+        decide (verdict ``inconclusive``: for example a numeric comparison that could evaluate only a
+        minority of its points).  An inconclusive check neither fails nor supports the statement.
     method : str
         How it was decided: ``symbolic``, ``numeric``, ``limit`` or ``exact``.
     detail, n_points, worst, severity, slack
@@ -277,7 +290,8 @@ def Check(name: str, ok: bool, method: str, detail: str = "", n_points: int = 0,
     >>> c.evidence, c.verdict, c.ok
     ('symbolic', 'violated', False)
     """
-    return Result(key=key, evidence="symbolic", kind=method, name=name, verdict="holds" if ok else "violated",
+    verdict = "inconclusive" if ok is None else "holds" if ok else "violated"
+    return Result(key=key, evidence="symbolic", kind=method, name=name, verdict=verdict,
                   detail=detail, n=int(n_points), worst=dict(worst or {}), severity=severity, slack=slack,
                   confidence=1.0, details=dict(details or {}), regime=regime)
 

@@ -87,6 +87,8 @@ class Paper:
         self.symbols = Namespace(parent=SHARED, name=id)
         self.regime = regime or Regime()
         self.statements: dict[str, Statement] = {}
+        #: coverage: what of the paper is not encoded, and why (see :meth:`omit`)
+        self.not_encoded: list[tuple[str, str]] = []
         self.module = ""
         self.file = ""
         frame = sys._getframe(1)
@@ -130,12 +132,31 @@ class Paper:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "citation": self.citation, "seed": self.seed,
                 "source": self.source, "source_kind": self.source_kind, "url": self.url,
-                "module": self.module, "statements": len(self.statements)}
+                "module": self.module, "statements": len(self.statements),
+                "not_encoded": [{"item": i, "why": w} for i, w in self.not_encoded]}
 
     # -- symbols -----------------------------------------------------------
     def define(self, name: str, symbol: sp.Symbol, **kw: Any) -> Param:
         """Define a parameter of this paper's own namespace (see :meth:`Namespace.define`)."""
         return self.symbols.define(name, symbol, **kw)
+
+    # -- coverage ------------------------------------------------------------
+    def omit(self, item: str, why: str) -> None:
+        """Record a part of the paper that is not encoded (a theorem, an algorithm, a premise) and why.
+
+        The report lists these per paper, so a reader sees what the verdicts do not cover.
+
+        Examples
+        --------
+        >>> from bounds.paper import Paper
+        >>> demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+        >>> demo.omit("Theorem 9 (lower bound)", "a minimax construction; nothing numeric to check")
+        >>> demo.not_encoded
+        [('Theorem 9 (lower bound)', 'a minimax construction; nothing numeric to check')]
+        """
+        if not item or not why:
+            raise ValueError(f"paper {self.id}: parameters 'item' and 'why' of omit() must be non-empty")
+        self.not_encoded.append((item, why))
 
     # -- statements --------------------------------------------------------
     def key(self, short: str) -> str:

@@ -148,6 +148,12 @@ class Param:
         return x
 
 
+#: The one regime convention shared by every paper, declared here only: a failure probability δ lies
+#: in (0, 0.1] unless a paper states otherwise (its own ``ranges`` entry for ``delta`` then wins).
+#: A paper's ε and λ ranges are its own (as it states them).
+CONVENTION: Mapping[str, tuple[float, float]] = {"delta": (0.0, 0.1)}
+
+
 @dataclass(frozen=True)
 class Regime:
     """The parameter ranges a paper operates in: its schedules and its stated advice.
@@ -189,6 +195,10 @@ class Regime:
     variable: str = "m"
     span: tuple[float, float] = (10.0, 1e9)
     note: str = ""
+
+    def __post_init__(self) -> None:
+        # the shared convention (CONVENTION) applies to every paper that does not state its own range
+        object.__setattr__(self, "ranges", {**CONVENTION, **dict(self.ranges)})
 
     def mask(self, pts: Mapping[sp.Symbol, Any], ns: Namespace) -> Any:
         """Boolean array: which of ``pts`` (symbol → array) lie inside the ranges."""

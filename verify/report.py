@@ -303,7 +303,7 @@ def _short(s: str, n: int = 160) -> str:
 
 
 def _severity(ev: Evaluation) -> str:
-    sev = sorted({c.severity for c in ev.checks if not c.ok and c.severity})
+    sev = sorted({c.severity for c in ev.checks if c.failed and c.severity})
     return ", ".join(sev)
 
 
@@ -513,7 +513,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             if st.cited:
                 L.append(f"- cites: {md_inline(st.cited)}")
             for c in e.checks:
-                mark = "✔" if c.ok else "✘"
+                mark = "✔" if c.ok else "✘" if c.failed else "?"
                 pts = f", {c.n_points} points" if c.n_points else ""
                 L.append(f"- {mark} {md_inline(c.name)} ({c.kind}{pts}): {_md_escape(c.detail)}")
             if e.inherits:
