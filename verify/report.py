@@ -43,7 +43,7 @@ from bounds import PAPERS, registry
 from bounds.cli import entry
 from bounds.core import Evaluation, keys_matching
 from bounds.evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
-from bounds.verdict import Verdict, root_table
+from bounds.verdict import Verdict, headline, root_table
 
 PICK_M = (1e3, 1e4, 1e5, 1e6)
 
@@ -414,28 +414,38 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         )
         L.append("")
     L.append(
-        "Verdict precedence (`bounds/verdict.py`): **refuted** (a counterexample inside the paper's regime: an "
-        "exact witness, an empirical violation at the stated confidence, an audit ε lower bound above the claim) > "
-        "**unsupported** (a premise of its proof fails and no valid replacement is established) > **erratum** "
-        "(does not follow as stated; the corrected form is derived and checked) > **typo** (the printed formula "
-        "cannot be meant; the intended form is consistent) > **holds in the paper's regime** (fails only outside "
-        "the ranges the paper operates in) > **consistent** (*tight* when a search attains it), **supported** "
-        "(no derivation encoded; simulations hold), **cited**, **premise**, **order**, **unchecked**.  Every "
-        "finding names its root: its own slip, or the statement it is inherited from."
+        "Verdict rules (`bounds/verdict.py`), the first that applies: **refuted** (the statement is false: an exact "
+        "counterexample to it, an empirical violation inside the paper's regime at the stated confidence, an audit "
+        "ε lower bound above the paper's claimed ε; a budget the toolkit derived never refutes alone) > "
+        "**definitional remark** (a definition weaker or other than the standard one) > **holds (proof gap)** (a "
+        "step of the proof fails, the statement holds by another route, shown as checks) > **unsupported (open)** "
+        "(a step fails, no route is established) > **erratum** (the printed form does not follow; the derived form "
+        "beside it) > **typo** > **holds in the paper's regime** (fails only outside the ranges the paper operates "
+        "in; δ ∈ (0, 0.1] for every paper unless it says otherwise) > **consistent** (*tight* when a search "
+        "attains it), **supported** (simulations only), **cited**, **premise**, **order**, **unchecked**.  A failed "
+        "premise spreads only to statements whose conclusion depends on it; a corrected form is shown only when "
+        "every check that applies to it passes."
     )
     L.append("")
     roots = root_table(vs)
+    head = headline(vs)
     groups = [("result", "Root errors that change a result"),
+              ("gap", "Proof gaps (the statement holds by another route)"),
               ("definitional", "Definitional findings"),
               ("typographic", "Typographic findings"),
               ("regime", "Holds only in the paper's regime")]
-    n_err = sum(1 for r in roots if r["finding"] == "result")
     L.append("## Root errors")
     L.append("")
-    L.append(f"{n_err} distinct root errors change a result; "
-             f"{sum(1 for v in vs.values() if v.is_finding and not v.is_root)} further findings are inherited from "
-             "them (listed as downstream, counted once).  Definitional, typographic and regime-only findings are "
-             "listed apart.")
+    per_paper = Counter(registry.get(r["key"]).paper for r in roots if r["finding"] == "result")
+    L.append(f"**{head['errors']} underlying errors change a result** (one root per error per paper: "
+             + ", ".join(f"{n} in `{p}`" for p, n in per_paper.items())
+             + (f"; {head['cross_paper']} of them are the same error as a root in another paper, cross-referenced"
+                if head["cross_paper"] else "")
+             + (f"; {head['reading_dependent']} depend on the reading of the text" if head["reading_dependent"] else "")
+             + f").  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
+             f"them, counted once).  Apart: {head['gaps']} proof gaps whose statements hold by another route, "
+             f"{head['definitional']} definitional remarks, {head['typographic']} typographic slips, "
+             f"{head['regime']} statements that hold only in the paper's regime.")
     L.append("")
     for finding, title in groups:
         rows = [r for r in roots if r["finding"] == finding]
@@ -444,15 +454,31 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         if finding != "result":
             L.append(f"### {title}")
             L.append("")
-        L.append("| root | label | verdict | evidence | regime | downstream |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("| root | label | verdict | statement | evidence | correction | regime | echoes and downstream |")
+        L.append("|---|---|---|---|---|---|---|---|")
         for r in rows:
             st = registry.get(r["key"])
             ev_counts = ", ".join(f"{n} {e}" for e, n in r["evidence"].items())
+            same = (" Same error as " + ", ".join(f"`{k}`" for k in r["same_error_as"]) + "."
+                    if r["same_error_as"] else "")
+            reading = ("; by reading: " + ", ".join(f"{k} → {VERDICT_TEXT[v]}" for k, v in r["readings"].items())
+                       if len(set(r["readings"].values())) > 1 else "")
             L.append(f"| [`{r['key']}`](#{_anchor(r['key'])}) | {md_inline(st.label)} | **{r['reads']}** | "
-                     f"{_short('; '.join(r['reasons']), 260)} ({ev_counts}) | {_short(r['regime'], 120)} | "
+                     f"{md_inline(r['truth'])}{md_inline(reading)} | "
+                     f"{_short('; '.join(r['reasons']), 260)} ({ev_counts}){md_inline(same)} | "
+                     f"{md_inline(r['correction']) or '—'} | {_short(r['regime'], 120)} | "
                      f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'} |")
         L.append("")
+    L.append("## Coverage")
+    L.append("")
+    L.append("What each paper's encoding leaves out, and why: the verdicts above say nothing about these.")
+    L.append("")
+    for pid in dict.fromkeys(e.statement.paper for e in evs):
+        omitted = PAPERS[pid].not_encoded
+        L.append(f"- **`{pid}`** ({md_inline(PAPERS[pid].title)}): " + (
+            "; ".join(f"{md_inline(item)}: {md_inline(why)}" for item, why in omitted) if omitted
+            else "nothing declared as left out."))
+    L.append("")
     L.append("## Summary")
     L.append("")
     L.append("One table per paper, in the order of the report; the key links to the statement's section.")
@@ -496,6 +522,24 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             L.append(f"*{md_inline(st.equation)}* ({where}).  Verdict: **{v.text}**"
                      + (f" ({v.root_text})" if v.root_text else "") + f"; derivation status {e.status}.")
             L.append("")
+            parts = [f"the statement {v.truth}"]
+            if v.proof:
+                parts.append(f"the proof {v.proof}")
+            if v.constant:
+                parts.append(f"the printed form {v.constant}")
+            if v.correction:
+                parts.append(f"correction: {v.correction}")
+            L.append(f"- in short: {_md_escape('; '.join(parts))}")
+            if v.readings:
+                L.append("- readings of the text: " + "; ".join(
+                    f"{md_inline(r)} ({md_inline(st.readings.get(r, ''))}) → {VERDICT_TEXT[x]}"
+                    for r, x in v.readings.items()))
+            elif st.readings:
+                L.append("- readings of the text: " + "; ".join(f"{md_inline(r)}: {md_inline(t)}"
+                                                                 for r, t in st.readings.items())
+                         + " (no check distinguishes them)")
+            if v.same_error_as:
+                L.append("- the same error as " + ", ".join(f"`{k}`" for k in v.same_error_as))
             for reason in v.reasons:
                 L.append(f"- why: {_md_escape(reason)}")
             if v.regime:
@@ -588,8 +632,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("## All findings")
     L.append("")
     L.append(
-        f"{len(findings)} statements do not hold as printed; {sum(1 for v in findings if v.is_root)} are roots "
-        f"(see the first table) and {sum(1 for v in findings if not v.is_root)} inherit their finding."
+        f"{len(findings)} statements carry a finding (an error, a proof gap, a remark, a typo or a regime "
+        f"restriction); {sum(1 for v in findings if v.is_root)} are roots (see the first table) and "
+        f"{sum(1 for v in findings if not v.is_root)} are their echoes or descendants."
     )
     L.append("")
     L.append("| key | label | verdict | root | regime | empirical |")
@@ -786,6 +831,9 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "tally": dict(Counter(e.status for e in evs)),
             "empirical_tally": dict(Counter(r.verdict for r in empirical)),
             "roots": root_table(vs),
+            "headline": headline(vs),
+            "coverage": {pid: [{"item": i, "why": w} for i, w in PAPERS[pid].not_encoded]
+                         for pid in sorted({e.statement.paper for e in evs})},
             "regimes": {pid: PAPERS[pid].regime.as_dict() for pid in sorted({e.statement.paper for e in evs})},
             "statements": [dict(entry(e), severity=_severity(e), empirical=_json_emp(emp.get(e.key)),
                                 **statement_verdict(vs[e.key])) for e in evs],
@@ -840,7 +888,9 @@ def statement_verdict(v: Verdict) -> dict[str, Any]:
     return {
         "verdict": d["verdict"], "reads": d["reads"], "root": d["root"], "root_text": d["root_text"],
         "inherited_from": d["inherited_from"], "finding": d["finding"], "regime": d["regime"],
-        "reasons": d["reasons"],
+        "reasons": d["reasons"], "truth": d["truth"], "proof": d["proof"], "constant": d["constant"],
+        "correction": d["correction"], "errors": d["errors"], "same_error_as": d["same_error_as"],
+        "readings": d["readings"],
         "evidence_list": [{"evidence": r.evidence, "kind": r.kind, "name": r.name, "verdict": r.verdict,
                            "reads": r.reads, "regime": r.regime, "statistic": _jsonable(r.statistic),
                            "bound": _jsonable(r.bound), "ratio": _jsonable(r.ratio), "n": r.n}

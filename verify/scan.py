@@ -1,8 +1,11 @@
 """Scan a generated report for numbers that mean nothing.
 
 The report and ``summary.json`` must not show ``zoo`` (sympy's complex
-infinity), ``nan``, a negative or non-finite ratio, or an unevaluated sympy
-object (``polar_lift``, ``Integral(...)``, ``Limit(...)``).  CI runs this on the
+infinity), ``nan`` or ``inf``, a negative or non-finite ratio (a ratio of two
+exponents is negative when they differ in sign), a factor or slack of 1e100 or
+more (measured on an instance where a supremum is bounded, or an overflow), a
+check that "holds" on a minority of its points, or an unevaluated sympy object
+(``polar_lift``, ``Integral(...)``, ``Limit(...)``).  CI runs this on the
 quick report (``python -m verify scan DIR``); the tests run it on the committed
 report and on synthetic text.
 
@@ -13,6 +16,12 @@ Examples
 ["x.md:1: sympy's complex infinity 'zoo'", 'x.md:1: negative ratio: ratio -0.0002']
 >>> scan_text("ratio 0.5 with nanoseconds", "ok.md")
 []
+>>> scan_text("stated/derived = -1/4", "x.md")
+['x.md:1: negative ratio (of signed quantities): stated/derived = -1']
+>>> scan_text("stated exceeds derived by a factor 1.006 to 3.726e+305", "x.md")[0][:30]
+'x.md:1: a factor of 1e100 or m'
+>>> scan_text("holds at all 40 finite of 4000 evaluated points", "x.md")
+["x.md:1: 'holds' decided on a minority of the points: holds at all 40 finite of 4000 evaluated"]
 """
 
 from __future__ import annotations
@@ -30,6 +39,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("unevaluated sympy object", re.compile(r"polar_lift|\bIntegral\(|\bLimit\(|\bDerivative\(|\bSubs\(")),
 )
 _NEG_RATIO = re.compile(r"\bratio(?:\s+\w+)?\s*[=:]?\s*(-\d[\d.eE+-]*)")
+#: a quotient written out (``stated/derived = -1/4``): negative means a ratio of signed things (two exponents)
+_NEG_QUOT = re.compile(r"\b\w+/\w+\s*=\s*-\s*\d")
+#: a factor, ratio or slack of 1e100 or more measured over points: an instance, not a supremum, or an overflow
+_HUGE = re.compile(r"(?:factor|ratio|slack)[^;|]{0,40}?\d(?:\.\d+)?e\+?(\d{3,})", re.IGNORECASE)
+#: a non-finite number printed as one (``= inf``, ``[0, inf]``; not the infimum ``inf J``)
+_INF = re.compile(r"(?:[=:(\[,|<>]|\bof)\s*-?inf\b(?!\s+[^\W\d_])")
+#: "holds at all N finite of M evaluated points" where N is a minority: decides nothing
+_MINORITY = re.compile(r"holds at all (\d+) finite of (\d+) evaluated")
 
 
 def scan_text(text: str, name: str = "") -> list[str]:
@@ -42,6 +59,18 @@ def scan_text(text: str, name: str = "") -> list[str]:
         m = _NEG_RATIO.search(line)
         if m:
             out.append(f"{name}:{i}: negative ratio: {m.group(0)}")
+        m = _NEG_QUOT.search(line)
+        if m:
+            out.append(f"{name}:{i}: negative ratio (of signed quantities): {m.group(0)}")
+        for m in _HUGE.finditer(line):
+            if int(m.group(1)) >= 100:
+                out.append(f"{name}:{i}: a factor of 1e100 or more (an instance or an overflow): {m.group(0)}")
+                break
+        if _INF.search(line):
+            out.append(f"{name}:{i}: a non-finite number 'inf'")
+        m = _MINORITY.search(line)
+        if m and 2 * int(m.group(1)) < int(m.group(2)):
+            out.append(f"{name}:{i}: 'holds' decided on a minority of the points: {m.group(0)}")
     return out
 
 
