@@ -39,11 +39,13 @@ from bounds.evidence import QUALIFIERS, STATEMENT_VERDICTS, VERDICT_TEXT, VERDIC
 
 #: verdict → (symbol, colour, one-line meaning); the symbol keeps the badge readable without colour
 VERDICT_STYLE: dict[str, tuple[str, str, str]] = {
-    "refuted": ("✘", "#b3261e", "a counterexample inside the paper's regime"),
-    "unsupported": ("⚠", "#c2410c", "a premise of its proof fails"),
+    "refuted": ("✘", "#b3261e", "the statement is false: a counterexample inside the paper's regime"),
+    "unsupported": ("⚠", "#c2410c", "a step of its proof fails and no other route is established: open"),
     "erratum": ("✎", "#a35200", "does not follow as stated; corrected form derived"),
     "typo": ("✎", "#8a6d00", "printed formula cannot be meant; intended form consistent"),
     "regime": ("◐", "#6d28d9", "fails only outside the paper's regime"),
+    "gap": ("◑", "#0e7490", "a step of the proof fails; the statement holds by another route"),
+    "remark": ("◇", "#64748b", "a definition weaker or other than the standard one"),
     "tight": ("✔", "#0f6e3a", "consistent, and a search attains the bound"),
     "consistent": ("✔", "#15803d", "follows from its premises"),
     "supported": ("✔", "#4d7c0f", "no derivation encoded; simulations hold"),
