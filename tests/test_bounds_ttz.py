@@ -95,7 +95,7 @@ def test_fw_scale_erratum_value():
     eps0 = 0.5 / math.sqrt(8 * 100 * math.log(1e6))
     assert bounds.value("ttz.fw.scale", **v) == pytest.approx(2 * 0.008 / eps0, rel=1e-12)
     ev = REG.evaluate("ttz.fw.scale")
-    assert "stated/derived = 1/4" in ev.detail
+    assert "accounting needs = 1/4 (sympy)" in ev.detail   # a proof gap (severity gap), see test_referee_ttz_jcc_cms
 
 
 def test_fw_privacy_with_the_printed_scale_is_about_2eps():
