@@ -880,7 +880,7 @@ def _fw_privacy_stated_scale(st: Statement, dep) -> list[Check]:
                f"linear loss on the unit ℓ1 ball in one dimension (scores ∓c of the vertices ±e₁, neighbours moving c "
                f"by the full 2L₁/n), printed λ, T − 1 = 99 selections of the same binary law: the output reveals at "
                f"most the selections, whose exact (ε, δ = 1e-6) is {e_exact:.4f} = {e_exact / 0.5:.2f}ε at the worst "
-               f"score gap (z/λ = {z_rel:.2f}; per-step worst-case loss {loss:.4f}); a lower bound on the algorithm's "
+               f"score gap (z = {z_rel:.2f}·λ; per-step worst-case loss {loss:.4f}); a lower bound on the algorithm's "
                "ε, not a proof of the claim (many-vertex instances stay below 0.8ε as well)",
                details={"instance": True, "eps_exact": e_exact})
     return [gap, inst]
@@ -894,7 +894,7 @@ def fw_printed_exact_eps(eps_: float, delta_: float, T_: int, grid: int = 241) -
     coordinate).  Each selection is a Bernoulli with P(+e₁) = P(X₂ − X₁ > z), X_i ~ Lap(λ); the T − 1
     selections are i.i.d. (the gradient of a linear loss does not depend on θ_t), so the likelihood ratio
     depends on their count only, and the hockey-stick divergence of the two binomials is exact.
-    Returns (ε, z/λ at the worst gap, the per-step worst-case loss 2Δ/λ).
+    Returns (ε, the worst gap z in units of λ, the per-step worst-case loss 2Δ/λ).
 
     Examples
     --------
