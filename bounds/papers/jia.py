@@ -825,7 +825,7 @@ add(
     derive=lambda dep: _ls_sub(dep("jia.prop1.scale"), dep),
     relation="upper",
     params=("M", "kappa", "lam", "m", "eps"),
-    depends=("prop1.scale", "s5_1.C_L", "s5_1.gamma"),
+    depends=("lemma1", "prop1.scale", "s5_1.C_L", "s5_1.gamma"),
     equation="§5.1",
     doc="000_c13e7e0f812f87df.txt, §5.1: the scale α/2 = Mκ²(κ+1)/(λ^{3/2}mε) implied by the stated density.",
 )
@@ -851,10 +851,12 @@ add(
     "equation",
     "E b_ls² = E[E_z(f_zA^ls) − E_z(f_z^ls)]",
     2 * M**2 * kappa**4 * (kappa + 1) ** 2 / (lam**3 * m**2 * eps**2),
-    derive=lambda dep: expectation(laplace_density(dep("jia.s5_1.scale")), b**2),   # E b² of the Laplace noise
+    # E b² of Laplace noise of Proposition 1's scale with §5.1's C_L and γ (not through jia.s5_1.scale, whose
+    # function-release audits concern privacy, not this moment)
+    derive=lambda dep: expectation(laplace_density(_ls_sub(dep("jia.prop1.scale"), dep)), b**2),
     relation="upper",
     params=("M", "kappa", "lam", "m", "eps"),
-    depends=("s5_1.scale",),
+    depends=("prop1.scale", "s5_1.C_L", "s5_1.gamma"),
     equation="§5.1",
     checks=(_ls_identity,),
     doc="000_c13e7e0f812f87df.txt, §5.1: E(E_z(f_zA^ls) − E_z(f_z^ls)) = E b² = "
@@ -1075,7 +1077,7 @@ add(
     derive=lambda dep: _svm_sub(dep("jia.prop1.scale"), dep),
     relation="upper",
     params=("kappa", "lam", "m", "eps"),
-    depends=("prop1.scale", "s5_2.C_L", "s5_1.gamma"),
+    depends=("lemma1", "prop1.scale", "s5_2.C_L", "s5_1.gamma"),
     equation="§5.2",
     doc="000_c13e7e0f812f87df.txt, §5.2: the scale α/2 = κ²/(2λmε) implied by the stated density.",
 )

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 import bounds
+from bounds.papers import jamp as jamp_paper
 from bounds.symbols import S
 from simulations.trials import jamp as T
 from verify.stats import mean_ci, rate_verdict, slope_fit, verdict
@@ -509,6 +510,18 @@ def audit_prop1(ctx: Context) -> list[Result]:
     p = ctx.profile
     scales = {c: laplace_scale("jamp.prop1", c, R=P.M / math.sqrt(lam), kappa=P.kappa, lam=lam, m=m, eps=eps)
               for c in ("stated", "derived")}
-    return scalar_noise_audits("jamp.prop1.scale", mechanism="jamp.prop1", source="001 Proposition 1, eq. (2)",
+    rows = scalar_noise_audits("jamp.prop1.scale", mechanism="jamp.prop1", source="001 Proposition 1, eq. (2)",
                                pair=pair, scales=scales, claimed=eps, n=p.n_audit, seed=ctx.seed,
                                confidence=p.confidence)
+    return tag_function_rows(rows)
+
+
+def tag_function_rows(rows: list[Result]) -> list[Result]:
+    """Referee B5: the scale Δ/ε is right (the value release holds); a function release fails whatever the
+    scale, which is jamp.lemma1's error (its exact witness), so those rows name it and refute the derived
+    scale too (``details["error"]``, ``details["refutes_derived"]``)."""
+    for r in rows:
+        if r.details.get("release") == "function":
+            r.details["error"] = jamp_paper.FUNCTION_RELEASE
+            r.details["refutes_derived"] = True
+    return rows

@@ -50,6 +50,7 @@ import pandas as pd
 import sympy as sp
 
 import bounds
+from bounds.papers import jia as jia_paper
 from bounds.symbols import S as SYM
 from simulations.mechanisms import calibrations, laplace_scale
 from simulations.trials import jia as T
@@ -375,6 +376,30 @@ def _risk_check(ctx: Context, key: str, quantity: str, problems: Sequence[tuple[
 _BOTH = (("ls", "thm4"), ("svm", "thm4"))
 
 
+def _tag_stated(rows: list[Result], error: str) -> list[Result]:
+    """Name the underlying error that the rows testing the STATED bound embody (``details["error"]``)."""
+    for r in rows:
+        if r.details.get("which") == "stated":
+            r.details["error"] = error
+    return rows
+
+
+def tag_releases(rows: list[Result]) -> list[Result]:
+    """Name the underlying error of each scalar-noise audit row (referee A3, B1, B2).
+
+    A function release fails whatever the scale (no scalar density makes f_z + b a private function:
+    jia.lemma1's witness), so it refutes the derived calibration too; a value release with the stated
+    calibration embodies Proposition 1's halved scale.
+    """
+    for r in rows:
+        if r.details.get("release") == "function":
+            r.details["error"] = jia_paper.FUNCTION_RELEASE
+            r.details["refutes_derived"] = True
+        elif r.details.get("release") == "value" and r.details.get("calibration") == "stated":
+            r.details["error"] = jia_paper.PROP1_HALF_SCALE
+    return rows
+
+
 @empirical_check("jia.prop2", "risk")
 def prop2_risk(ctx: Context) -> list[Result]:
     """Proposition 2 (§4.1, 000_c13e7e0f812f87df.txt): E R₁ ≤ 2B̃ε + 2ε E R₂, B̃ = 2(B₀ + λΩ(0)).
@@ -397,7 +422,8 @@ def prop3_risk(ctx: Context) -> list[Result]:
     """
     def par(p, kept):
         return ({k: p[k] for k in ("kappa", "C_L", "lam", "gamma", "m", "eps")}, f"C_L = {p['C_L']:.4g}")
-    return _risk_check(ctx, "jia.prop3", "R2", _BOTH, par, "R₂ = E_z(f_zA) − E_z(f_z)")
+    return _tag_stated(_risk_check(ctx, "jia.prop3", "R2", _BOTH, par, "R₂ = E_z(f_zA) − E_z(f_z)"),
+                       jia_paper.PROP3_DROPS_CL)
 
 
 @empirical_check("jia.prop4", "risk")
@@ -426,8 +452,9 @@ def thm4_bound_risk(ctx: Context) -> list[Result]:
     Least squares (square-loss excess risk) and the SVM (hinge excess risk), λ and ε from
     Theorem 4's schedule at m = profile.m.
     """
-    return _risk_check(ctx, "jia.thm4.bound", "excess", _BOTH, _thm4_bound_params,
-                       "excess risk E(f_zA) − E(f_ρ) (LS: square loss; SVM: hinge loss)")
+    return _tag_stated(_risk_check(ctx, "jia.thm4.bound", "excess", _BOTH, _thm4_bound_params,
+                                   "excess risk E(f_zA) − E(f_ρ) (LS: square loss; SVM: hinge loss)"),
+                       jia_paper.PROP3_DROPS_CL)
 
 
 @empirical_check("jia.thm4", "risk")
@@ -441,8 +468,9 @@ def thm4_risk(ctx: Context) -> list[Result]:
     def par(p, kept):
         keys = ("B0", "Omega0", "kappa", "C_L", "gamma", "c_beta", "beta", "m", "B_rho")
         return {k: p[k] for k in keys}, "c_β = max_λ D(λ)/λ^β over a log grid of λ"
-    return _risk_check(ctx, "jia.thm4", "excess", _BOTH, par,
-                       "excess risk E(f_zA) − E(f_ρ) (LS: square loss; SVM: hinge loss)")
+    return _tag_stated(_risk_check(ctx, "jia.thm4", "excess", _BOTH, par,
+                                   "excess risk E(f_zA) − E(f_ρ) (LS: square loss; SVM: hinge loss)"),
+                       jia_paper.PROP3_DROPS_CL)
 
 
 @empirical_check("jia.s5_1.bound", "risk")
@@ -601,10 +629,11 @@ def audit_s5_1(ctx: Context) -> list[Result]:
 
     pair = _audit_pair(ctx, "kls")
     p = ctx.profile
-    return scalar_noise_audits("jia.s5_1.scale", mechanism="jia.s5_1", source="000 §5.1 / Proposition 1", pair=pair,
-                               scales={c: _kls_scale(c, AUDIT["eps"]) for c in ("stated", "derived")},
-                               claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence,
-                               stated_note="the paper's scale is half of Δf/ε, Proposition 1")
+    return tag_releases(scalar_noise_audits(
+        "jia.s5_1.scale", mechanism="jia.s5_1", source="000 §5.1 / Proposition 1", pair=pair,
+        scales={c: _kls_scale(c, AUDIT["eps"]) for c in ("stated", "derived")},
+        claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence,
+        stated_note="the paper's scale is half of Δf/ε, Proposition 1"))
 
 
 @audit_check("jia.s5_2.scale")
@@ -619,7 +648,7 @@ def audit_s5_2(ctx: Context) -> list[Result]:
     vals = {"kappa": P.kappa, "lam": AUDIT["lam"], "m": AUDIT["m"], "eps": AUDIT["eps"]}
     sens = bounds.value("jia.prop1.sensitivity", {"kappa": P.kappa, "C_L": 1, "lam": AUDIT["lam"], "gamma": 2,
                                                   "m": AUDIT["m"]})
-    return scalar_noise_audits(
+    return tag_releases(scalar_noise_audits(
         "jia.s5_2.scale", mechanism="jia.s5_2", source="000 §5.2", pair=pair,
         scales={c: laplace_scale("jia.s5_2", c, **vals) for c in ("stated", "derived")},
         claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence, sign=True,
@@ -627,7 +656,7 @@ def audit_s5_2(ctx: Context) -> list[Result]:
         function_attack="the released labels at two points (sgn(f+b) flips at a level set of f)",
         function_leak=("the classifier {f_z + b > 0} is a level set of f_z; the order of f_z at two points does "
                        "not depend on b, and neighbouring data sets reverse it"),
-        stated_note="the paper's scale is half of Δf/ε, Proposition 1")
+        stated_note="the paper's scale is half of Δf/ε, Proposition 1"))
 
 
 @audit_check("jia.s5_1.scale")
@@ -677,7 +706,7 @@ def audit_eps_sweep(ctx: Context) -> list[Result]:
                                    n=p.n_audit, seed=ctx.seed, confidence=p.confidence,
                                    value_attack="threshold on the released value",
                                    function_attack="difference at two points")
-        for r in rows:
+        for r in tag_releases(rows):
             r.details["sweep"] = True
         out.extend(rows)
     return out
