@@ -391,7 +391,8 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
 
     # an echo: every failing piece of evidence names an underlying error owned by another statement of the
     # paper, or repeats a failing check of a dependency; the error is counted once, at its root
-    failing = [*fails_in, *refuting]
+    # (a typo or a remark of its own is no separate root of a result: it is listed, not counted)
+    failing = [*(c for c in fails_in if c.severity not in ("typo", "remark")), *refuting]
     if failing and not inherited:
         owners = [slug_roots.get(str(c.details.get("error", "")), "") for c in failing]
         if all(o and o != key for o in owners):
@@ -480,6 +481,9 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
         verdict = "tight" if attained else "consistent"
         if attained:
             reasons.append("attained by " + attained[0].name)
+    if verdict not in ("typo", "remark"):
+        reasons.extend(f"also a typo: {c.name}: {c.detail}" for c in typos)
+        reasons.extend(f"also a remark: {c.name}: {c.detail}" for c in remarks)
     for r in toolkit:
         reasons.append(f"{r.evidence} {r.kind} violated ({r.name}) tests a budget the toolkit derived, not the "
                        "paper's claimed guarantee: reported, not a refutation by itself")

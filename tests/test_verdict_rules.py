@@ -187,3 +187,18 @@ def test_an_exact_counterexample_makes_the_statement_false():
     v = Registry([p]).verdicts([])["syn.prop"]
     assert v.verdict == "refuted" and v.truth == "false" and v.finding == "result"
     assert any(r.startswith("exact counterexample") for r in v.reasons)
+
+
+def test_an_own_typo_beside_an_echoed_error_does_not_make_a_second_root():
+    def typo(st, dep):
+        return Check("sign of the exponent", False, "symbolic", "exp(+|b|) cannot be meant", severity="typo")
+
+    p = _paper()
+    p.add("lemma1", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          checks=(_witness("fr", True),))
+    p.add("thm1", "Theorem 1", "noise", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          checks=(_witness("fr", True), typo), depends=("lemma1",))
+    vs = Registry([p]).verdicts([])
+    assert vs["syn.thm1"].verdict == "refuted" and vs["syn.thm1"].root == ("syn.lemma1",)
+    assert any(r.startswith("also a typo") for r in vs["syn.thm1"].reasons)
+    assert [r["key"] for r in root_table(vs)] == ["syn.lemma1"]
