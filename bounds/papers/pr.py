@@ -769,8 +769,10 @@ def _lemma1_witness(st: Statement, dep) -> list[Check]:
         if np.linalg.norm(g) > float(bound_of(KK, 1.0)) + 1e-9:
             exceed += 1
     return [
-        _ok("explicit data sets respect the stated bound 2", worst <= 2 + 1e-9, "numeric",
-            "‖∂L/∂Φ_c(x, y) − ∂L/∂Φ_c(x', y')‖_F on explicit data (d = 1, h = 1/2): " + "; ".join(rows),
+        _ok("explicit data sets respect the stated bound 2", worst <= 2 + 1e-9, "exact",
+            "an explicit counterexample: ‖∂L/∂Φ_c(x, y) − ∂L/∂Φ_c(x', y')‖_F on explicit data (d = 1, h = 1/2; at "
+            "x = 1, x' = −1, Φ_c = 10I every Huber slope is 1 and x̃ ⟂ x̃', so the value is exactly "
+            "2√2(C − 1)): " + "; ".join(rows),
             n_points=6, worst={"norm": worst}),
         _ok("random configurations stay below the derived bound", exceed == 0, "numeric",
             f"{exceed} of 400 random (C, d, Φ ⪰ 0, ‖x‖ ≤ 1, labels) exceed the derived sensitivity",
