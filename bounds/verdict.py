@@ -77,8 +77,9 @@ reading, the first decides, and when they differ :attr:`Verdict.readings` gives 
 and the reasons say so.
 
 A root is *definitional* when its verdict is ``remark`` (or the root statement is a
-definition or an assumption), *typographic* when ``typo``, *regime* when ``regime``, and
-otherwise an error that changes a result.
+definition or an assumption), *typographic* when ``typo``, *regime* when ``regime``, a *gap*
+when ``gap``, *open* when ``unsupported`` with no error of its own (the proof fails, the
+statement is neither refuted nor proved), and otherwise an error that changes a result.
 
 Examples
 --------
@@ -114,7 +115,7 @@ if TYPE_CHECKING:
 FINDINGS = ("refuted", "unsupported", "erratum", "typo", "regime", "gap", "remark")
 
 #: the kinds of a root finding
-FINDING_KINDS = ("result", "gap", "definitional", "typographic", "regime")
+FINDING_KINDS = ("result", "open", "gap", "definitional", "typographic", "regime")
 
 #: verdicts that never spread to a descendant: the failure cannot change its conclusion
 HARMLESS = ("remark", "typo", "regime", "gap")
@@ -506,7 +507,8 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
             finding = ("regime" if verdict == "regime"
                        else "definitional" if verdict == "remark" or definitional
                        else "typographic" if verdict == "typo"
-                       else "gap" if verdict == "gap" else "result")
+                       else "gap" if verdict == "gap"
+                       else "open" if verdict == "unsupported" and not errs else "result")
     corrected = verdict in ("erratum", "typo", "refuted") and derived_exists and not gaps and not derived_refuted
     correction = ""
     if verdict in ("erratum", "typo", "refuted"):
@@ -658,8 +660,10 @@ def root_table(vs: Mapping[str, Verdict]) -> list[dict[str, Any]]:
 def headline(vs: Mapping[str, Verdict]) -> dict[str, int]:
     """Counts for the report's headline: underlying errors, not statements.
 
-    ``errors``: root findings that change a result (kind ``result``), one per underlying
-    error per paper; ``reading_dependent``: those of them whose verdict changes with the
+    ``errors``: root findings that change a result (kind ``result``: the statement is false or its
+    printed form does not follow), one per underlying error per paper; ``open``: roots whose proof
+    fails with no other route established (the statement is neither refuted nor proved);
+    ``reading_dependent``: those of them whose verdict changes with the
     reading of the text; ``gaps``, ``definitional``, ``typographic``, ``regime``: the other
     root kinds; ``echoes``: findings inherited from a root (counted there);
     ``cross_paper``: result roots that are the same error as a root in another paper.
@@ -671,7 +675,7 @@ def headline(vs: Mapping[str, Verdict]) -> dict[str, int]:
     """
     roots = root_table(vs)
     out = {f: sum(1 for r in roots if r["finding"] == f) for f in FINDING_KINDS}
-    return {"errors": out["result"],
+    return {"errors": out["result"], "open": out["open"],
             "reading_dependent": sum(1 for r in roots if r["finding"] == "result"
                                      and len(set(r["readings"].values())) > 1),
             "gaps": out["gap"], "definitional": out["definitional"], "typographic": out["typographic"],

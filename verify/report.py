@@ -430,6 +430,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     roots = root_table(vs)
     head = headline(vs)
     groups = [("result", "Root errors that change a result"),
+              ("open", "Open: a step of the proof fails and no other route is established"),
               ("gap", "Proof gaps (the statement holds by another route)"),
               ("definitional", "Definitional findings"),
               ("typographic", "Typographic findings"),
@@ -443,7 +444,8 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 if head["cross_paper"] else "")
              + (f"; {head['reading_dependent']} depend on the reading of the text" if head["reading_dependent"] else "")
              + f").  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
-             f"them, counted once).  Apart: {head['gaps']} proof gaps whose statements hold by another route, "
+             f"them, counted once).  Apart: {head['open']} statements left open by a failing proof step (neither "
+             f"refuted nor proved), {head['gaps']} proof gaps whose statements hold by another route, "
              f"{head['definitional']} definitional remarks, {head['typographic']} typographic slips, "
              f"{head['regime']} statements that hold only in the paper's regime.")
     L.append("")
