@@ -188,7 +188,9 @@ def check_lemma4(ctx: Context) -> list[Result]:
     the ratio does not depend on ε), stated threshold (lo = hi = the exact probability,
     confidence 1); the derived threshold log((d+1)²/δ) at the same points in ``details``.  One
     Monte Carlo point (d = 1, δ = ½) from the exact sampler with ``n_trials·n_noise`` draws and
-    a Clopper–Pearson interval.
+    a Clopper–Pearson interval.  Rows with δ above the paper's δ range (the shared convention
+    δ ≤ 0.1) are marked ``regime="outside"``: the only violations (d = 1, δ = ½, beyond the exact
+    crossover δ* = 0.307985 of ``pr.lemma4``) lie there.
     """
     p = ctx.profile
     out = []
@@ -296,7 +298,9 @@ def check_thm5_2(ctx: Context) -> list[Result]:
     when J_p is unbounded below (Φ^p does not exist, probability ≥ 1/2 for every ε, λ) or
     when the excess exceeds the stated bound.  ``details`` has the unbounded frequency with
     its interval, the frequency among bounded draws, the (1 − δ)-quantile of the excess over
-    all draws (unbounded = +∞) and its ratio to the bound.
+    all draws (unbounded = +∞) and its ratio to the bound.  A row whose unbounded draws alone
+    exceed δ (Clopper–Pearson lower end > δ) is that event: it carries
+    ``details["error"] = "objective-unbounded-below"``, the slug of its root ``pr.eq8.objective``.
     """
     return _thm5_results(ctx, "52")
 
