@@ -4,6 +4,13 @@ The referee report is ``../shared/review/referee-000-001-004.md``.  Every number
 independently of the module (plain ``math``/``numpy``/``scipy``: the Erlang tail in closed form, root
 finding by ``scipy.optimize.brentq``, a hand-written Huber objective), then the verdict the framework
 computes (``bounds.registry.verdicts``) is asserted.
+
+Verdicts before → after (issue 23): eq8.objective unsupported/remark (definitional) → refuted (result, root
+of thm5_2); lemma4 refuted → holds in the paper's regime; eq6.huber erratum → typo; s6.rate_d erratum → typo;
+lemma1, lemma2 refuted → refuted by their own exact witnesses; thm5_2 refuted (root lemma2, lemma4) → refuted,
+echo of eq8.objective; thm5_2.rate unsupported (root lemma2, lemma4) → unsupported (root eq8.objective);
+eq22 unsupported (root lemma2, lemma4) → unsupported (root lemma2); thm5_3.sridharan unsupported (factor 4)
+→ unsupported (factor 4C(C − 1), strong-convexity part an echo of lemma2).
 """
 
 from __future__ import annotations
