@@ -139,6 +139,10 @@ class Statement:
         dependency) leaves the statement *proof gap, statement holds* (verdict ``gap``)
         instead of *unsupported*.  A failing route check is no evidence against the
         statement; it only leaves the route unestablished.
+    errors : mapping of str to str
+        Check name → the underlying-error slug its failure embodies, for checks the registry
+        builds itself (``{"stated vs derived": "expm1-vs-2eps"}``); a check a paper writes sets
+        ``details["error"]`` directly.  See :mod:`bounds.verdict` (one root per underlying error).
     readings : mapping of str to str
         Where the printed text is ambiguous, lost or reconstructed: reading name →
         what the statement says under it.  The first reading is the one ``stated``
@@ -168,6 +172,7 @@ class Statement:
     schedule: dict[str, str] = field(default_factory=dict)
     notes: str = ""
     routes: tuple[ExtraCheck, ...] = ()
+    errors: Mapping[str, str] = field(default_factory=dict)
     readings: Mapping[str, str] = field(default_factory=dict)
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
@@ -462,6 +467,8 @@ class Registry:
         for c in checks:
             if not c.key:
                 c.key = st.key
+            if c.name in st.errors and "error" not in c.details:
+                c.details["error"] = st.errors[c.name]
         # a route check is no evidence against the statement: its failure leaves the route unestablished
         failed = [c for c in checks if c.failed and not c.details.get("route")]
         outside_only = [c for c in failed if not c.inside_regime]

@@ -394,6 +394,8 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     # paper, or repeats a failing check of a dependency; the error is counted once, at its root
     # (a typo or a remark of its own is no separate root of a result: it is listed, not counted)
     failing = [*(c for c in fails_in if c.severity not in ("typo", "remark")), *refuting]
+    if not failing and not fails_in:   # a regime-only finding: its echoes are matched on the outside failures
+        failing = [c for c in fails if c.severity not in ("typo", "remark")]
     if failing and not inherited:
         owners = [slug_roots.get(str(c.details.get("error", "")), "") for c in failing]
         if all(o and o != key for o in owners):
@@ -447,10 +449,14 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
         if route_ok:
             reasons.append("the statement holds by another route: " + "; ".join(f"{r.name}: {r.detail}"
                                                                                for r in routes))
-            if errs and own_errs:
-                verdict = "erratum"    # its own error stands; the gap is harmless
+            if errs:
+                verdict = "erratum"    # its error (own or inherited) stands; the gap is harmless
                 reasons.extend(f"{c.name}: {c.detail}" for c in errs)
                 inherited = tuple(k for k in inherited if k not in unsup_deps and k != key)
+        if verdict == "gap" and any(not c.inside_regime for c in fails):
+            # the statement holds by its route only inside the regime: that is what it says of the statement
+            verdict = "regime"
+            reasons.extend(f"{c.name} (outside the regime only): {c.detail}" for c in fails if not c.inside_regime)
     elif errs:
         verdict = "erratum"
         reasons.extend(f"{c.name}: {c.detail}" for c in errs)
@@ -505,8 +511,8 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
         root = root_of(inherited) if inherited else (key,)
         if key in root:
             finding = ("regime" if verdict == "regime"
-                       else "definitional" if verdict == "remark" or definitional
                        else "typographic" if verdict == "typo"
+                       else "definitional" if verdict == "remark" or definitional
                        else "gap" if verdict == "gap"
                        else "open" if verdict == "unsupported" and not errs else "result")
     corrected = verdict in ("erratum", "typo", "refuted") and derived_exists and not gaps and not derived_refuted
@@ -528,7 +534,10 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     proof_fail = [*gaps, *(c for c in errs if not c.name.startswith("stated vs derived"))]
     proof = ("a step fails: " + "; ".join(c.name for c in proof_fail) if proof_fail
              else "rests on " + ", ".join(unsup_deps) + " (no valid proof)" if unsup_deps
+             else "goes through in the paper's regime" if verdict == "regime"
              else "goes through" if sym and verdict not in ("unchecked", "premise", "cited", "order") else "")
+    if route_ok and (gaps or unsup_deps):
+        proof += "; the statement holds by another route (" + "; ".join(r.name for r in routes) + ")"
     errors = tuple(_slugs([*fails, *violated]))
     same = tuple(dict.fromkeys(k for e in errors for k in (elsewhere or {}).get(e, ()) if k != key))
     if same and key in root:
@@ -613,12 +622,13 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
     wanted = list(keys if keys is not None else registry.keys())
     order = _order(registry, registry.keys())   # slug ownership over the whole registry, whatever is asked
     slug_roots: dict[str, dict[str, str]] = {}
-    for k in order:
-        ev = registry.evaluate(k)
-        rows = [c for c in [*ev.checks, *by_key.get(k, [])] if c.failed and c.inside_regime
-                and not c.details.get("route")]
-        for e in _slugs(rows):
-            slug_roots.setdefault(registry.get(k).paper, {}).setdefault(e, k)
+    failed = {k: [c for c in [*registry.evaluate(k).checks, *by_key.get(k, [])]
+                  if c.failed and not c.details.get("route")] for k in order}
+    # a statement failing inside the regime owns its slug before one failing only outside it
+    for inside in (True, False):
+        for k in order:
+            for e in _slugs(c for c in failed[k] if c.inside_regime or not inside):
+                slug_roots.setdefault(registry.get(k).paper, {}).setdefault(e, k)
     elsewhere: dict[str, dict[str, list[str]]] = {}
     for paper, owned in slug_roots.items():
         for e in owned:

@@ -201,8 +201,6 @@ def test_b7_expm1_vs_2eps_one_regime_root_per_paper_with_its_crossover(verdicts)
     assert verdicts["jamp.thm1.lower"].root == ("jamp.thm1.lower",)
 
 
-@pytest.mark.xfail(reason="echoes of a regime-only root need bounds.verdict to match slugs on failures outside the "
-                          "regime (the lead's code matches inside failures only)", strict=False)
 def test_b7_regime_echoes_are_listed_under_their_root(verdicts) -> None:
     assert verdicts["jia.prop2"].root == ("jia.thm3.upper",)
     for key in ("jamp.thm1.upper", "jamp.prop2"):

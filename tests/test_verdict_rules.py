@@ -202,3 +202,28 @@ def test_an_own_typo_beside_an_echoed_error_does_not_make_a_second_root():
     assert vs["syn.thm1"].verdict == "refuted" and vs["syn.thm1"].root == ("syn.lemma1",)
     assert any(r.startswith("also a typo") for r in vs["syn.thm1"].reasons)
     assert [r["key"] for r in root_table(vs)] == ["syn.lemma1"]
+
+
+def test_regime_only_echoes_and_an_inherited_error_beside_a_harmless_gap():
+    # stated 1/λ² ≥ derived 1/λ only for λ ≤ 1: both statements fail outside the regime only, same slug
+    def slug(st, dep):
+        return Check("same remark", True, "symbolic", "", details={"error": "lam-le-1"})
+
+    p = _paper(regime=Regime(ranges={"lam": (0, 1)}))
+    for k in ("thm1", "thm2"):
+        p.add(k, "Theorem", "theorem", "q", 1 / S.lam**2, derive=lambda d: 1 / S.lam, relation="upper",
+              params=("lam",))
+    reg = Registry([p])
+    for k in ("syn.thm1", "syn.thm2"):   # tag the failing comparison with the slug (as a paper would)
+        for c in reg.evaluate(k).checks:
+            c.details["error"] = "lam-le-1"
+    vs = reg.verdicts([])
+    assert vs["syn.thm1"].verdict == vs["syn.thm2"].verdict == "regime"
+    assert vs["syn.thm2"].root == ("syn.thm1",) and headline(vs)["regime"] == 1
+    # an error inherited from a stated dependency stays an erratum when a gap beside it has a route
+    q = _paper()
+    q.add("lemma", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",))
+    q.add("thm", "Theorem 1", "theorem", "q", 3 / S.m, derive=lambda d: 3 * d("lemma"), relation="upper",
+          params=("m",), depends=("lemma",), hypotheses=(_gap,), routes=(_route_ok,))
+    v = Registry([q]).verdicts([])["syn.thm"]
+    assert v.verdict == "erratum" and v.root == ("syn.lemma",)

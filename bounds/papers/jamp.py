@@ -123,6 +123,7 @@ add(
     params=("G", "eps"),
     equation="Theorem 1, first inequality",
     checks=(expm1_regime_check,),
+    errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     doc="001_5df6aa3916744408.txt, Theorem 1 (first display): ≤ 2Gε; the proof gives (e^ε − 1)E∫g dρ ≤ (e^ε − 1)G.",
 )
 add(
@@ -136,6 +137,7 @@ add(
     params=("G", "eps"),
     equation="Theorem 1, second inequality",
     checks=(expm1_regime_check,),
+    errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     doc="001_5df6aa3916744408.txt, Theorem 1 (second display): ≤ 2Gε; the proof gives (e^ε − 1)G, "
     "and e^ε − 1 ≤ 2ε needs ε ≤ 1.2564 (the paper assumes ε < 1).",
 )
@@ -325,6 +327,7 @@ add(
     constraints=_LAM_LE_1,
     equation="Proposition 2 (§4.1)",
     checks=(lambda st, dep: expm1_regime_check(st, dep, "Theorem 1's step e^ε − 1 ≤ 2ε, used here"),),
+    errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     doc="001_5df6aa3916744408.txt, Proposition 2: E R₁ ≤ 8ε(2R²κ⁴(κ+1)²/(λ²m²ε²) + M²).",
     notes="the proof's expansion writes b(π(f) − y) for 2b(π(f) − y); harmless since E b = 0",
 )
@@ -647,6 +650,7 @@ add(
     constraints=_LAM_LE_1,
     equation="proof of Theorem 3 (with R = M/√λ)",
     checks=(lambda st, dep: expm1_regime_check(st, dep, "Theorem 1's step e^ε − 1 ≤ 2ε (through Proposition 2)"),),
+    errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     routes=(sample_error_route("the sample term 8√(2π)M²/√m"),),
     schedule={"eps": "thm3.eps_schedule", "lam": "thm3.lam_schedule"},
     doc="001_5df6aa3916744408.txt, proof of Theorem 3: E ≤ 8M²ε + 24R²κ⁴(κ+1)²/(λ²m²ε²) + 8√(2π)M²/√m + "

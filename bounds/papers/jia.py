@@ -486,6 +486,7 @@ add(
     params=("G", "eps"),
     equation="Theorem 3, second inequality",
     checks=(expm1_regime_check,),
+    errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     doc="000_c13e7e0f812f87df.txt, Theorem 3 (second display): E(∫ g_{z,A} dρ − 1/m Σ g_{z,A}(z_i)) ≤ 2Gε; "
     "the proof gives (e^ε − 1)G.",
     notes="the last display of the proof writes '=' where only '≤' holds",
@@ -509,6 +510,7 @@ add(
     depends=("thm3.upper",),
     equation="Proposition 2 (§4.1)",
     checks=(lambda st, dep: expm1_regime_check(st, dep, "Theorem 3's step e^ε − 1 ≤ 2ε, used here"),),
+    errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     doc="000_c13e7e0f812f87df.txt, Proposition 2: E R₁ ≤ 2B̃ε + 2ε E R₂ with B̃ = 2(B₀ + λΩ(0)).",
     notes="Theorem 3 with G = E R₂ + B₀ + λΩ(0) gives 2(B₀ + λΩ(0))ε + 2εE R₂: B̃ carries an extra factor 2, "
     "and the proof of Theorem 4 uses the smaller 2(B₀ + λΩ(0))ε",
