@@ -442,7 +442,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
              + ", ".join(f"{n} in `{p}`" for p, n in per_paper.items())
              + (f"; {head['cross_paper']} of them are the same error as a root in another paper, cross-referenced"
                 if head["cross_paper"] else "")
-             + (f"; {head['reading_dependent']} depend on the reading of the text" if head["reading_dependent"] else "")
+             + (f"; {head['reading_dependent']} of them "
+                + ("depends" if head["reading_dependent"] == 1 else "depend") + " on the reading of the text"
+                if head["reading_dependent"] else "")
              + f").  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
              f"them, counted once).  Apart: {head['open']} statements left open by a failing proof step (neither "
              f"refuted nor proved), {head['gaps']} proof gaps whose statements hold by another route, "
