@@ -249,7 +249,7 @@ class Store:
         """Store a light copy of ``paper``: its statements without derivation functions."""
         light = copy.copy(paper)
         light.calibrations = None
-        light.statements = {k: dataclasses.replace(st, derive=None, checks=(), hypotheses=())
+        light.statements = {k: dataclasses.replace(st, derive=None, checks=(), hypotheses=(), routes=())
                             for k, st in paper.statements.items()}
         try:
             data = pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL)

@@ -98,7 +98,7 @@ def test_bad_input_names_parameter_statement_assumption(values, fragment) -> Non
     "key, values, fragment",
     [
         ("jia.prop1.scale", dict(kappa=1, C_L=1, lam=0.1, gamma=2, m=100, eps=0), "eps > 0"),
-        ("jamp.prop4.approx_K", dict(lam=0.1, r=-1, kappa=1, fnorm=1, mu=0.5), "r > 0"),
+        ("jamp.prop4.approx_K", dict(lam=0.1, r=-1, kappa=1, fnorm=1), "r > 0"),
         ("jia.eq4", dict(c_beta=1, lam=0.1, beta=1.5), "beta <= 1"),
         ("jia.eq4", dict(c_beta=1, lam=0.1, beta=0), "beta > 0"),
         ("jamp.lemma2", dict(R=0.5, kappa=1, lam=0.1, m=100), None),

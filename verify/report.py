@@ -526,11 +526,11 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             L.append(f"*{md_inline(st.equation)}* ({where}).  Verdict: **{v.text}**"
                      + (f" ({v.root_text})" if v.root_text else "") + f"; derivation status {e.status}.")
             L.append("")
-            parts = [f"the statement {v.truth}"]
+            parts = [f"statement: {v.truth}"]
             if v.proof:
-                parts.append(f"the proof {v.proof}")
+                parts.append(f"proof: {v.proof}")
             if v.constant:
-                parts.append(f"the printed form {v.constant}")
+                parts.append(f"printed form: {v.constant}")
             if v.correction:
                 parts.append(f"correction: {v.correction}")
             L.append(f"- in short: {_md_escape('; '.join(parts))}")
