@@ -253,6 +253,12 @@ class Verdict:
         return d
 
 
+def _verb(c: Result) -> str:
+    """A comparison with what the proof yields says the printed form *does not follow* there; it is no failure
+    of the statement (the proof's bound may be only sufficient).  Any other check *fails*."""
+    return "does not follow" if c.name.startswith("stated vs derived") else "fails"
+
+
 def _regime_summary(fails: Sequence[Result], checks: Sequence[Result]) -> str:
     numeric = [c for c in checks if "points" in c.details and c.verdict != "inconclusive"]
     if fails:
@@ -260,17 +266,21 @@ def _regime_summary(fails: Sequence[Result], checks: Sequence[Result]) -> str:
         if not inside:
             parts = []
             for c in fails:
-                p = c.details.get("points", {})
-                parts.append(f"{c.name}: fails at {p.get('failures_outside', '?')} of {p.get('outside', '?')} points "
-                             f"outside the regime, 0 of {p.get('inside', '?')} inside"
-                             + (f" (worst at {_pt(c.worst)})" if c.worst else ""))
-            return "fails only outside the paper's regime: " + "; ".join(parts)
-        p = next((c.details["points"] for c in inside if "points" in c.details), None)
-        if p is not None:
+                p = c.details.get("points")
+                if p:
+                    parts.append(f"{c.name}: {_verb(c)} at {p['failures_outside']} of {p['outside']} points outside "
+                                 f"the regime, 0 of {p['inside']} inside"
+                                 + (f" (worst at {_pt(c.worst)})" if c.worst else ""))
+                else:
+                    parts.append(f"{c.name}" + (f" (at {_pt(c.worst)})" if c.worst else ""))
+            return "holds in the paper's regime; outside it: " + "; ".join(parts)
+        c = next((c for c in inside if "points" in c.details), None)
+        if c is not None:
+            p = c.details["points"]
             sched = (f"; {p['failures_scheduled']} of {p['scheduled']} schedule points" if p.get("scheduled")
                      else "; the paper gives no schedule")
-            return f"fails inside the paper's regime (at {p['failures_inside']} of {p['inside']} points{sched})"
-        return "fails inside the paper's regime"
+            return f"{_verb(c)} inside the paper's regime (at {p['failures_inside']} of {p['inside']} points{sched})"
+        return f"{_verb(inside[0])} inside the paper's regime"
     if numeric:
         n_in = sum(c.details["points"].get("inside", 0) for c in numeric)
         n_s = sum(c.details["points"].get("scheduled", 0) for c in numeric)
@@ -396,8 +406,11 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     failing = [*(c for c in fails_in if c.severity not in ("typo", "remark")), *refuting]
     if not failing and not fails_in:   # a regime-only finding: its echoes are matched on the outside failures
         failing = [c for c in fails if c.severity not in ("typo", "remark")]
+    also: tuple[str, ...] = ()
     if failing and not inherited:
         owners = [slug_roots.get(str(c.details.get("error", "")), "") for c in failing]
+        # some of its failing evidence is another statement's error: it also rests on that root
+        also = tuple(dict.fromkeys(o for o in owners if o and o != key))
         if all(o and o != key for o in owners):
             inherited = tuple(dict.fromkeys(owners))
             reasons.append("every failing check is the underlying error of " + ", ".join(inherited)
@@ -508,7 +521,10 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     finding = ""
     root: tuple[str, ...] = ()
     if verdict in FINDINGS:
-        root = root_of(inherited) if inherited else (key,)
+        root = root_of(inherited) if inherited else (key, *(r for r in root_of(also) if r != key))
+        if also and not inherited:
+            reasons.append("its refuting or failing evidence also includes the underlying error of "
+                           + ", ".join(also) + ", counted there")
         if key in root:
             finding = ("regime" if verdict == "regime"
                        else "typographic" if verdict == "typo"
@@ -521,7 +537,10 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
         if corrected:
             correction = "established: the derived form passes every check that applies to it"
         elif derived_refuted:
-            correction = f"none: the derived form is refuted too ({derived_refuted[0].name})"
+            scope = [r.details["scope"] for r in derived_refuted if r.details.get("scope")]
+            correction = (f"only {scope[0]}; as printed, the derived form is refuted too ({derived_refuted[0].name})"
+                          if scope and len(scope) == len(derived_refuted)
+                          else f"none: the derived form is refuted too ({derived_refuted[0].name})")
         elif gaps:
             correction = "none: a premise of the proof fails"
         else:
@@ -542,9 +561,13 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     same = tuple(dict.fromkeys(k for e in errors for k in (elsewhere or {}).get(e, ()) if k != key))
     if same and key in root:
         reasons.append("the same error as " + ", ".join(same))
+    regime = ("" if verdict in ("remark", "premise", "cited", "order", "unchecked")
+              else "the printed formula cannot be meant; as intended it holds" if verdict == "typo"
+              else "a step of the proof fails; the statement holds by another route" if verdict == "gap"
+              else _regime_summary(fails, sym))
     return Verdict(
         key=key, verdict=verdict, root=root, inherited_from=tuple(k for k in inherited if k != key),
-        finding=finding, regime=_regime_summary(fails, sym), reasons=reasons, evidence=ev, status=status,
+        finding=finding, regime=regime, reasons=reasons, evidence=ev, status=status,
         corrected=corrected, proof=proof, constant=constant, correction=correction, errors=errors,
         same_error_as=same if key in root else (),
     )
@@ -655,9 +678,12 @@ def root_table(vs: Mapping[str, Verdict]) -> list[dict[str, Any]]:
     for k, v in vs.items():
         if not v.is_root:
             continue
-        down = [o.key for o in vs.values() if o.key != k and o.is_finding and k in o.root]
+        # echoes and descendants; a statement with its own error that also rests on this root is a root itself
+        down = [o.key for o in vs.values() if o.key != k and o.is_finding and k in o.root and not o.is_root]
+        rests = [o.key for o in vs.values() if o.key != k and o.is_root and k in o.root]
         rows.append({"key": k, "verdict": v.verdict, "reads": v.text, "finding": v.finding,
-                     "reasons": v.reasons, "regime": v.regime, "downstream": down, "truth": v.truth,
+                     "reasons": v.reasons, "regime": v.regime, "downstream": down, "rested_on_by": rests,
+                     "truth": v.truth,
                      "correction": v.correction, "same_error_as": list(v.same_error_as),
                      "errors": list(v.errors), "readings": dict(v.readings),
                      "evidence": {e: sum(c.values()) for e, c in v.evidence_counts().items()}})

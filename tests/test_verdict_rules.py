@@ -227,3 +227,35 @@ def test_regime_only_echoes_and_an_inherited_error_beside_a_harmless_gap():
           params=("m",), depends=("lemma",), hypotheses=(_gap,), routes=(_route_ok,))
     v = Registry([q]).verdicts([])["syn.thm"]
     assert v.verdict == "erratum" and v.root == ("syn.lemma",)
+
+
+def test_partial_echo_scoped_correction_and_wording():
+    def scoped(st, dep):
+        return Check("function release is private", False, "exact", "disjoint supports", severity="invalid",
+                     details={"error": "fr", "refutes_derived": True, "scope": "for one released value"})
+
+    p = _paper()
+    p.add("lemma1", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          checks=(_witness("fr", True),))
+    # its own slip (a halved scale) beside the lemma's error: its own root that also rests on the lemma
+    p.add("prop1", "Proposition 1", "noise", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper",
+          params=("m",), checks=(scoped,), depends=("lemma1",))
+    vs = Registry([p]).verdicts([])
+    v = vs["syn.prop1"]
+    assert v.verdict == "refuted" and v.root == ("syn.prop1", "syn.lemma1")
+    assert v.root_text == "own slip; also rests on syn.lemma1"
+    assert not v.corrected and v.correction.startswith("only for one released value")
+    assert v.regime.startswith("does not follow inside the paper's regime")   # a comparison, not a failure
+    rows = {r["key"]: r for r in root_table(vs)}
+    assert rows["syn.lemma1"]["downstream"] == [] and rows["syn.lemma1"]["rested_on_by"] == ["syn.prop1"]
+    assert headline(vs)["errors"] == 2
+
+
+def test_typo_and_remark_print_no_regime_failure():
+    def typo(st, dep):
+        return Check("sign", False, "symbolic", "exp(+|b|)", severity="typo")
+
+    p = _paper()
+    p.add("eq1", "Equation (1)", "noise", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), checks=(typo,))
+    v = Registry([p]).verdicts([])["syn.eq1"]
+    assert v.verdict == "typo" and "fails" not in v.regime

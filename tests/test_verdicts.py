@@ -75,7 +75,7 @@ def test_holds_in_regime_when_failing_only_outside_it():
           params=("lam",))
     v = _verdicts(p)["syn.thm"]
     assert v.verdict == "regime", v.reasons
-    assert "fails only outside" in v.regime and v.finding == "regime"
+    assert "holds in the paper's regime; outside it" in v.regime and v.finding == "regime"
     # the same statement without a declared regime is an erratum
     q = _paper()
     q.add("thm", "Theorem 1", "theorem", "q", 1 / S.lam**2, derive=lambda d: 1 / S.lam, relation="upper",

@@ -429,7 +429,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("")
     roots = root_table(vs)
     head = headline(vs)
-    groups = [("result", "Root errors that change a result"),
+    groups = [("result", "Underlying errors: false statements and printed forms that do not follow"),
               ("open", "Open: a step of the proof fails and no other route is established"),
               ("gap", "Proof gaps (the statement holds by another route)"),
               ("definitional", "Definitional findings"),
@@ -438,7 +438,8 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("## Root errors")
     L.append("")
     per_paper = Counter(registry.get(r["key"]).paper for r in roots if r["finding"] == "result")
-    L.append(f"**{head['errors']} underlying errors change a result** (one root per error per paper: "
+    L.append(f"**{head['errors']} underlying errors**, each a false statement or a printed form that does not "
+             "follow from its premises (one root per error per paper: "
              + ", ".join(f"{n} in `{p}`" for p, n in per_paper.items())
              + (f"; {head['cross_paper']} of them are the same error as a root in another paper, cross-referenced"
                 if head["cross_paper"] else "")
@@ -471,7 +472,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                      f"{md_inline(r['truth'])}{md_inline(reading)} | "
                      f"{_short('; '.join(r['reasons']), 260)} ({ev_counts}){md_inline(same)} | "
                      f"{md_inline(r['correction']) or '—'} | {_short(r['regime'], 120)} | "
-                     f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'} |")
+                     f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'}"
+                     + (" (also rested on by the roots " + ", ".join(f"`{k}`" for k in r["rested_on_by"]) + ")"
+                        if r["rested_on_by"] else "") + " |")
         L.append("")
     L.append("## Coverage")
     L.append("")

@@ -45,6 +45,8 @@ _NEG_QUOT = re.compile(r"\b\w+/\w+\s*=\s*-\s*\d")
 _HUGE = re.compile(r"(?:factor|ratio|slack)[^;|]{0,40}?\d(?:\.\d+)?e\+?(\d{3,})", re.IGNORECASE)
 #: a non-finite number printed as one (``= inf``, ``[0, inf]``; not the infimum ``inf J``)
 _INF = re.compile(r"(?:[=:(\[,|<>]|\bof)\s*-?inf\b(?!\s+[^\W\d_])")
+#: a count that was never computed
+_UNKNOWN_COUNT = re.compile(r"\?\s+of\s+\?")
 #: "holds at all N finite of M evaluated points" where N is a minority: decides nothing
 _MINORITY = re.compile(r"holds at all (\d+) finite of (\d+) evaluated")
 
@@ -68,6 +70,8 @@ def scan_text(text: str, name: str = "") -> list[str]:
                 break
         if _INF.search(line):
             out.append(f"{name}:{i}: a non-finite number 'inf'")
+        if _UNKNOWN_COUNT.search(line):
+            out.append(f"{name}:{i}: a count that was never computed ('? of ?')")
         m = _MINORITY.search(line)
         if m and 2 * int(m.group(1)) < int(m.group(2)):
             out.append(f"{name}:{i}: 'holds' decided on a minority of the points: {m.group(0)}")
