@@ -5,6 +5,12 @@ independently of the module (plain ``math``/``numpy``/``scipy``: the Erlang tail
 finding by ``scipy.optimize.brentq``, a hand-written Huber objective), then the verdict the framework
 computes (``bounds.registry.verdicts``) is asserted.
 
+Verdicts before → after (final review): lemma1.grad erratum → refuted (own exact instance ‖x̃‖² = 2 > 1);
+lemma2 refuted root → refuted, echo of eq8.objective (one slug objective-flat-along-E for the flat direction E);
+eq18, eq22 root lemma2 → root eq8.objective; thm5_3 stays refuted, own slips (1/λ, 1 − 2δ) slugged, also rests on
+eq23 (factor 2, n-scaling) and eq8.objective; eq23/thm5_3 record the readings of L̃ (sum, mean); thm5_1's audit
+rows say for which α they refute ε'.
+
 Verdicts before → after (issue 23): eq8.objective unsupported/remark (definitional) → refuted (result, root
 of thm5_2); lemma4 refuted → holds in the paper's regime; eq6.huber erratum → typo; s6.rate_d erratum → typo;
 lemma1, lemma2 refuted → refuted by their own exact witnesses; thm5_2 refuted (root lemma2, lemma4) → refuted,
@@ -78,7 +84,7 @@ def test_b11_lemma1_sensitivity_reaches_2max_C_sqrt2_Cminus1(verdicts):
         antipodal = np.linalg.norm((C - 1) * X - (C - 1) * X2)
         assert max(2 * C, antipodal) == pytest.approx(want)
         assert REG.value("pr.lemma1", {"K": C, "R_x": 1.0}, which="derived", warn=False) == pytest.approx(want)
-    assert verdicts["pr.lemma1"].verdict == "refuted" and verdicts["pr.lemma1.grad"].verdict == "erratum"
+    assert verdicts["pr.lemma1"].verdict == "refuted" and verdicts["pr.lemma1.grad"].verdict == "refuted"
 
 
 # --------------------------------------------------------------------------- B12
@@ -108,7 +114,7 @@ def test_b12_lemma2_has_its_own_exact_counterexample(verdicts):
     (ex,) = [c for c in _checks("pr.lemma2") if c.kind == "exact"]
     assert not ex.ok and ex.severity == "invalid" and "lambda*t**2/4" in ex.detail
     assert ex.details["error"] == prb.ERR_NOT_STRONGLY_CONVEX
-    assert verdicts["pr.lemma2"].verdict == "refuted" and verdicts["pr.lemma2"].root == ("pr.lemma2",)
+    assert verdicts["pr.lemma2"].verdict == "refuted" and verdicts["pr.lemma2"].root == ("pr.eq8.objective",)
 
 
 # --------------------------------------------------------------------------- B13
@@ -133,13 +139,13 @@ def test_b13_objective_unbounded_below_is_the_root_of_theorem_5_2(evidence, verd
     frac = np.mean(g[:, -1] / np.linalg.norm(g, axis=1) * rng.gamma(9, 2.0, 200_000) < 0)
     assert abs(frac - 0.5) < 0.005
     (ex,) = [c for c in _checks("pr.eq8.objective") if c.kind == "exact"]
-    assert not ex.ok and ex.severity == "invalid" and ex.details["error"] == "objective-unbounded-below"
+    assert not ex.ok and ex.severity == "invalid" and ex.details["error"] == "objective-flat-along-E"
     assert "P(b_(d+1,d+1) < 0) = 1/2 exactly" in ex.detail
     v8 = verdicts["pr.eq8.objective"]
     assert v8.verdict == "refuted" and v8.finding == "result" and v8.root == ("pr.eq8.objective",)
     # Theorem 5.2: the violated rows inside the regime are the unbounded event, tagged with the same slug
     rows = [r for r in evidence if r.key == "pr.thm5_2" and r.verdict == "violated"]
-    assert rows and all(r.details.get("error") == "objective-unbounded-below" for r in rows)
+    assert rows and all(r.details.get("error") == "objective-flat-along-E" for r in rows)
     assert all(r.details["unbounded_ci"][0] > r.details["delta"] for r in rows)
     v52 = verdicts["pr.thm5_2"]
     assert v52.verdict == "refuted" and v52.root == ("pr.eq8.objective",) and not v52.is_root
@@ -190,7 +196,7 @@ def test_b16_cited_term_factor_is_4C_C_minus_1(verdicts):
     sc = hyp["hypothesis: regulariser N 1-strongly convex"]
     assert sc.details["error"] == prb.ERR_NOT_STRONGLY_CONVEX                              # echo of B12
     v = verdicts["pr.thm5_3.sridharan"]
-    assert v.verdict == "unsupported" and v.root == ("pr.thm5_3.sridharan",)
+    assert v.verdict == "unsupported" and v.root[0] == "pr.thm5_3.sridharan"
 
 
 # --------------------------------------------------------------------------- B17, B20 (kept)
@@ -246,3 +252,88 @@ def test_coverage_lists_what_is_not_encoded():
     items = [i for i, _ in prb.PAPER.not_encoded]
     assert len(items) >= 10
     assert any("(12)–(13)" in i for i in items) and any("mixtures of Gaussians" in i for i in items)
+
+
+# --------------------------------------------------------------------------- final review
+def test_final_lemma1_grad_refuted_by_an_exact_instance(verdicts):
+    xt = np.array([1.0, 1.0])                                  # x = 1 on the unit sphere, x̃ = (x, 1)
+    slope = 1.0                                                # margin u > h: Huber slope 1
+    val = np.linalg.norm(-slope * np.outer(xt, xt))
+    assert val == pytest.approx(2.0) and val == pytest.approx(xt @ xt) and val > 1
+    (ex,) = [c for c in _checks("pr.lemma1.grad") if c.kind == "exact"]
+    assert not ex.ok and ex.severity == "invalid" and ex.details["error"] == prb.ERR_XTILDE
+    assert ex.details["value"] == pytest.approx(val)
+    v = verdicts["pr.lemma1.grad"]
+    assert v.verdict == "refuted" and v.root == ("pr.lemma1.grad",) and v.corrected
+    assert REG.value("pr.lemma1.grad", {"R_x": 1.0}, which="derived", warn=False) == pytest.approx(val)
+
+
+def test_final_flat_direction_is_one_error(verdicts, evidence):
+    # J(Φ + tE) = J(Φ) (Lemma 2 fails) and J_p(Φ + tE) − J_p(Φ) = C·t·b_(d+1,d+1) (J_p unbounded): one cause
+    rng = np.random.default_rng(23)
+    A = rng.normal(size=(2, 2, 2))
+    Ph = np.einsum("kij,klj->kil", A, A)
+    xs, ys, E = rng.uniform(-1, 1, size=(5, 1)), rng.integers(0, 2, 5), np.diag([0.0, 1.0])
+    assert _J(Ph + 4 * E, xs, ys, 0.3) == pytest.approx(_J(Ph, xs, ys, 0.3), abs=1e-9)
+    slugs = {c.details.get("error") for k in KEYS for c in _checks(k) if not c.ok}
+    assert prb.ERR_FLAT in slugs and "objective-unbounded-below" not in slugs
+    assert "objective-not-strongly-convex" not in slugs
+    assert prb.ERR_UNBOUNDED == prb.ERR_NOT_STRONGLY_CONVEX == prb.ERR_FLAT
+    carriers = [k for k in KEYS if prb.ERR_FLAT in verdicts[k].errors]
+    assert len(carriers) >= 6 and all("pr.eq8.objective" in verdicts[k].root for k in carriers)
+    # the only statement whose whole finding is this error and that is a root: eq8.objective (first in paper order)
+    assert [k for k in carriers if verdicts[k].is_root and set(verdicts[k].errors) == {prb.ERR_FLAT}
+            and verdicts[k].root == (k,)] == ["pr.eq8.objective"]
+    for k in ("pr.lemma2", "pr.thm5_2", "pr.eq18"):
+        assert verdicts[k].root == ("pr.eq8.objective",) and not verdicts[k].is_root, k
+
+
+def test_final_thm5_3_own_slips_have_their_own_slugs(verdicts):
+    c = {x.name: x for x in _checks("pr.thm5_3")}
+    assert c["first term = λ × (22), as (21) requires"].details["error"] == prb.ERR_T53_LAMBDA
+    assert c["confidence: Lemma 4 and the cited bound each fail w.p. δ"].details["error"] == prb.ERR_T53_DELTA
+    two = c["second term = 2 × Theorem 5.2, as the cited bound requires"]
+    assert not two.ok and two.details["error"] == prb.ERR_EQ23_FACTOR2
+    # independently: the printed second term is 8(d+1)⁴C/(ε²λ)log²(d/δ), Theorem 5.2 the same: ratio 1/2
+    d, K, eps, lam, delta = 2, 3, 0.5, 4.0, 0.05
+    t52 = 8 * (d + 1) ** 4 * K / (eps**2 * lam) * math.log(d / delta) ** 2
+    assert t52 / (2 * t52) == 0.5
+    # the 1/λ: (21) multiplies (22) by λ, the theorem keeps 4√d(d+1)²C/(ελ)log(d/δ)
+    first = 4 * math.sqrt(d) * (d + 1) ** 2 * K / (eps * lam) * math.log(d / delta)
+    assert first / (lam * first) == pytest.approx(1 / lam)
+    v = verdicts["pr.thm5_3"]
+    assert v.verdict == "refuted" and v.root[0] == "pr.thm5_3"
+    assert "pr.eq8.objective" in v.root and "pr.eq23" in v.root
+    assert prb.ERR_T53_LAMBDA in v.errors and prb.ERR_T53_DELTA in v.errors
+
+
+def test_final_ltilde_readings_on_n_scaling_checks(verdicts):
+    n, lam, delta = 1000, 2.0, 0.05
+    printed = 16 / (lam * n) * (32 + math.log(1 / delta))
+    rescaled = n * 16 / ((lam / n) * n) * (32 + math.log(1 / delta))    # reading 'sum': n × term(Λ = λ/n)
+    assert printed / rescaled == pytest.approx(n**-2)
+    for key in ("pr.eq23", "pr.thm5_3"):
+        assert list(REG.get(key).readings) == ["sum", "mean"]
+    c23 = {x.name: x for x in _checks("pr.eq23")}
+    assert c23["cited term in the paper's scale"].details["reading"] == "sum"
+    assert c23["cited term in the paper's scale"].details["error"] == prb.ERR_EQ23_SCALE
+    assert c23["Theorem 5.2 enters (23) twice (factor 2 of the cited bound)"].details["error"] == prb.ERR_EQ23_FACTOR2
+    assert c23["cited term as printed (per-example L̃)"].ok
+    c53 = {x.name: x for x in _checks("pr.thm5_3")}
+    assert c53["stated and derived bounds depend on n alike"].details["reading"] == "sum"
+    assert verdicts["pr.eq23"].verdict == "unsupported" and verdicts["pr.eq23"].root[0] == "pr.eq23"
+
+
+def test_final_thm5_1_alpha_readings_and_audit_rows():
+    st = REG.get("pr.thm5_1")
+    assert list(st.readings) == ["alpha=4/h", "any alpha"]
+    # the audit's claim with α: ε' = ε + 2 log(1 + α/(mλ)); the largest α it refutes at lower bound L
+    eps, m, lam, lower = 0.5, 40, 20.0, 2.0
+    a_max = m * lam * math.expm1((lower - eps) / 2)
+    assert eps + 2 * math.log1p(a_max / (m * lam)) == pytest.approx(lower)
+    assert a_max > 4 / emp.H
+    rows = emp.audits(n=4000, seed=0)
+    for r in rows:
+        if r.verdict == "violated":
+            assert f"every α ≤ {r.details['alpha_refuted_up_to']:.0f}" in r.name and "reading" not in r.details
+            assert r.details["alpha_refuted_up_to"] > 4 / emp.H

@@ -586,12 +586,37 @@ def bounded_below_probability(d_: int, eps_: float, lam_: float, size: int = 200
     return float(np.mean(np.linalg.eigvalsh(sym)[:, 0] >= 0))
 
 
-#: the slug of the central error of §4 (referee B13): J_p is unbounded below on the PSD cone whenever
-#: b_(d+1,d+1) < 0, so Φ^p does not exist with probability ≥ 1/2; every statement about Φ^p echoes it
-ERR_UNBOUNDED = "objective-unbounded-below"
-#: the slug of Lemma 2's error (referee B12): J is not λ-strongly convex (the trace regulariser is linear and
-#: the Huber loss is affine outside |u| ≤ h); the proofs that assume a strongly convex objective echo it
-ERR_NOT_STRONGLY_CONVEX = "objective-not-strongly-convex"
+#: the slug of the central error of §4 and of Lemma 2 (referees B12, B13; the final review): the objective J is flat
+#: along E = e_(d+1)e_(d+1)ᵀ (neither the margins nor the trace regulariser see the (d+1, d+1) entry), so J is not
+#: λ-strongly convex (Lemma 2) and J_p = J + ⟨b, Φ⟩ is unbounded below whenever b_(d+1,d+1) < 0 (§4, (8)): one
+#: underlying error, the missing curvature of J, with one root (pr.eq8.objective, first in paper order; pr.lemma2
+#: and every statement about Φ^p or a strongly convex J are its echoes)
+ERR_FLAT = "objective-flat-along-E"
+#: former names of the same slug (kept for importers)
+ERR_UNBOUNDED = ERR_FLAT
+ERR_NOT_STRONGLY_CONVEX = ERR_FLAT
+#: pr.lemma1.grad: ‖x̃x̃ᵀ‖_F = ‖x̃‖² = ‖x‖² + 1 with the appended unit element, not ≤ 1
+ERR_XTILDE = "xtilde-norm-squared"
+#: pr.eq23: (23) substitutes Theorem 5.2 once where the cited bound has 2[J(Φ^p) − J(Φ*)]
+ERR_EQ23_FACTOR2 = "eq23-drops-factor-2"
+#: pr.eq23: the cited term 16/(Λn)[...] is not rescaled to the summed objective J (reading "sum" of L̃)
+ERR_EQ23_SCALE = "eq23-cited-term-not-rescaled"
+#: pr.thm5_3: the first term keeps the 1/λ of (22) although (21) multiplies (22) by λ
+ERR_T53_LAMBDA = "thm53-keeps-1-over-lambda"
+#: pr.thm5_3: two events of probability δ each, so the bound holds w.p. 1 − 2δ, not 1 − δ
+ERR_T53_DELTA = "thm53-union-bound-2delta"
+#: pr.thm5_1: one b shared by the C classes, so b ↦ Φ^p is no bijection (dim b = (d+1)² ≠ C(d+1)²)
+ERR_T51_BIJECTION = "thm51-no-bijection"
+
+#: readings of L̃ in (20)–(23) and Theorem 5.3 (the paper: 'the true risk L̃(Φ) = E[L(Φ)]', L of (5) a sum over n)
+LTILDE_READINGS = {
+    "sum": "L̃(Φ) = E[L(Φ)] with L of (5) the loss summed over the n examples (the encoded reading): J̃ = n × the "
+           "averaged objective with weight Λ = λ/n, so the cited term in the paper's scale is 16n/λ[32 + log(1/δ)]",
+    "mean": "L̃(Φ) the expected loss of one example (the usual 'true risk'), λ its regulariser weight: the cited "
+            "term 16/(λn)[32 + log(1/δ)] is as printed, but the cited bound then concerns the averaged objective "
+            "L/n + λN, whose minimiser is not Φ* (J = L + λN weighs N n times less), so Theorem 5.2 does not give "
+            "its first term",
+}
 
 
 def negative_corner_probability(dd: int = 1) -> sp.Expr:
@@ -638,9 +663,9 @@ def _existence_check(dep, exact: bool = True) -> Check:
     if exact:
         return _ok("§4: J_p 'has the same properties as' J (a minimiser Φ^p exists)", not unbounded, "exact",
                    detail, severity="invalid",
-                   details={"error": ERR_UNBOUNDED, "p_unbounded_at_least": float(p_neg)})
+                   details={"error": ERR_FLAT, "p_unbounded_at_least": float(p_neg)})
     return _ok("J_p has a minimiser on the PSD cone", not unbounded, "symbolic", detail, severity="gap",
-               details={"error": ERR_UNBOUNDED})
+               details={"error": ERR_FLAT})
 
 
 def _eq8_checks(st: Statement, dep) -> list[Check]:
@@ -677,7 +702,7 @@ add(
     "semidefinite', and the loss and the trace regulariser are invariant under Φ_c → Φ_c + tE for all c, so J_p "
     "is unbounded below whenever b_(d+1,d+1) < 0 (probability 1/2 exactly): Φ^p does not exist; an exact "
     "witness (kind 'equation': the claim is a result, not a definition).  Theorem 5.2's violations are this "
-    "event (slug objective-unbounded-below)",
+    "event (slug objective-flat-along-E, shared with Lemma 2: one underlying error, the missing curvature of J along E, whose root is this statement, first in paper order; pr.lemma2 is its echo)",
 )
 
 
@@ -699,6 +724,19 @@ def _lemma1_grad_derive(dep) -> sp.Expr:
     return sup1 * (R_x**2 + 1)
 
 
+def _lemma1_grad_witness(st: Statement, dep) -> Check:
+    """An exact instance of the statement: d = 1, x = 1 (‖x‖ = 1), Huber slope 1 (margin u = 2h > h)."""
+    slope = sp.diff(_pieces(HUBER)[2][0], u).subs(u, 2 * h)        # ℓ_h'(2h) on the piece u > h
+    xt = sp.Matrix([1, 1])                                          # x̃ = (x, 1), x = 1
+    norm = sp.sqrt(sum(v**2 for v in (-slope * xt * xt.T)))        # ‖∂ℓ/∂Φ_c‖_F = |ℓ'|·‖x̃x̃ᵀ‖_F (c ≠ y)
+    num = float(np.linalg.norm(grad_class(np.array([10 * np.eye(2), np.zeros((2, 2))]), np.array([1.0]), 0, 1, 0.5)))
+    return _ok("an exact instance respects the stated bound 1", norm <= st.stated, "exact",
+               f"d = 1, x = 1 (‖x‖ = 1), x̃ = (1, 1), margin u = x̃ᵀ(Φ_y − Φ_c)x̃ > h so ℓ_h' = {sp.sstr(slope)}: "
+               f"‖∂ℓ_h/∂Φ_c‖_F = |ℓ'|·‖x̃x̃ᵀ‖_F = ‖x̃‖² = {sp.sstr(norm)} > 1 (sympy; numerically {num:.6g} at "
+               "Φ_y = 10I, Φ_c = 0, h = 1/2); the derived bound 1 + R_x² = 2 is attained here",
+               severity="invalid", details={"error": ERR_XTILDE, "value": float(norm)})
+
+
 add(
     "lemma1.grad",
     "Lemma 1",
@@ -709,6 +747,8 @@ add(
     relation="upper",
     params=("R_x",),
     depends=("eq6.huber",),
+    checks=(_lemma1_grad_witness,),
+    errors={"stated vs derived": ERR_XTILDE},
     equation="proof of Lemma 1",
     doc="004_69734a6b7aad1d0d.txt, proof of Lemma 1: ‖x_i x_iᵀ‖ = ‖x_i‖₂ ≤ 1 and |(1/2h)[h − u]| ≤ 1, so "
     "'the Frobenius norm of the derivative of the Huber loss function is at most one in all cases'.",
@@ -853,7 +893,7 @@ def _lemma2_checks(st: Statement, dep) -> list[Check]:
     flat, viol = _flat_numeric()
     w = lemma2_witness(dep)
     exceeds = w["dJ"] == 0 and w["margins"] == 0 and sp.simplify(w["lhs_minus_rhs"] - lam * w["t"] ** 2 / 4) == 0
-    slug = {"error": ERR_NOT_STRONGLY_CONVEX}
+    slug = {"error": ERR_FLAT}
     return [
         _ok("Lemma 2 at α = 1/2 along the common shift Φ_c + tE", not exceeds, "exact",
             "for every Φ ⪰ 0, every data point and every t (sympy, d = 1, C = 2, E = e_(d+1)e_(d+1)ᵀ added to each "
@@ -1152,12 +1192,13 @@ def _thm51_checks(st: Statement, dep) -> list[Check]:
             f"modulus of λ Σ_c trace(I_Φ Φ_c I_Φ) = {sp.sstr(gN)} (linear); with a singular Hessian of J_p the "
             "Jacobian determinant in (12) vanishes and exp(k) has no finite bound (the paper omits this part of "
             "the proof)", severity="gap",
-            details={"error": ERR_NOT_STRONGLY_CONVEX}),
+            details={"error": ERR_FLAT}),
         _ok("b ↦ Φ^p is a bijection (12)", sp.simplify(dim_phi - dim_b) == 0, "symbolic",
             f"dim b = {sp.sstr(dim_b)} but dim Φ = {sp.sstr(dim_phi)}: one b is shared by the C classes, so the "
             "Jacobian of (12) is not square and Φ^p lies on a (d+1)²-dimensional set {Φ: ∂J/∂Φ_c equal for all c} "
             "that moves with the data (neighbours x = 0.3, x' = −0.8, same label, C = 2: the two class "
-            f"conditions change by amounts differing by {mismatch:.3g} in Frobenius norm)", severity="gap"),
+            f"conditions change by amounts differing by {mismatch:.3g} in Frobenius norm)", severity="gap",
+            details={"error": ERR_T51_BIJECTION}),
         _existence_check(dep, exact=False),
         _ok("rank of the Hessian change E (multiclass)", rank_ok, "numeric",
             "rank(∇²ℓ(x', y') − ∇²ℓ(x, y)) = " + ", ".join(f"{v} (C = {k})" for k, v in sorted(ranks.items()))
@@ -1176,6 +1217,13 @@ add(
     relation="upper",
     params=("eps", "alpha_k", "n", "lam", "K", "R_x"),
     depends=("eq7.noise", "lemma1", "eq5.reg"),
+    readings={
+        "alpha=4/h": "ε' with α = 4/h, the curvature bound of the multiclass Huber loss on the unit ball (ℓ'' ≤ 1/(2h) "
+                     "times 2‖x̃‖⁴ ≤ 8): the toolkit's choice, used by the audit's claimed ε'",
+        "any alpha": "ε' with α any constant ('with a constant value of α': the paper does not fix it); the audit's "
+                     "lower bound exceeds ε' for every α ≤ 894 (m = 40, λ = 20, ε = 1/2), far above any curvature "
+                     "constant of this loss, so the audit refutes the theorem under this reading too",
+    },
     equation="§5.1, (9)–(13)",
     checks=(_thm51_checks,),
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.1: |log P(Φ^p|x, y)/P(Φ^p|x', y')| ≤ ε' = ε + k, "
@@ -1195,7 +1243,7 @@ def _lemma2_premise(st: Statement, dep) -> Check:
     return _ok("premise: J and J_p are λ-strongly convex (Lemma 2)", ok, "symbolic",
                f"the proof uses modulus {sp.sstr(LEMMA2_MODULUS)} at α = 1/2; the modulus derived in Lemma 2 is "
                f"{sp.sstr(mod)}, so (15) and its J_p analogue do not follow", severity="gap",
-               details={"error": ERR_NOT_STRONGLY_CONVEX})
+               details={"error": ERR_FLAT})
 
 
 def _eq18_derive(dep) -> sp.Expr:
@@ -1249,7 +1297,7 @@ add(
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.2: w.p. ≥ 1 − δ, J(Φ^p) ≤ J(Φ*) + (8(d+1)⁴C/(ε²λ)) log²(d/δ); "
     "from (14), (18), Σ bΔ ≤ 2C‖b‖²/λ and Lemma 4.",
     notes="the theorem is about Φ^p, the minimiser of J_p (8), which does not exist whenever b_(d+1,d+1) < 0 "
-    "(probability 1/2): its empirical violations are that event (slug objective-unbounded-below, root "
+    "(probability 1/2): its empirical violations are that event (slug objective-flat-along-E, root "
     "pr.eq8.objective); the chain (14)–(19) also rests on Lemma 2's strong convexity (via (18))",
 )
 
@@ -1377,7 +1425,7 @@ def _sridharan_hypotheses(st: Statement, dep) -> list[Check]:
         _ok("regulariser N 1-strongly convex", gN >= 1, "symbolic",
             f"N(Φ) = Σ_c trace(I_Φ Φ_c I_Φ) is linear: modulus {sp.sstr(gN)}; the fast rate 1/(Λn) needs a strongly "
             "convex objective and no replacement is established (the same error as Lemma 2)", severity="gap",
-            details={"error": ERR_NOT_STRONGLY_CONVEX}),
+            details={"error": ERR_FLAT}),
         _ok("loss 1-Lipschitz in a feature of norm ≤ 1", bool(G1.subs(K, 2) <= 1), "symbolic",
             "the per-example loss Σ_(c≠y) ℓ_h(x̃ᵀ(Φ_y − Φ_c)x̃) has stacked gradient ((Σℓ'_c)X, −ℓ'_c X, ...), "
             f"X = x̃x̃ᵀ, ‖X‖_F = ‖x̃‖² = R_x² + 1 (x̃ = (x, 1)): its Lipschitz constant is G = (R_x² + 1)√(C(C − 1)) "
@@ -1421,12 +1469,23 @@ def _eq23_checks(st: Statement, dep) -> list[Check]:
     q1 = sp.simplify(_t53_second / (2 * PAPER.stated("pr.thm5_2")))
     cited = PAPER.stated("pr.thm5_3.sridharan")
     q2 = sp.simplify(cited / (n * cited.subs(lam, lam / n)))
+    Ls, Nr = sp.symbols("L_sum N_reg", positive=True)
+    same_objective = sp.simplify((Ls + lam * Nr) / n - (Ls / n + lam * Nr)) == 0   # J/n against L/n + λN
     return [
         _ok("Theorem 5.2 enters (23) twice (factor 2 of the cited bound)", q1 == 1, "symbolic",
-            f"stated first term / (2 × Theorem 5.2) = {sp.sstr(q1)}: (23) drops the factor 2"),
+            f"stated first term / (2 × Theorem 5.2) = {sp.sstr(q1)}: (23) drops the factor 2 (both readings of L̃)",
+            details={"error": ERR_EQ23_FACTOR2}),
         _ok("cited term in the paper's scale", q2 == 1, "symbolic",
-            f"J of (5) sums the loss over the n examples, so the averaged-objective term with Λ = λ/n, times n, "
-            f"is 16n[32 + log(1/δ)]/λ; stated / rescaled = {sp.sstr(q2)}", severity="mismatch"),
+            f"reading 'sum' (L̃ = E[L], L summed over the n examples as in (5)): the averaged-objective term with "
+            f"Λ = λ/n, times n, is 16n[32 + log(1/δ)]/λ; stated / rescaled = {sp.sstr(q2)}", severity="mismatch",
+            details={"error": ERR_EQ23_SCALE, "reading": "sum"}),
+        _ok("cited term as printed (per-example L̃)", True, "symbolic",
+            "reading 'mean' (L̃ the expected loss of one example, weight λ): the cited term 16/(λn)[32 + log(1/δ)] "
+            "is the cited bound with Λ = λ, as printed", details={"reading": "mean"}),
+        _ok("the cited bound's empirical objective is J (per-example L̃)", same_objective, "symbolic",
+            "reading 'mean': the cited bound is about L/n + λN, but J/n = L/n + (λ/n)N (J = L + λN, (5)); they "
+            "differ unless n = 1, so Φ* is not its minimiser and Theorem 5.2 (about J) does not give the first "
+            "term 2[J(Φ^p) − J(Φ*)]", severity="gap", details={"reading": "mean"}),
     ]
 
 
@@ -1442,6 +1501,8 @@ add(
     depends=("thm5_2", "thm5_3.sridharan"),
     equation="(23)",
     checks=(_eq23_checks,),
+    errors={"stated vs derived": ERR_EQ23_FACTOR2},
+    readings=LTILDE_READINGS,
     doc="004_69734a6b7aad1d0d.txt, (23): J̃(Φ^p) − J̃(Φ^r) ≤ (8(d+1)⁴C/(ε²λ)) log²(d/δ) + (16/(λn))[32 + "
     "log(1/δ)], 'substituting the bound from Theorem 5.2' into the cited bound.",
 )
@@ -1473,22 +1534,28 @@ def _thm53_checks(st: Statement, dep) -> list[Check]:
     union = sum(fails).subs({fails[0]: delta, fails[1]: delta})
     gN = reg_modulus()
     bound = dep(st.key)
+    second = sp.simplify((st.stated - _t53_first - _t53_third) / (2 * PAPER.stated("pr.thm5_2")))
     return [
         _ok("first term = λ × (22), as (21) requires", q == 1, "symbolic",
             f"stated first term / (λ·(22)) = {sp.sstr(q)}: the theorem keeps the 1/λ of (22) although (21) "
-            "multiplies (22) by λ; the stated term is too small whenever λ > 1"),
+            "multiplies (22) by λ; the stated term is too small whenever λ > 1", details={"error": ERR_T53_LAMBDA}),
         _ok("confidence: Lemma 4 and the cited bound each fail w.p. δ", sp.simplify(union - delta) == 0,
             "symbolic",
             f"union bound: failure probability ≤ {sp.sstr(union)}, so the stated bound holds w.p. 1 − 2δ "
-            "(the derived bound uses δ/2 for each event)"),
+            "(the derived bound uses δ/2 for each event)", details={"error": ERR_T53_DELTA}),
+        _ok("second term = 2 × Theorem 5.2, as the cited bound requires", second == 1, "symbolic",
+            f"stated second term / (2 × Theorem 5.2) = {sp.sstr(second)}: the factor 2 that (23) drops, carried "
+            "over (counted at pr.eq23)", details={"error": ERR_EQ23_FACTOR2}),
         _ok("hypothesis of the cited bound: λ-strongly convex regulariser", gN > 0, "symbolic",
             f"the trace regulariser has modulus {sp.sstr(gN)} (see Lemma 2)", severity="gap",
-            details={"error": ERR_NOT_STRONGLY_CONVEX}),
+            details={"error": ERR_FLAT}),
         _ok("stated and derived bounds depend on n alike",
             sp.simplify(leading_exponent(bound, n) - leading_exponent(st.stated, n)) == 0, "limit",
-            f"lim log(bound)/log(n) = {sp.sstr(leading_exponent(bound, n))} for the derived bound (J sums the "
-            f"loss over n examples) and {sp.sstr(leading_exponent(st.stated, n))} for the stated one; the "
-            "privacy terms do not decrease with n", severity="mismatch"),
+            f"reading 'sum' (L̃ = E[L], L summed over n examples): lim log(bound)/log(n) = "
+            f"{sp.sstr(leading_exponent(bound, n))} for the derived bound and {sp.sstr(leading_exponent(st.stated, n))} "
+            "for the stated one; the privacy terms do not decrease with n (the cited term of (23) not rescaled, "
+            "counted at pr.eq23; under reading 'mean' both carry the printed 16/(λn))", severity="mismatch",
+            details={"error": ERR_EQ23_SCALE, "reading": "sum"}),
     ]
 
 
@@ -1504,6 +1571,8 @@ add(
     depends=("eq22", "eq23", "eq20", "lemma2"),
     equation="§5.2, (20)–(23)",
     checks=(_thm53_checks,),
+    errors={"stated vs derived": ERR_T53_LAMBDA},
+    readings=LTILDE_READINGS,
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.3: w.p. ≥ 1 − δ, L̃(Φ^p) ≤ L̃(Φ*) + (4√d(d+1)²C/(ελ)) log(d/δ) + "
     "(8(d+1)⁴C/(ε²λ)) log²(d/δ) + (16/(λn))[32 + log(1/δ)], from (21), (22) and (23).",
     notes="(21) multiplies (22) by λ, which cancels the 1/λ of (22): the first term of the theorem should be "
