@@ -143,6 +143,9 @@ class Statement:
         Check name → the underlying-error slug its failure embodies, for checks the registry
         builds itself (``{"stated vs derived": "expm1-vs-2eps"}``); a check a paper writes sets
         ``details["error"]`` directly.  See :mod:`bounds.verdict` (one root per underlying error).
+    tags : mapping of str to mapping
+        Check name → ``details`` entries to add to a check the registry builds itself (a
+        ``reading`` under which the comparison applies, say: ``{"stated vs derived": {"reading": "sum"}}``).
     readings : mapping of str to str
         Where the printed text is ambiguous, lost or reconstructed: reading name →
         what the statement says under it.  The first reading is the one ``stated``
@@ -173,6 +176,7 @@ class Statement:
     notes: str = ""
     routes: tuple[ExtraCheck, ...] = ()
     errors: Mapping[str, str] = field(default_factory=dict)
+    tags: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     readings: Mapping[str, str] = field(default_factory=dict)
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
@@ -469,6 +473,8 @@ class Registry:
                 c.key = st.key
             if c.name in st.errors and "error" not in c.details:
                 c.details["error"] = st.errors[c.name]
+            for k, v in st.tags.get(c.name, {}).items():
+                c.details.setdefault(k, v)
         # a route check is no evidence against the statement: its failure leaves the route unestablished
         failed = [c for c in checks if c.failed and not c.details.get("route")]
         outside_only = [c for c in failed if not c.inside_regime]

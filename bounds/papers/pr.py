@@ -1502,6 +1502,7 @@ add(
     equation="(23)",
     checks=(_eq23_checks,),
     errors={"stated vs derived": ERR_EQ23_FACTOR2},
+    tags={"stated vs derived": {"reading": "sum"}},   # its derived form reads L̃ as the sum over n examples
     readings=LTILDE_READINGS,
     doc="004_69734a6b7aad1d0d.txt, (23): J̃(Φ^p) − J̃(Φ^r) ≤ (8(d+1)⁴C/(ε²λ)) log²(d/δ) + (16/(λn))[32 + "
     "log(1/δ)], 'substituting the bound from Theorem 5.2' into the cited bound.",
@@ -1572,6 +1573,7 @@ add(
     equation="§5.2, (20)–(23)",
     checks=(_thm53_checks,),
     errors={"stated vs derived": ERR_T53_LAMBDA},
+    tags={"stated vs derived": {"reading": "sum"}},   # its derived form reads L̃ as the sum over n examples
     readings=LTILDE_READINGS,
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.3: w.p. ≥ 1 − δ, L̃(Φ^p) ≤ L̃(Φ*) + (4√d(d+1)²C/(ελ)) log(d/δ) + "
     "(8(d+1)⁴C/(ε²λ)) log²(d/δ) + (16/(λn))[32 + log(1/δ)], from (21), (22) and (23).",
