@@ -206,6 +206,8 @@ def test_rejected_trials_are_dropped_and_counted(monkeypatch):
     for r in res:
         assert r.details["rejected"] > 0
         assert r.n + r.details["rejected"] == 12
+        # the square loss is not C_L-Lipschitz on the range of f_z + b: outside Proposition 3's premise
+        assert r.regime == "outside" and r.details["premise"] == J.LS_OUTSIDE_PREMISE
     J.clear_cache()
 
 

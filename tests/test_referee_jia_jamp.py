@@ -70,7 +70,10 @@ def test_b2_proposition1_scale_is_half_of_delta_over_eps_and_the_one_root(verdic
     assert stated_scale / required == pytest.approx(0.5, rel=1e-15)
     own = next(c for c in registry.evaluate("jia.prop1.scale").checks if c.name.startswith("stated scale"))
     assert own.failed and own.details["error"] == jia_paper.PROP1_HALF_SCALE and "1/2" in own.detail
-    assert verdicts["jia.prop1.scale"].verdict == "erratum" and verdicts["jia.prop1.scale"].root == ("jia.prop1.scale",)
+    # refuted since the final review: Proposition 1's conclusion (the function release) fails for every scale;
+    # the halving stays its own root, beside jia.lemma1's error
+    v = verdicts["jia.prop1.scale"]
+    assert v.verdict == "refuted" and v.root == ("jia.prop1.scale", "jia.lemma1") and v.is_root
     # the density is the Laplace density of that scale: it inherits, it is not a second root
     assert set(verdicts["jia.prop1.density"].root) == {"jia.lemma1", "jia.prop1.scale"}
     for key in ("jia.s5_1.scale", "jia.s5_2.scale"):   # §5's scales: Proposition 1's halving (and Lemma 1's claim)
@@ -248,3 +251,112 @@ def test_a4_approximation_bounds_are_measured_against_the_supremum(key, per_mu) 
 def test_every_paper_lists_what_it_does_not_encode() -> None:
     for paper in (jia_paper.PAPER, jamp_paper.PAPER):
         assert len(paper.not_encoded) >= 5 and all(item and why for item, why in paper.not_encoded)
+
+
+# --------------------------------------------------------------------------- final review (issue 23, review_final.md)
+def _weighted_f_lam(K, w, f, lam):
+    """f_λ = (L_K + λI)⁻¹L_K f on a finite X with ρ_X = w, in fractions: (L_K g)_i = Σ_j K_ij w_j g_j."""
+    n = len(f)
+    A = [[K[i][j] * w[j] + (lam if i == j else 0) for j in range(n)] for i in range(n)]
+    rhs = [sum(K[i][j] * w[j] * f[j] for j in range(n)) for i in range(n)]
+    for c in range(n):   # Gauss-Jordan elimination in exact arithmetic
+        p = next(r for r in range(c, n) if A[r][c] != 0)
+        A[c], A[p], rhs[c], rhs[p] = A[p], A[c], rhs[p], rhs[c]
+        for r in range(n):
+            if r != c and A[r][c] != 0:
+                q = A[r][c] / A[c][c]
+                A[r] = [a - q * b for a, b in zip(A[r], A[c], strict=True)]
+                rhs[r] -= q * rhs[c]
+    return [rhs[i] / A[i][i] for i in range(n)]
+
+
+def test_final_s5_2_B_rho_is_refuted_as_an_echo_of_s5_1_B_rho(verdicts) -> None:
+    """§5.2 prints '‖f_λ‖_∞ ≤ M and B_ρ = (M+1)²': both fail on exact instances; one error (s5_1.B_rho's)."""
+    third, seven = Fraction(1, 3), Fraction(7, 10)
+    K3 = [[1, seven, 0], [seven, 1, seven], [0, seven, 1]]
+    f3 = _weighted_f_lam(K3, [third] * 3, [-1, 1, 1], Fraction(1, 100))
+    assert f3[2] == Fraction(102530, 83327) and float(f3[2]) == pytest.approx(1.2305, abs=5e-5)   # > M = 1
+    K4 = [[1 if i == j else Fraction(3, 5) if abs(i - j) == 1 else 0 for j in range(4)] for i in range(4)]
+    assert min(np.linalg.eigvalsh(np.array(K4, dtype=float))) > 0.02          # 1 − (6/5)cos(π/5) = 0.0292
+    w4 = [Fraction(v, 30001) for v in (10000, 10000, 10000, 1)]
+    f4 = _weighted_f_lam(K4, w4, [1, -1, 1, 1], Fraction(1, 1000))
+    assert 1 + f4[3] > 4 and float(1 + f4[3]) == pytest.approx(4.3480, abs=5e-5)   # hinge at (x₄, −1) > (M+1)²
+    slug = next(c for c in registry.evaluate("jia.s5_1.B_rho").checks if c.name.startswith("(f_λ(x) − y)²")
+                ).details["error"]
+    assert slug == jia_paper.SUP_NORM_F_LAM
+    fails = _failing("jia.s5_2.B_rho")
+    assert len(fails) == 2 and all(c.kind == "exact" and c.severity == "invalid" for c in fails)
+    assert all(c.details["error"] == slug and c.details["refutes_derived"] for c in fails)
+    assert "1.2305" in fails[0].detail and "4.3480" in fails[1].detail
+    v = verdicts["jia.s5_2.B_rho"]
+    assert v.verdict == "refuted" and v.root == ("jia.s5_1.B_rho",) and not v.is_root
+    assert verdicts["jia.s5_1.B_rho"].root == ("jia.s5_1.B_rho",)
+    # harmless downstream (E S = 0): the bounds keep their inherited Proposition 1 / 3 findings only
+    assert (verdicts["jia.s5_1.bound"].verdict, verdicts["jia.s5_1.bound"].root) == ("erratum", ("jia.prop1.scale",))
+    assert (verdicts["jia.s5_2.bound"].verdict, verdicts["jia.s5_2.bound"].root) == ("erratum", ("jia.prop3",))
+
+
+def test_final_lemma1_verdict_depends_on_the_reading_of_definition1(verdicts) -> None:
+    """000's Definition 1 admits only O ∈ Range ∩ Range; the witness's ranges are disjoint, so it holds vacuously."""
+    st = registry.get("jia.lemma1")
+    assert list(st.readings) == ["standard", "definition-1"]
+    assert list(registry.get("jcc.lemma1").readings) == ["standard", "definition-1"]   # the same as jcc.lemma1
+    checks = registry.evaluate("jia.lemma1").checks
+    witness = next(c for c in checks if c.name.startswith("function release"))
+    vacuous = next(c for c in checks if c.details.get("reading") == "definition-1")
+    assert witness.failed and witness.details["reading"] == "standard" and vacuous.ok
+    v = verdicts["jia.lemma1"]
+    assert v.verdict == "refuted" and v.reading_dependent
+    assert v.readings == {"standard": "refuted", "definition-1": "consistent"}
+
+
+def test_final_prop1_scale_correction_is_scoped_to_one_released_value(verdicts) -> None:
+    """Δf/ε is right for f_z(x₀) + b; Proposition 1's conclusion (the function release) fails for every scale."""
+    checks = registry.evaluate("jia.prop1.scale").checks
+    own = [c for c in checks if c.failed and c.details.get("error") == jia_paper.PROP1_HALF_SCALE]
+    assert {c.name for c in own} == {"stated vs derived", "stated scale ≥ Δf/ε (Lemma 1)"}
+    w = next(c for c in checks if c.name.startswith("function release"))
+    assert w.failed and w.kind == "exact" and "10*x/29" in w.detail
+    assert w.details["error"] == FUNCTION_RELEASE and w.details["refutes_derived"] is True
+    assert w.details["scope"].startswith("valid for one released value f_z(x0)+b only")
+    v = verdicts["jia.prop1.scale"]
+    assert v.is_root and v.root[0] == "jia.prop1.scale" and "jia.lemma1" in v.root   # own slip, also Lemma 1's
+    assert not v.corrected and "valid for one released value" in v.correction
+
+
+def test_final_least_squares_rows_lie_outside_the_lipschitz_premise(verdicts) -> None:
+    """The square loss with C_L = jia.s5_1.C_L is Lipschitz on the range of f_z only; b is unbounded."""
+    from verify.empirical.jia import LS_OUTSIDE_PREMISE, outside_lipschitz_premise
+
+    rows = [Result(evidence="empirical", kind="risk", key=key, name=f"problem={prob}, bound=stated",
+                   verdict="violated" if prob == "ls" else "holds", statistic=2.0, lo=1.9, hi=2.1, bound=1.0,
+                   confidence=0.95, details={"problem": prob, "which": "stated", "error": jia_paper.PROP3_DROPS_CL})
+            for key in ("jia.prop3", "jia.thm4.bound", "jia.thm4") for prob in ("ls", "svm")]
+    outside_lipschitz_premise(rows)
+    assert [r.regime for r in rows] == ["outside", ""] * 3
+    assert all(r.details["premise"] == LS_OUTSIDE_PREMISE for r in rows if r.details["problem"] == "ls")
+    with_rows = registry.verdicts(rows, ["jia.prop3", "jia.thm4.bound", "jia.thm4"])
+    for key in ("jia.prop3", "jia.thm4.bound", "jia.thm4"):
+        v = with_rows[key]
+        assert v.verdict == "refuted" and not any("empirical" in r and "violated" in r for r in v.reasons), key
+        assert any(r.startswith("exact counterexample") for r in v.reasons), key
+
+
+def test_final_theorem4_exact_instance_inside_the_premise(verdicts) -> None:
+    """L = C_L|t − y|, y ≡ 0, C_L = 4, κ = 1, γ = 2, m = 10⁴, β = 1/2: excess risk 0.8 > printed 0.6 (and > 0.24)."""
+    from scipy.stats import laplace
+
+    C_L, kappa, gamma, m, beta = 4, 1, 2, 10**4, 0.5
+    lam = m ** (-1 / (2 * beta + 1))
+    eps = 1 / math.sqrt(lam * m)
+    assert (lam, eps) == (pytest.approx(0.01), pytest.approx(0.1))
+    scale = kappa**2 * C_L / (lam * gamma * m * eps)          # Proposition 1's density: E|b| = its scale
+    excess = C_L * laplace(scale=scale).expect(abs)            # f_z = f_ρ = 0: E(f_z + b) − E(f_ρ) = C_L E|b|
+    thm4 = (2 * 0 + 2 * 0 + 3 * kappa**2 * C_L / gamma + 0) * m ** (-beta / (2 * beta + 1))   # B₀, Ω(0), c_β = 0
+    bound = 2 * (0 + lam * 0) * eps + (1 + 2 * eps) * kappa**2 * C_L / (lam * gamma * m * eps) + 0 + 0
+    assert excess == pytest.approx(0.8, rel=1e-8) and thm4 == pytest.approx(0.6) and bound == pytest.approx(0.24)
+    for key, printed in (("jia.thm4", "3/5"), ("jia.thm4.bound", "6/25")):
+        w = next(c for c in registry.evaluate(key).checks if c.name.endswith("on an exact instance"))
+        assert w.failed and w.kind == "exact" and w.severity == "invalid" and w.inside_regime
+        assert w.details["error"] == jia_paper.PROP3_DROPS_CL and f"4/5 > {printed}" in w.detail
+        assert verdicts[key].verdict == "refuted" and verdicts[key].root == ("jia.prop3",), key

@@ -67,7 +67,11 @@ from ..checks import (
 )
 from ..evidence import Check
 from ..paper import Paper
-from ..privacy_logic import restricted_events_witness, scalar_release_checks
+from ..privacy_logic import (
+    function_release_witness,
+    restricted_events_witness,
+    scalar_release_checks,
+)
 from ..symbols import Regime, S
 
 SEED = "000_c13e7e0f812f87df.txt"
@@ -108,6 +112,10 @@ FUNCTION_RELEASE = "function-release-scalar-noise"   # f_z + b with ONE scalar b
 EXPM1_VS_2EPS = "expm1-vs-2eps"                      # the last step e^ε − 1 ≤ 2ε (true only for ε ≤ 1.25643…)
 PROP1_HALF_SCALE = "prop1-scale-half-of-sensitivity"  # Proposition 1's Laplace scale is half of Δf/ε
 PROP3_DROPS_CL = "prop3-drops-CL"                    # Proposition 3 writes C_L E|b| = κ²C_L/(λγmε), dropping C_L
+SUP_NORM_F_LAM = "f-lambda-sup-norm"                 # §5: ‖f_λ‖_∞ ≤ M for f_λ = (L_K + λI)⁻¹L_K f_ρ (false)
+#: the scope of the derived scale Δf/ε (Proposition 1): one released value, never the released function
+VALUE_SCOPE = ("valid for one released value f_z(x0)+b only (a function release is not private for any scale: "
+               "jia.lemma1)")
 VALUE_ONLY = ("the derived density Laplace(Δf/ε) is valid for ONE released value f_z(x₀) + b only; as a released "
               "function f_z + b no scalar-noise density is private (function-release witness of Lemma 1), so no "
               "correction is offered for the function release")
@@ -318,8 +326,19 @@ add(
 
 
 def _lemma1_checks(st, dep):
+    """The per-value check, the function-release witness (the standard reading) and, under the paper's own
+    Definition 1 (events in Range ∩ Range only), the vacuous truth of the lemma (as on jcc.lemma1)."""
     dens = sp.exp(-eps * sp.Abs(b) / B_Delta) * eps / (2 * B_Delta)
-    return release_checks(st, dens, B_Delta, label="noise ∝ exp(−ε|b|/B_Δ) on a query of sensitivity B_Δ")
+    value, function = release_checks(st, dens, B_Delta, label="noise ∝ exp(−ε|b|/B_Δ) on a query of sensitivity B_Δ")
+    function.details["reading"] = "standard"
+    # the witness's f_z − f_z̄ is not constant, so the two released functions {f_z + c}, {f_z̄ + c} have
+    # disjoint ranges: Definition 1 then quantifies over no event and the lemma holds vacuously
+    disjoint = bool(function.failed)
+    vacuous = Check("under Definition 1 the claim holds vacuously", disjoint, "exact",
+                    "the witness's two releases f_z + b and f_z̄ + b (f_z − f_z̄ = 10x/29, not constant) have disjoint "
+                    "ranges, so Definition 1 (O ∈ Range(A(z)) ∩ Range(A(z̄)) only) quantifies over no event",
+                    details={"reading": "definition-1"})
+    return [value, function, vacuous]
 
 
 add(
@@ -332,6 +351,12 @@ add(
     params=("eps", "B_Delta"),
     equation="Lemma 1 (§3), algorithm (2)",
     checks=(_lemma1_checks,),
+    readings={
+        "standard": "f_{A,z} = f_z + b is ε-DP in the standard sense (Dwork et al. 2006): false, the released "
+                    "functions of neighbours lie on disjoint lines (the function-release witness)",
+        "definition-1": "ε-DP in the paper's own Definition 1 (events in Range ∩ Range only): holds vacuously, the "
+                        "two ranges are disjoint (see the remark on jia.def1)",
+    },
     doc="000_c13e7e0f812f87df.txt, Lemma 1: Δf ≤ B_Δ and b with density ∝ exp(−ε|b|/B_Δ) ⇒ "
     "algorithm (2), f_{A,z} = f_z + b, is ε-DP.",
 )
@@ -375,6 +400,14 @@ def _prop1_scale_check(st, dep):
     )
 
 
+def _prop1_scale_function_release(st, dep):
+    """Proposition 1 concludes that algorithm (2), the released FUNCTION f_z + b, is ε-DP: jia.lemma1's witness
+    refutes that for every scale, so the derived scale Δf/ε is a correction for one released value only."""
+    function = tag(function_release_witness(), FUNCTION_RELEASE, refutes_derived=True)
+    function.details.update(release="function", scope=VALUE_SCOPE)
+    return function
+
+
 add(
     "prop1.scale",
     "Proposition 1",
@@ -386,7 +419,8 @@ add(
     params=("kappa", "C_L", "lam", "gamma", "m", "eps"),
     depends=("prop1.sensitivity",),
     equation="Proposition 1 (§3)",
-    checks=(_prop1_scale_check,),
+    checks=(_prop1_scale_check, _prop1_scale_function_release),
+    errors={"stated vs derived": PROP1_HALF_SCALE},   # the printed-vs-derived gap is the halving itself
     doc="000_c13e7e0f812f87df.txt, Proposition 1: the scale κ²C_L/(λγmε) implied by the stated "
     "density; Lemma 1 requires Δf/ε = 2κ²C_L/(λγmε).",
     notes="the one root of Proposition 1 (referee B2): the scale is half of Δf/ε; the density and §5's "
@@ -628,6 +662,41 @@ _thm4_bound_stated = (
 )
 
 
+#: Theorem 4's exact instance (inside its premise): L(t, y) = C_L|t − y| (convex, C_L-Lipschitz), y ≡ 0, C_L = 4,
+#: κ = 1, γ = 2 (Ω = ‖·‖²_K), m = 10⁴, β = 1/2, so λ = m^(−1/(2β+1)) = 1/100 and ε = 1/√(λm) = 1/10
+THM4_INSTANCE = {"C_L": 4, "kappa": 1, "gamma": 2, "m": 10**4, "beta": sp.Rational(1, 2)}
+
+
+def _thm4_instance(st, dep):
+    """Exact counterexample to Theorem 4 (and to the bound of its proof) inside Proposition 3's Lipschitz premise.
+
+    y ≡ 0 ⇒ f_z = f_λ = f_ρ = 0 (each minimises a sum of non-negative terms that vanish at 0), so D(λ) = 0 (c_β = 0),
+    E_z(0) = 0 (B₀ = 0), L(f_λ(x), y) = 0 (B_ρ = 0) and Ω(0) = 0; the excess risk of f_z + b is C_L E|b| with
+    E|b| = κ²C_L/(λγmε) under Proposition 1's density: C_L times Proposition 3's printed bound (its dropped C_L).
+    """
+    inst = THM4_INSTANCE
+    mm, bb = sp.Integer(inst["m"]), inst["beta"]
+    lam_v = mm ** (-1 / (2 * bb + 1))
+    eps_v = 1 / sp.sqrt(lam_v * mm)
+    pt = {C_L: inst["C_L"], kappa: inst["kappa"], gamma: inst["gamma"], m: mm, beta: bb, lam: lam_v, eps: eps_v}
+    e_abs = expectation(PAPER.stated("prop1.density"), sp.Abs(b)).subs(pt)   # the paper's own noise
+    excess = sp.nsimplify(inst["C_L"] * e_abs)
+    bound = sp.nsimplify(st.stated.subs({B0: 0, Omega0: 0, c_beta: 0, B_rho: 0}).subs(pt))
+    ok = bool(excess <= bound)
+    return Check(
+        "E[E(f_zA) − E(f_ρ)] ≤ the printed bound on an exact instance",
+        ok,
+        "exact",
+        f"loss C_L|t − y| (convex, C_L-Lipschitz: inside Proposition 3's premise), y ≡ 0, C_L = 4, κ = 1, γ = 2, "
+        f"m = 10⁴, β = 1/2 ⇒ λ = {sp.sstr(lam_v)}, ε = {sp.sstr(eps_v)}; f_z = f_λ = 0, B₀ = Ω(0) = B_ρ = c_β = 0; "
+        f"with Proposition 1's density E|b| = {sp.sstr(e_abs)}, so the excess risk is C_L E|b| = {sp.sstr(excess)} > "
+        f"{sp.sstr(bound)} = the printed bound: Proposition 3's dropped C_L (jia.prop3)",
+        severity="" if ok else "invalid",
+        worst={"C_L": 4, "kappa": 1, "gamma": 2, "m": 10**4, "beta": 0.5, "lam": float(lam_v), "eps": float(eps_v)},
+        details={} if ok else {"error": PROP3_DROPS_CL},
+    )
+
+
 def _thm4_bound_derive(dep):
     # (3) with R₁ by Theorem 3 at G = E R₂ + B₀ + λΩ(0) (as the printed 2(B₀ + λΩ(0))ε shows: Proposition 2
     # with B̃ = B₀ + λΩ(0)), R₂ by Proposition 3, S by Proposition 4, D by (4)
@@ -647,6 +716,7 @@ add(
     depends=("thm3.upper", "prop2", "prop3", "prop4", "eq4"),
     equation="proof of Theorem 4",
     schedule={"eps": "thm4.eps_schedule", "lam": "thm4.lam_schedule"},
+    checks=(_thm4_instance,),
     doc="000_c13e7e0f812f87df.txt, proof of Theorem 4: E ≤ 2(B₀+λΩ(0))ε + (1+2ε)κ²C_L/(λγmε) + "
     "2√(2π)B_ρ/√m + c_βλ^β, from (3) and Propositions 2–4.",
     notes="the printed bound is exactly what the paper's own Theorem 3 (2Gε), Proposition 3 and Proposition 4 give, "
@@ -717,7 +787,8 @@ def _thm4_sample_zero(st, dep):
 
 
 def _thm4_checks(st, dep):
-    return [*rate_statement_checks(st, _thm4_without_sample(dep), _rate4, dep(st.key)), _thm4_sample_zero(st, dep)]
+    return [*rate_statement_checks(st, _thm4_without_sample(dep), _rate4, dep(st.key)), _thm4_sample_zero(st, dep),
+            _thm4_instance(st, dep)]
 
 
 add(
@@ -853,12 +924,14 @@ add(
     "equation",
     "E b_ls² = E[E_z(f_zA^ls) − E_z(f_z^ls)]",
     2 * M**2 * kappa**4 * (kappa + 1) ** 2 / (lam**3 * m**2 * eps**2),
-    # E b² of Laplace noise of Proposition 1's scale with §5.1's C_L and γ (not through jia.s5_1.scale, whose
-    # function-release audits concern privacy, not this moment)
-    derive=lambda dep: expectation(laplace_density(_ls_sub(dep("jia.prop1.scale"), dep)), b**2),
+    # E b² of Laplace noise of the scale Δf/ε with §5.1's C_L and γ (not through jia.prop1.scale or jia.s5_1.scale,
+    # whose function-release evidence concerns privacy, not this moment); the printed value has Proposition 1's
+    # halved scale, so its gap is that error (an echo of jia.prop1.scale)
+    derive=lambda dep: expectation(laplace_density(_ls_sub(dep("jia.prop1.sensitivity"), dep) / eps), b**2),
     relation="upper",
     params=("M", "kappa", "lam", "m", "eps"),
-    depends=("prop1.scale", "s5_1.C_L", "s5_1.gamma"),
+    depends=("prop1.sensitivity", "s5_1.C_L", "s5_1.gamma"),
+    errors={"stated vs derived": PROP1_HALF_SCALE},
     equation="§5.1",
     checks=(_ls_identity,),
     doc="000_c13e7e0f812f87df.txt, §5.1: E(E_z(f_zA^ls) − E_z(f_z^ls)) = E b² = "
@@ -892,6 +965,7 @@ def _sup_norm_hypothesis(scale: sp.Rational, loss: str, y: int):
             "A replacement ‖f_λ‖_∞ ≤ κ‖f_ρ‖_K holds when f_ρ ∈ H_K (r ≥ 1/2); for r < 1/2, ‖f_λ‖_K grows "
             "like λ^(r − 1/2) and no bound independent of λ is established",
             worst={"f_lam_x3": float(fx), "loss": float(lossval)},
+            details={} if ok else {"error": SUP_NORM_F_LAM},
         )
 
     return check
@@ -908,6 +982,7 @@ def _ls_B_rho_witness(st, dep):
         f"{sp.sstr(lossval)} ≈ {float(lossval):.4f} > 4M² = 4",
         worst={"loss": float(lossval)},
         severity="" if ok else "invalid",
+        details={} if ok else {"error": SUP_NORM_F_LAM},
     )
 
 
@@ -1083,6 +1158,61 @@ add(
     equation="§5.2",
     doc="000_c13e7e0f812f87df.txt, §5.2: the scale α/2 = κ²/(2λmε) implied by the stated density.",
 )
+#: a four-point instance where the hinge loss of f_λ exceeds (M+1)² = 4: the chain Gram matrix K = I + (3/5)(S + Sᵀ)
+#: (positive definite: its eigenvalues are 1 + (6/5)cos(kπ/5) > 0; κ = 1), ρ_X ∝ (10⁴, 10⁴, 10⁴, 1),
+#: f_ρ^h = f_c = (1, −1, 1, 1) (M = 1), λ = 1/1000; y = −1 has probability 1/20 at x₄ (f_c(x₄) = 1)
+HINGE_INSTANCE = {
+    "gram": [[1 if i == j else sp.Rational(3, 5) if abs(i - j) == 1 else 0 for j in range(4)] for i in range(4)],
+    "weights": [sp.Rational(w, 30001) for w in (10000, 10000, 10000, 1)],
+    "f": [1, -1, 1, 1],
+    "lam": sp.Rational(1, 1000),
+}
+
+
+def weighted_projection(gram, weights, f, lam) -> list:
+    """Exact f_λ = (L_K + λI)⁻¹L_K f on a finite X with ρ_X = weights: (L_K g)(x_i) = Σ_j K(x_i, x_j) w_j g(x_j)."""
+    K = sp.Matrix(gram)
+    LK = K * sp.diag(*weights)
+    return list((LK + lam * sp.eye(len(f))).LUsolve(LK * sp.Matrix(f)))
+
+
+def _svm_sup_norm_witness(st, dep):
+    """§5.2 prints '‖f_λ‖_∞ ≤ M': false on the exact three-point instance (f_λ(x₃) = 1.2305 > M = 1)."""
+    fx, sup, hinge = _sup_norm_instance(sp.Integer(1), "hinge", -1)
+    ok = bool(sup <= 1)
+    return Check(
+        "‖f_λ‖_∞ ≤ M (printed in §5.2)",
+        ok,
+        "exact",
+        f"{SUP_NORM_INSTANCE['text']}, f_ρ^h = f_c = (−1, 1, 1) (M = 1): f_λ(x₃) = {sp.sstr(fx)} ≈ {float(fx):.4f} > "
+        f"M = 1; the hinge loss at (x₃, y = −1) is {float(hinge):.4f} > 1 + M = 2, so the derived (1 + M) fails too.  "
+        "(L_K + λI)⁻¹L_K is a contraction of L²(ρ_X), not of L^∞",
+        severity="" if ok else "invalid",
+        worst={"f_lam_x3": float(fx), "hinge": float(hinge)},
+        details={} if ok else {"error": SUP_NORM_F_LAM, "refutes_derived": True},
+    )
+
+
+def _svm_B_rho_witness(st, dep):
+    """The hinge loss of f_λ exceeds (M+1)² = 4 on the exact four-point instance :data:`HINGE_INSTANCE`."""
+    inst = HINGE_INSTANCE
+    f_lam = weighted_projection(inst["gram"], inst["weights"], inst["f"], inst["lam"])
+    hinge = sp.Max(0, 1 + f_lam[3])            # (1 − y f_λ(x₄))₊ at y = −1
+    bound = st.stated.subs(M, 1)
+    ok = bool(hinge <= bound)
+    return Check(
+        "(1 − y f_λ(x))₊ ≤ (M+1)² on the support of ρ",
+        ok,
+        "exact",
+        f"4 points, K = I + (3/5)(chain) (positive definite, κ = 1), ρ_X ∝ (10⁴, 10⁴, 10⁴, 1), f_ρ^h = f_c = "
+        f"(1, −1, 1, 1) (M = 1), λ = 1/1000, P(y = −1 | x₄) = 1/20: f_λ(x₄) = {float(f_lam[3]):.4f}, so the hinge "
+        f"loss at (x₄, y = −1) is {float(hinge):.4f} > (M+1)² = {sp.sstr(bound)}",
+        severity="" if ok else "invalid",
+        worst={"f_lam_x4": float(f_lam[3]), "hinge": float(hinge)},
+        details={} if ok else {"error": SUP_NORM_F_LAM, "refutes_derived": True},
+    )
+
+
 add(
     "s5_2.B_rho",
     "Section 5.2",
@@ -1093,9 +1223,12 @@ add(
     relation="upper",
     params=("M",),
     equation="§5.2",
-    hypotheses=(_sup_norm_hypothesis(sp.Integer(1), "hinge", -1),),
-    doc="000_c13e7e0f812f87df.txt, §5.2: ‖f_λ‖_∞ ≤ M and B_ρ = (M+1)²; (1 − yf)₊ ≤ 1 + M suffices if "
-    "‖f_λ‖_∞ ≤ M, which is tested on an exact instance with f_ρ^h = f_c = (−1, 1, 1), M = 1.",
+    checks=(_svm_sup_norm_witness, _svm_B_rho_witness),
+    doc="000_c13e7e0f812f87df.txt, §5.2: 'which leads to ‖f_λ‖_∞ ≤ M and B_ρ = (M+1)²'; (1 − yf)₊ ≤ 1 + M would "
+    "follow from ‖f_λ‖_∞ ≤ M.  Both printed claims are refuted on exact instances (f_λ(x₃) = 1.2305 > M = 1; "
+    "hinge loss 4.348 > (M+1)² = 4).",
+    notes="the same error as jia.s5_1.B_rho (‖f_λ‖_∞ ≤ M, one slug per paper): an echo, counted there.  Harmless "
+    "downstream: E S = 0 exactly (jia.s5_2.bound holds by that route)",
 )
 add(
     "s5_2.comparison",
