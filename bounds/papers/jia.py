@@ -1249,7 +1249,9 @@ _rate52 = -beta / (2 * (2 * beta + 1))
 
 
 def _svm_bound(dep) -> sp.Expr:
-    tb = dep("jia.thm4.bound").subs({B0: _svm_B0, Omega0: 0, B_rho: dep("jia.s5_2.B_rho")})
+    # the paper's B_ρ = (M+1)²: both it and the derived 1 + M rest on the refuted ‖f_λ‖_∞ ≤ M (jia.s5_2.B_rho), and
+    # the sample term does not matter for the statement (E S = 0, the route of jia.s5_2.bound)
+    tb = dep("jia.thm4.bound").subs({B0: _svm_B0, Omega0: 0, B_rho: PAPER.stated("s5_2.B_rho")})
     return _svm_sub(tb, dep)
 
 
