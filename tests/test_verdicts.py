@@ -226,7 +226,8 @@ def test_sup_norm_hypothesis_of_the_stepping_stone_function_fails_on_an_exact_in
     assert (0.9 * f_lam[2] + 1) ** 2 > 4  # least squares, y = −1 at x₃: above B_ρ = 4M²
     v = registry.verdicts([])
     assert v["jia.s5_1.B_rho"].verdict == "refuted"
-    assert v["jia.s5_2.B_rho"].verdict == "unsupported"
+    # 5.2 prints ‖f_λ‖_∞ ≤ M outright: refuted, the same underlying error as 5.1's B_ρ (one root per paper)
+    assert v["jia.s5_2.B_rho"].verdict == "refuted" and v["jia.s5_2.B_rho"].root == ("jia.s5_1.B_rho",)
     # 001's Proposition 4 uses the same failing step, but its statement holds by another route
     assert v["jamp.prop4.sample"].verdict == "gap" and v["jamp.prop4.sample"].truth == "holds by another route"
     assert "jia.s5_1.B_rho" not in v["jia.s5_1.bound"].root   # a harmless premise failure does not spread
