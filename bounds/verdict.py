@@ -429,11 +429,23 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     derived_refuted = [r for r in ev if r.failed and r.inside_regime and _tests_derived(r)]
     if refuting or witnesses:
         verdict = "refuted"
-        for r in witnesses:
-            reasons.append(f"exact counterexample: {r.name}: {r.detail}")
-        for r in refuting:
-            reasons.append(f"{r.evidence} {r.kind} violated ({r.name}): statistic {r.statistic:.4g} vs bound "
-                           f"{r.bound:.4g}" + (f" at {r.confidence:.0%} confidence" if r.confidence < 1 else ""))
+
+        def theirs(r: Result) -> bool:   # evidence of another root's error: listed after the statement's own
+            o = slug_roots.get(str(r.details.get("error", "")), "")
+            return bool(o) and o != key
+
+        for mine in (True, False):
+            for r in witnesses:
+                if theirs(r) != mine:
+                    reasons.append(f"exact counterexample: {r.name}: {r.detail}")
+            for r in refuting:
+                if theirs(r) != mine:
+                    reasons.append(f"{r.evidence} {r.kind} violated ({r.name}): statistic {r.statistic:.4g} vs "
+                                   f"bound {r.bound:.4g}"
+                                   + (f" at {r.confidence:.0%} confidence" if r.confidence < 1 else ""))
+            if mine:
+                reasons.extend(f"printed form: {c.name}: {c.detail}" for c in errs
+                               if c not in witnesses and not theirs(c))
         if not fails_in and not inherited:
             # the derivation did not see it: a dependency's finding, when there is one, is the likelier root
             bad_deps = tuple(k for k in dep_keys if k in deps and deps[k].is_finding
@@ -538,7 +550,7 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
             correction = "established: the derived form passes every check that applies to it"
         elif derived_refuted:
             scope = [r.details["scope"] for r in derived_refuted if r.details.get("scope")]
-            correction = (f"only {scope[0]}; as printed, the derived form is refuted too ({derived_refuted[0].name})"
+            correction = (f"the derived form is {scope[0]}; as printed it is refuted too ({derived_refuted[0].name})"
                           if scope and len(scope) == len(derived_refuted)
                           else f"none: the derived form is refuted too ({derived_refuted[0].name})")
         elif gaps:
@@ -558,7 +570,9 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     if route_ok and (gaps or unsup_deps):
         proof += "; the statement holds by another route (" + "; ".join(r.name for r in routes) + ")"
     errors = tuple(_slugs([*fails, *violated]))
-    same = tuple(dict.fromkeys(k for e in errors for k in (elsewhere or {}).get(e, ()) if k != key))
+    # cross-reference only the errors this statement is the root of (not those it echoes)
+    same = tuple(dict.fromkeys(k for e in errors if slug_roots.get(e, key) == key
+                               for k in (elsewhere or {}).get(e, ()) if k != key))
     if same and key in root:
         reasons.append("the same error as " + ", ".join(same))
     regime = ("" if verdict in ("remark", "premise", "cited", "order", "unchecked")

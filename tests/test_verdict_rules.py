@@ -244,7 +244,8 @@ def test_partial_echo_scoped_correction_and_wording():
     v = vs["syn.prop1"]
     assert v.verdict == "refuted" and v.root == ("syn.prop1", "syn.lemma1")
     assert v.root_text == "own slip; also rests on syn.lemma1"
-    assert not v.corrected and v.correction.startswith("only for one released value")
+    assert not v.corrected and v.correction.startswith("the derived form is for one released value")
+    assert v.reasons[0].startswith("printed form: stated vs derived")   # its own error first, the echo after
     assert v.regime.startswith("does not follow inside the paper's regime")   # a comparison, not a failure
     rows = {r["key"]: r for r in root_table(vs)}
     assert rows["syn.lemma1"]["downstream"] == [] and rows["syn.lemma1"]["rested_on_by"] == ["syn.prop1"]

@@ -297,6 +297,11 @@ def _md_escape(s: str) -> str:
     return md_inline(s)
 
 
+def _n(k: int, one: str, many: str) -> str:
+    """``1 gap``, ``2 gaps``: a count with its noun."""
+    return f"{k} {one if k == 1 else many}"
+
+
 def _short(s: str, n: int = 160) -> str:
     s = s.replace("\n", " ")
     return md_inline(s if len(s) <= n else s[: n - 1] + "…")
@@ -447,10 +452,13 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 + ("depends" if head["reading_dependent"] == 1 else "depend") + " on the reading of the text"
                 if head["reading_dependent"] else "")
              + f").  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
-             f"them, counted once).  Apart: {head['open']} statements left open by a failing proof step (neither "
-             f"refuted nor proved), {head['gaps']} proof gaps whose statements hold by another route, "
-             f"{head['definitional']} definitional remarks, {head['typographic']} typographic slips, "
-             f"{head['regime']} statements that hold only in the paper's regime.")
+             f"them, counted once).  Apart: "
+             + _n(head["open"], "statement left open by a failing proof step", "statements left open by a "
+                  "failing proof step") + " (neither refuted nor proved), "
+             + _n(head["gaps"], "proof gap whose statement holds", "proof gaps whose statements hold")
+             + " by another route, " + _n(head["definitional"], "definitional remark", "definitional remarks")
+             + ", " + _n(head["typographic"], "typographic slip", "typographic slips") + ", "
+             + _n(head["regime"], "statement that holds", "statements that hold") + " only in the paper's regime.")
     L.append("")
     for finding, title in groups:
         rows = [r for r in roots if r["finding"] == finding]
