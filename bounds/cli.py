@@ -161,29 +161,10 @@ def entry(ev: Evaluation) -> dict[str, Any]:
     }
 
 
-def _closure(reg: Registry, keys: Sequence[str]) -> list[str]:
-    """``keys`` and every statement their evaluation, verdict or pick reads (dependencies first)."""
-    out: list[str] = []
-    seen: set[str] = set()
-
-    def visit(k: str) -> None:
-        if k in seen:
-            return
-        seen.add(k)
-        st = reg.get(k)
-        for d in (*st.depends, *st.schedule.values()):
-            visit(d if d in reg else f"{st.paper}.{d}")
-        out.append(k)
-
-    for k in keys:
-        visit(k)
-    return out
-
-
 def _warm(reg: Registry, keys: Sequence[str], quiet: bool = False) -> None:
     """Evaluate ``keys`` (and their dependencies) with a progress bar when the snapshot lacks some
     (``quiet``: without it, for an input already known to be bad, whose error is the one line printed)."""
-    todo = _closure(reg, keys)
+    todo = reg.closure(keys, schedules=True)
     store = reg.store
     cold = [k for k in todo if store is None or not store.has(k)]
     if len(cold) > 1 and not quiet:

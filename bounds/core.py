@@ -395,6 +395,38 @@ class Registry:
             self.store.put(key, (ev.derived, ev.derived_from_stated, ev.checks, ev.status, ev.detail, ev.inherits))
         return ev
 
+    def closure(self, keys: Any, schedules: bool = False) -> list[str]:
+        """``keys`` and the statements they depend on, dependencies first, otherwise in the given order.
+
+        With ``schedules``, also the schedule statements a pre-schedule bound reads (what a pick needs).
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from bounds.paper import Paper
+        >>> from bounds.symbols import S
+        >>> demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+        >>> _ = demo.add("lemma", "Lemma 1", "lemma", "q", 1 / S.m, params=("m",))
+        >>> _ = demo.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, params=("m",), depends=("lemma",))
+        >>> Registry([demo]).closure(["demo.thm"])
+        ['demo.lemma', 'demo.thm']
+        """
+        out: list[str] = []
+        seen: set[str] = set()
+
+        def visit(k: str) -> None:
+            if k in seen:
+                return
+            seen.add(k)
+            st = self.get(k)
+            for d in (*st.depends, *(st.schedule.values() if schedules else ())):
+                visit(d if d in self else f"{st.paper}.{d}")
+            out.append(k)
+
+        for k in keys:
+            visit(k)
+        return out
+
     def evaluate_all(self) -> list[Evaluation]:
         return [self.evaluate(k) for k in self._statements]
 
@@ -452,22 +484,17 @@ class Registry:
         for fn in st.checks:
             out = fn(st, res)
             checks.extend(out if isinstance(out, list) else [out])
-        for fn in st.hypotheses:
-            out = fn(st, res)
-            for c in out if isinstance(out, list) else [out]:
-                if not c.name.startswith("hypothesis"):
-                    c.name = f"hypothesis: {c.name}"
-                c.details.setdefault("hypothesis", True)
-                if c.failed and not c.severity:
-                    c.severity = "gap"
-                checks.append(c)
-        for fn in st.routes:
-            out = fn(st, res)
-            for c in out if isinstance(out, list) else [out]:
-                if not c.name.startswith("route"):
-                    c.name = f"route: {c.name}"
-                c.details.setdefault("route", True)
-                checks.append(c)
+        # hypotheses of an outside result (a failure is a gap of the proof) and routes (another derivation)
+        for fns, flag in ((st.hypotheses, "hypothesis"), (st.routes, "route")):
+            for fn in fns:
+                out = fn(st, res)
+                for c in out if isinstance(out, list) else [out]:
+                    if not c.name.startswith(flag):
+                        c.name = f"{flag}: {c.name}"
+                    c.details.setdefault(flag, True)
+                    if flag == "hypothesis" and c.failed and not c.severity:
+                        c.severity = "gap"
+                    checks.append(c)
         for c in checks:
             if not c.key:
                 c.key = st.key

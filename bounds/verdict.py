@@ -626,24 +626,6 @@ def combine(evaluation: Evaluation, evidence: Iterable[Result] = (), deps: Mappi
     )
 
 
-def _order(registry: Registry, keys: Sequence[str]) -> list[str]:
-    """``keys`` and their dependencies, dependencies first, otherwise in paper order."""
-    out: list[str] = []
-    seen: set[str] = set()
-
-    def visit(k: str) -> None:
-        if k in seen:
-            return
-        seen.add(k)
-        for d in registry.get(k).depends:
-            visit(d)
-        out.append(k)
-
-    for k in keys:
-        visit(k)
-    return out
-
-
 def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence[str] | None = None
              ) -> dict[str, Verdict]:
     """Verdicts of ``keys`` (default: every statement), dependencies first.
@@ -657,7 +639,7 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
         if r.evidence != "symbolic":
             by_key.setdefault(r.key, []).append(r)
     wanted = list(keys if keys is not None else registry.keys())
-    order = _order(registry, registry.keys())   # slug ownership over the whole registry, whatever is asked
+    order = registry.closure(registry.keys())   # slug ownership over the whole registry, whatever is asked
     slug_roots: dict[str, dict[str, str]] = {}
     failed = {k: [c for c in [*registry.evaluate(k).checks, *by_key.get(k, [])]
                   if c.failed and not c.details.get("route")] for k in order}
@@ -673,7 +655,7 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
                 if other != paper and e in owned2:
                     elsewhere.setdefault(paper, {}).setdefault(e, []).append(owned2[e])
     out: dict[str, Verdict] = {}
-    for k in _order(registry, wanted):
+    for k in registry.closure(wanted):
         st = registry.get(k)
         deps = {d: out[d] for d in st.depends}
         out[k] = combine(registry.evaluate(k), by_key.get(k, []), deps, slug_roots.get(st.paper, {}),
