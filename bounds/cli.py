@@ -313,7 +313,9 @@ def _cmd_show(a: argparse.Namespace) -> int:
         ev = reg.evaluate(a.key)
         return ev, reg.papers[ev.statement.paper], reg.verdicts(rows, keys=[a.key])[a.key]
 
-    ev, paper, v = _run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key])
+    # the verdict reads every statement of the paper (the root of an error may come later in it)
+    ev, paper, v = _run(run, _paper_of_key(a.key),
+                        lambda reg: [k for k in reg.keys() if reg.get(k).paper == reg.get(a.key).paper])
     st = ev.statement
     if a.json:
         d = entry(ev)
@@ -347,6 +349,12 @@ def _cmd_show(a: argparse.Namespace) -> int:
         lines.append(f"  notes      {st.notes}")
     lines.append(f"  doc        {st.doc}")
     lines.append(f"  VERDICT    {v.text}" + (f"  ({v.root_text})" if v.root_text else ""))
+    lines.append(f"    statement  {v.truth}")
+    for name, val in (("proof", v.proof), ("printed", v.constant), ("correction", v.correction)):
+        if val:
+            lines.append(f"    {name:<10} {val}")
+    if v.readings:
+        lines.append("    readings " + "; ".join(f"{k} → {x}" for k, x in v.readings.items()))
     for r in v.reasons:
         lines.append(f"    why      {r}")
     lines.append(f"  regime     {v.regime}")

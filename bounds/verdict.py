@@ -632,14 +632,18 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
 
     ``evidence`` holds the empirical and audit rows (symbolic ones are taken from the
     registry and any passed here are ignored).  The root of each underlying-error slug
-    is the first statement of its paper, in this order, whose failing evidence names it.
+    is the first statement of its paper, in this order, whose failing evidence names it;
+    every statement of the papers asked about is evaluated for that, and a cross-reference
+    to another paper ("the same error as") is made among those papers only.
     """
     by_key: dict[str, list[Result]] = {}
     for r in evidence:
         if r.evidence != "symbolic":
             by_key.setdefault(r.key, []).append(r)
     wanted = list(keys if keys is not None else registry.keys())
-    order = registry.closure(registry.keys())   # slug ownership over the whole registry, whatever is asked
+    # slug ownership over every statement of the papers asked about (a root may come later in its paper)
+    papers = {registry.get(k).paper for k in registry.closure(wanted)}
+    order = registry.closure([k for k in registry.keys() if registry.get(k).paper in papers])
     slug_roots: dict[str, dict[str, str]] = {}
     failed = {k: [c for c in [*registry.evaluate(k).checks, *by_key.get(k, [])]
                   if c.failed and not c.details.get("route")] for k in order}
