@@ -562,9 +562,11 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
                 "does not follow" if any(c.failed and c.inside_regime for c in stated_checks) else
                 "follows" if all(c.ok or not c.inside_regime for c in stated_checks if c.verdict != "inconclusive")
                 and any(c.verdict != "inconclusive" for c in stated_checks) else "undecided")
-    proof_fail = [*gaps, *(c for c in errs if not c.name.startswith("stated vs derived"))]
+    # a counterexample is about the statement, not a step of its proof: listed apart
+    proof_fail = [*gaps, *(c for c in errs if not c.name.startswith("stated vs derived") and c not in witnesses)]
     proof = ("a step fails: " + "; ".join(c.name for c in proof_fail) if proof_fail
              else "rests on " + ", ".join(unsup_deps) + " (no valid proof)" if unsup_deps
+             else "none can be valid: the statement itself is refuted" if verdict == "refuted"
              else "goes through in the paper's regime" if verdict == "regime"
              else "goes through" if sym and verdict not in ("unchecked", "premise", "cited", "order") else "")
     if route_ok and (gaps or unsup_deps):

@@ -46,6 +46,8 @@ Statements, in the paper's order (key: label, equation):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 
@@ -160,15 +162,18 @@ def expm1_regime_check(st, dep, what: str = "the step e^ε − 1 ≤ 2ε"):
     g = sp.exp(eps) - 1 - 2 * eps
     lo, hi = sp.Rational(12564, 10000), sp.Rational(12565, 10000)
     bracket = bool(g.subs(eps, lo) < 0) and bool(g.subs(eps, hi) > 0)
-    inside = bool(e_star >= 1)   # the paper's ε ≤ 1 (Regime) lies inside (0, ε*]
+    fails = bool(g.subs(eps, hi) > 0)          # the step fails somewhere in ε > 0 (past the crossover)
+    eps_hi = st.ns.regime.ranges.get("eps", (0.0, math.inf))[1]
+    inside = bool(e_star >= eps_hi)            # the paper's range of ε lies inside (0, ε*]
     return Check(
         "e^ε − 1 ≤ 2ε (crossover)",
-        False,
+        not fails,
         "symbolic",
         f"{what} holds exactly for 0 < ε ≤ ε* = {float(e_star):.6f} (e^ε − 1 = 2ε; bracketed exactly: "
-        f"e^ε − 1 − 2ε < 0 at 1.2564, > 0 at 1.2565: {bracket}); fails for ε > ε*, outside the paper's ε ≤ 1",
-        severity="invalid",
-        regime="outside" if inside else "inside",
+        f"e^ε − 1 − 2ε < 0 at 1.2564, > 0 at 1.2565: {bracket}); fails for ε > ε*, "
+        + (f"outside the paper's ε ≤ {eps_hi:g}" if inside else f"inside the paper's ε ≤ {eps_hi:g}"),
+        severity="invalid" if fails else "",
+        regime=("outside" if inside else "inside") if fails else "",
         worst={"eps": float(e_star)},
         details={"error": EXPM1_VS_2EPS, "crossover": float(e_star)},
     )
