@@ -49,17 +49,17 @@ def _registry() -> Registry:
     return globals().get("registry") or __getattr__("registry")
 
 
-def get(key: str) -> Statement:
+def get(key: str | Statement) -> Statement:
     """Return the statement registered under ``key``."""
     return _registry().get(key)
 
 
-def evaluate(key: str) -> Evaluation:
+def evaluate(key: str | Statement) -> Evaluation:
     """Run (or fetch from the cache or the symbolic snapshot) the derivation checks of ``key``."""
     return _registry().evaluate(key)
 
 
-def value(key: str, values: dict[str, float] | None = None, which: str = "derived", **kw: float) -> float:
+def value(key: str | Statement, values: dict[str, float] | None = None, which: str = "derived", **kw: float) -> float:
     """Evaluate statement ``key`` at the given parameter values (see :meth:`Registry.value`).
     ``which="stated"`` evaluates the paper's printed expression instead of the derived one.
     """
@@ -71,6 +71,9 @@ def value(key: str, values: dict[str, float] | None = None, which: str = "derive
     both = sorted(set(values or {}) & set(kw))
     if both:
         raise ValueError(f"statement {key!r}: parameter {both[0]!r} given twice (in 'values' and as a keyword)")
+    from .core import as_key
+
+    key = as_key(key)
     vals = dict(values or {})
     vals.update(kw)
     return _registry().value(key, vals, which=which)

@@ -214,6 +214,16 @@ class Statement:
         return out
 
 
+def as_key(key: Any) -> Any:
+    """The key of a :class:`Statement` handle (``bounds.papers.cms.ALG1_BETA``), else ``key`` unchanged.
+
+    A paper module's statements are importable objects; every lookup of :class:`Registry`
+    accepts them as well as their string keys, so an editor or ``grep`` follows a statement to
+    the trials that use it.
+    """
+    return key.key if isinstance(key, Statement) else key
+
+
 def _rel_text(rel: Any, ns: Namespace = SHARED) -> str:
     text = str(rel)
     for p in (ns[k] for k in ns):
@@ -315,7 +325,7 @@ class Registry:
         for st in paper.statements.values():
             self.add(st)
 
-    def paper_of(self, key: str) -> Any:
+    def paper_of(self, key: str | Statement) -> Any:
         """The paper a statement key belongs to."""
         return self.papers[self.get(key).paper]
 
@@ -349,6 +359,7 @@ class Registry:
             A :class:`KeyError` and a :class:`ValueError`, with the close matches, for an unknown
             key or one that is not a string.
         """
+        key = as_key(key)
         try:
             return self._statements[key]
         except (KeyError, TypeError):
@@ -356,20 +367,23 @@ class Registry:
         raise unknown_key(key, self._statements) from None
 
     # -- expressions ----------------------------------------------------
-    def stated(self, key: str) -> sp.Expr:
+    def stated(self, key: str | Statement) -> sp.Expr:
+        key = as_key(key)
         st = self.get(key)
         if st.stated is None:
             raise ValueError(f"statement {key} has no stated expression")
         return st.stated
 
-    def derived(self, key: str) -> sp.Expr:
+    def derived(self, key: str | Statement) -> sp.Expr:
+        key = as_key(key)
         ev = self.evaluate(key)
         if ev.expression is None:
             raise ValueError(f"statement {key} has no expression")
         return ev.expression
 
     # -- evaluation -----------------------------------------------------
-    def evaluate(self, key: str) -> Evaluation:
+    def evaluate(self, key: str | Statement) -> Evaluation:
+        key = as_key(key)
         if not isinstance(key, str):
             self.get(key)                   # raises: a statement key is a string
         if key in self._cache:
@@ -609,6 +623,7 @@ class Registry:
         ...
         ValueError: statement demo.thm1 (Theorem 1) is about 2e+318, beyond the floating-point range (overflow), at kappa=1, lam=1e-320, m=100; check parameter 'lam' = 1e-320
         """
+        key = as_key(key)
         st = self.get(key)
         if which not in ("derived", "stated"):
             raise ValueError(f"parameter 'which' = {short(which)} must be 'derived' or 'stated' "
