@@ -224,7 +224,7 @@ def _sens_derive(dep) -> sp.Expr:
     return sp.simplify(sol[0])
 
 
-add(
+ALG1_SENSITIVITY = add(
     "alg1.sensitivity",
     "Algorithm 1, sensitivity",
     "corollary",
@@ -240,7 +240,7 @@ add(
     "be confirmed from a public source.",
 )
 
-add(
+ALG1_BETA = add(
     "alg1.beta",
     "Algorithm 1",
     "noise",
@@ -286,7 +286,7 @@ add(
     "law in this form could not be confirmed; it is derived here in polar coordinates.",
 )
 
-add(
+ALG1_MEAN_NORM = add(
     "alg1.mean_norm",
     "Algorithm 1",
     "noise",
@@ -357,7 +357,7 @@ def _c_logistic_checks(st: Statement, dep) -> list[Result]:
                 f"ℓ''(0) = {sp.sstr(sp.simplify(l2.subs(_z, 0)))}; ℓ'' → 0 as |z| → ∞", severity="mismatch")]
 
 
-add(
+ALG2_C_LOGISTIC = add(
     "alg2.c_logistic",
     "Algorithm 2 (logistic regression)",
     "equation",
@@ -550,7 +550,7 @@ def _eps_p_checks(st: Statement, dep) -> list[Result]:
                 severity="mismatch")]
 
 
-add(
+ALG2_EPS_PRIME = add(
     "alg2.eps_prime",
     "Algorithm 2",
     "equation",
@@ -568,7 +568,7 @@ add(
     "(more noise) is conservative.",
 )
 
-add(
+ALG2_DELTA = add(
     "alg2.delta",
     "Algorithm 2",
     "equation",

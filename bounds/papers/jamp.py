@@ -229,7 +229,7 @@ def _clip_check(st, dep):
     )
 
 
-add(
+CLIP = add(
     "clip",
     "Section 3",
     "equation",
@@ -275,7 +275,7 @@ add(
     notes="the scale Δ/ε and the normalisation are right (stated = derived); the only failing evidence is the "
     "function-release witness, jamp.lemma1's error (referee B5): valid for ONE released value π(f_z,λ)(x₀) + b only",
 )
-add(
+PROP1_SCALE = add(
     "prop1.scale",
     "Proposition 1",
     "noise",
@@ -579,7 +579,7 @@ add(
     notes="the chain ends with (1+2ε)E(S + D(λ)), but the final display drops the factor (1+2ε) on the "
     "approximation term",
 )
-add(
+THM2_LAM_SCHEDULE = add(
     "thm2.lam_schedule",
     "Theorem 2",
     "schedule",
@@ -656,7 +656,7 @@ add(
     doc="001_5df6aa3916744408.txt, proof of Theorem 3: E ≤ 8M²ε + 24R²κ⁴(κ+1)²/(λ²m²ε²) + 8√(2π)M²/√m + "
     "λ^{min{2r,1}}(κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖², with R = M/√λ.",
 )
-add(
+THM3_LAM_SCHEDULE = add(
     "thm3.lam_schedule",
     "Theorem 3",
     "schedule",
@@ -669,7 +669,7 @@ add(
     checks=(lambda st, dep: schedule_check(st, st.stated, dep(st.key), (m, eps)),),
     doc="001_5df6aa3916744408.txt, Theorem 3: λ = (1/(mε))^{2/min{4, 3+2r}}.",
 )
-add(
+THM3_EPS_SCHEDULE = add(
     "thm3.eps_schedule",
     "Theorem 3",
     "schedule",

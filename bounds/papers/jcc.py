@@ -315,7 +315,7 @@ add(
     equation="(16), proof of Theorem 1",
     doc="003_8ef3daf3084cc981.txt, (16): ‖f_t − f_t̄‖_K ≤ 2η_{t−1}(κ²M/λ_{t−1} + M)κ.",
 )
-add(
+EQ17 = add(
     "eq17",
     "Theorem 1",
     "equation",
@@ -344,7 +344,7 @@ def _C_t_check(st, dep):
               severity="" if ok else "mismatch")
     return tag(c, C_T_K_NORM)
 
-add(
+THM1_C_T = add(
     "thm1.C_t",
     "Theorem 1",
     "noise",
@@ -385,7 +385,7 @@ def _thm1_density_checks(st, dep):
     return [sign, tag(value, C_T_K_NORM), witness]
 
 
-add(
+THM1_DENSITY = add(
     "thm1.density",
     "Theorem 1",
     "noise",
@@ -662,7 +662,7 @@ def _thm2_checks(st, dep):
     return [cmp_, rate, _bias_witness(st, dep, "total")]
 
 
-add(
+THM2 = add(
     "thm2",
     "Theorem 2",
     "theorem",

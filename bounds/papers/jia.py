@@ -312,7 +312,7 @@ def _thm2_derive(dep):
     return sp.simplify(max(sol, key=lambda e: sp.count_ops(e)))
 
 
-add(
+THM2 = add(
     "thm2",
     "Theorem 2",
     "theorem",
@@ -371,7 +371,7 @@ def _prop1_sens(dep):
     return kappa * dep("jia.thm2")  # ‖f‖_∞ ≤ κ‖f‖_K
 
 
-add(
+PROP1_SENSITIVITY = add(
     "prop1.sensitivity",
     "Proposition 1",
     "proposition",
@@ -413,7 +413,7 @@ def _prop1_scale_function_release(st, dep):
     return function
 
 
-add(
+PROP1_SCALE = add(
     "prop1.scale",
     "Proposition 1",
     "noise",
@@ -827,7 +827,7 @@ def _gamma_derive(dep):
     return sp.simplify(2 * sp.factor(gap) / (tt * (1 - tt) * dist2))
 
 
-add(
+S5_1_GAMMA = add(
     "s5_1.gamma",
     "Section 5.1",
     "equation",
@@ -845,7 +845,7 @@ def _ls_CL_derive(dep):
     return 2 * kappa * M / sp.sqrt(lam) + 2 * M
 
 
-add(
+S5_1_C_L = add(
     "s5_1.C_L",
     "Section 5.1",
     "equation",
@@ -894,7 +894,7 @@ add(
     doc="000_c13e7e0f812f87df.txt, §5.1: b_ls has density (1/α)exp(−2|b|/α) with "
     "α = 2Mκ²(κ+1)/(λ^{3/2}mε).",
 )
-add(
+S5_1_SCALE = add(
     "s5_1.scale",
     "Section 5.1",
     "noise",
@@ -1150,7 +1150,7 @@ add(
     doc="000_c13e7e0f812f87df.txt, §5.2: b_h has density (1/α)exp(−2|b|/α), α = κ²/(λmε); the "
     "classifier sgn(f_z^h + b_h) is claimed ε-DP.",
 )
-add(
+S5_2_SCALE = add(
     "s5_2.scale",
     "Section 5.2",
     "noise",

@@ -820,7 +820,7 @@ def _lemma1_witness(st: Statement, dep) -> list[Check]:
     ]
 
 
-add(
+LEMMA1 = add(
     "lemma1",
     "Lemma 1",
     "lemma",
@@ -913,7 +913,7 @@ def _lemma2_checks(st: Statement, dep) -> list[Check]:
     ]
 
 
-add(
+LEMMA2 = add(
     "lemma2",
     "Lemma 2",
     "lemma",
@@ -1097,7 +1097,7 @@ def mp_str(x, digits: int = 10) -> str:
     return mp.nstr(x, digits)
 
 
-add(
+LEMMA4 = add(
     "lemma4",
     "Lemma 4",
     "lemma",
@@ -1283,7 +1283,7 @@ def _thm52_derive(dep) -> sp.Expr:
 
 _thm52_stated = 8 * (d + 1) ** 4 * K / (eps**2 * lam) * sp.log(d / delta) ** 2
 
-add(
+THM5_2 = add(
     "thm5_2",
     "Theorem 5.2",
     "theorem",
@@ -1560,7 +1560,7 @@ def _thm53_checks(st: Statement, dep) -> list[Check]:
     ]
 
 
-add(
+THM5_3 = add(
     "thm5_3",
     "Theorem 5.3",
     "theorem",

@@ -269,7 +269,7 @@ def _gw_l2_check(st: Statement, dep) -> Check:
                f"(p = 1, √(2/π)), {float(m[-1] / math.sqrt(ps[-1])):.7f} at p = 1e6", n_points=int(ps.size))
 
 
-add(
+GW_L2 = add(
     "gw.l2",
     "Section 1",
     "lemma",
@@ -295,7 +295,7 @@ def _maxineq_check(name: str, exact, bound, ps) -> Check:
 
 
 _PS = (1, 2, 3, 5, 10, 30, 100, 1000, 10**4, 10**5, 10**6)
-add(
+GW_L1 = add(
     "gw.l1",
     "Section 1",
     "lemma",
@@ -310,7 +310,7 @@ add(
                                            lambda q: math.sqrt(2 * math.log(2 * q)), _PS),),
     doc="sup over the ℓ1 ball of ⟨θ, g⟩ is ‖g‖_∞, and E‖g‖_∞ ≤ √(2 ln 2p).",
 )
-add(
+GW_SIMPLEX = add(
     "gw.simplex",
     "Section 3.2",
     "lemma",
@@ -360,7 +360,7 @@ def _group_check(st: Statement, dep) -> Check:
                n_points=len(cases))
 
 
-add(
+GW_GROUP = add(
     "gw.group",
     "Section 3.2",
     "lemma",
@@ -390,7 +390,7 @@ def _nuclear_check(st: Statement, dep) -> Check:
                "; ".join(f"{a}×{b}: {m:.3f} ≤ {bd:.3f}" for a, b, m, _, bd in rows), n_points=1600)
 
 
-add(
+GW_NUCLEAR = add(
     "gw.nuclear",
     "Section 3.2",
     "lemma",
@@ -433,7 +433,7 @@ def _sigma_zcdp_derive(dep) -> sp.Expr:
     return T * dep("ttz.md.sens") ** 2 / (2 * rho_star)
 
 
-add(
+MD_SIGMA_ZCDP = add(
     "md.sigma.zcdp",
     "Theorem 3.1",
     "noise",
@@ -828,7 +828,7 @@ def _fw_scale_gap(st: Statement, dep) -> Check:
                  severity="" if ok else "gap", details={} if ok else {"error": FW_ACCOUNTING})
 
 
-add(
+FW_SCALE = add(
     "fw.scale",
     "Section 5",
     "noise",
@@ -1088,7 +1088,7 @@ def _fw_recursion_check(st: Statement, dep) -> Check:
                n_points=80000)
 
 
-add(
+FW_UTILITY_EXPLICIT = add(
     "fw.utility.explicit",
     "Theorem 1.2",
     "theorem",
@@ -1105,7 +1105,7 @@ add(
     doc="E L(θ_T) − L* ≤ 2λ(1 + ln k) + (4L₁‖C‖₁ + 2Γ_L(T − 1))/(T(T + 1)) (the toolkit's explicit version; the "
     "paper's constants are lost).",
 )
-add(
+FW_T_SCHEDULE = add(
     "fw.T_schedule",
     "Theorem 1.2",
     "schedule",
