@@ -59,9 +59,11 @@ def evaluate(key: str | Statement) -> Evaluation:
     return _registry().evaluate(key)
 
 
-def value(key: str | Statement, values: dict[str, float] | None = None, which: str = "derived", **kw: float) -> float:
+def value(key: str | Statement, values: dict[str, float] | None = None, which: str | None = None,
+          **kw: float) -> float:
     """Evaluate statement ``key`` at the given parameter values (see :meth:`Registry.value`).
-    ``which="stated"`` evaluates the paper's printed expression instead of the derived one.
+    ``which=None`` (default) uses the form the registry recommends for numbers (the derived one for an
+    erratum), ``which="derived"`` the derived form (or raises), ``which="stated"`` the paper's printed one.
     """
     from collections.abc import Mapping
 

@@ -152,6 +152,13 @@ class Statement:
         encodes.  A piece of evidence that applies under one reading only carries
         ``details["reading"] = name``; the verdict is computed under each reading and,
         when they differ, says so (:mod:`bounds.verdict`).
+    value_of : str
+        The parameter of the paper's namespace whose value this statement gives (``cms.alg2.delta``
+        gives ``Delta``): that parameter's domain is the meaning of the value, and
+        :meth:`Registry.value` refuses a value outside it (a negative Δ, a probability above 1).
+    outside : str
+        What applies where the value falls outside that meaning (the other branch of the
+        algorithm), one sentence; the error of :meth:`Registry.value` quotes it.
     """
 
     key: str
@@ -178,6 +185,8 @@ class Statement:
     errors: Mapping[str, str] = field(default_factory=dict)
     tags: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     readings: Mapping[str, str] = field(default_factory=dict)
+    value_of: str = ""
+    outside: str = ""
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
     file: str = ""
@@ -194,6 +203,9 @@ class Statement:
             if name not in self.ns:
                 raise ValueError(f"statement {self.key}: unknown parameter {name!r} "
                                  f"(not in the namespace of paper {self.paper!r} nor the shared one)")
+        if self.value_of and self.value_of not in self.ns:
+            raise ValueError(f"statement {self.key}: value_of {self.value_of!r} is not a parameter "
+                             f"(not in the namespace of paper {self.paper!r} nor the shared one)")
         self.__doc__ = self.doc
 
     @property
@@ -573,7 +585,7 @@ class Registry:
         self,
         key: str,
         values: Mapping[str, float],
-        which: str = "derived",
+        which: str | None = None,
         warn: bool = True,
     ) -> float:
         """Evaluate a statement numerically after validating ``values``.
@@ -585,9 +597,11 @@ class Registry:
         values : mapping
             Parameter name -> value.  Every free symbol of the expression must
             be given; unknown names are rejected.
-        which : {"derived", "stated"}
-            The derived expression (default; equals the stated one when the
-            statement is consistent) or the paper's stated expression.
+        which : {None, "derived", "stated"}
+            ``None`` (default): the form the registry uses for numbers (:attr:`Evaluation.expression`:
+            the stated form where it holds, the derived one for an erratum or where the paper states
+            none).  ``"derived"``: the form the proof yields, always (a :class:`ValueError` when
+            nothing derives the statement).  ``"stated"``: the paper's printed form.
         warn : bool
             Emit a warning when a value exceeds a limit the paper states only
             as advice (ε < 1).
@@ -599,7 +613,9 @@ class Registry:
         Raises
         ------
         ValueError
-            Naming the parameter, the statement and the violated assumption.
+            Naming the parameter, the statement and the violated assumption; for a statement that
+            declares what its value is (``value_of``), a value outside that parameter's domain
+            names the domain and the branch that applies there (``outside``).
 
         Examples
         --------
@@ -615,6 +631,10 @@ class Registry:
         Traceback (most recent call last):
         ...
         ValueError: parameter 'lam' = 0 violates the assumption lam > 0 of statement demo.thm1 (Theorem 1)
+        >>> Registry([demo]).value("demo.thm1", dict(kappa=1, lam=0.1, m=100), which="derived")
+        Traceback (most recent call last):
+        ...
+        ValueError: parameter 'which' = 'derived': statement demo.thm1 (Theorem 1) has no derived form (nothing derives it); its stated form is which='stated'
 
         A value beyond the float range is an error too, naming its cause, never ``inf``:
 
@@ -622,20 +642,61 @@ class Registry:
         Traceback (most recent call last):
         ...
         ValueError: statement demo.thm1 (Theorem 1) is about 2e+318, beyond the floating-point range (overflow), at kappa=1, lam=1e-320, m=100; check parameter 'lam' = 1e-320
+
+        A value outside what the quantity means is refused, naming the branch that applies:
+
+        >>> _ = demo.add("delta", "Algorithm 1", "equation", "extra regulariser", 1 / S.m - S.lam,
+        ...              params=("m", "lam"), relation="none", value_of="lam",
+        ...              outside="a negative value means the first branch applies (no extra regulariser)")
+        >>> Registry([demo]).value("demo.delta", dict(m=100, lam=0.1))
+        Traceback (most recent call last):
+        ...
+        ValueError: statement demo.delta (Algorithm 1) gives lam = -0.09 at m=100, lam=0.1, outside the meaning of lam (assumption lam > 0): a negative value means the first branch applies (no extra regulariser)
         """
         key = as_key(key)
         st = self.get(key)
-        if which not in ("derived", "stated"):
-            raise ValueError(f"parameter 'which' = {short(which)} must be 'derived' or 'stated' "
-                             f"(statement {st.key}, {st.label})")
+        where = f"statement {st.key} ({st.label})"
+        if which not in (None, "derived", "stated"):
+            raise ValueError(f"parameter 'which' = {short(which)} must be None, 'derived' or 'stated' ({where})")
         if not isinstance(values, Mapping):
             raise ValueError(f"parameter 'values' must be a mapping name -> number, not "
-                             f"{type(values).__name__} (statement {st.key}, {st.label})")
-        expr = st.stated if which == "stated" else self.evaluate(key).expression
+                             f"{type(values).__name__} ({where})")
+        if which == "stated":
+            expr = st.stated
+        elif which == "derived":
+            expr = self.evaluate(key).derived
+            if expr is None:
+                why = "nothing derives it"
+                alt = "; its stated form is which='stated'" if st.stated is not None else ""
+                raise ValueError(f"parameter 'which' = 'derived': {where} has no derived form ({why}){alt}")
+        else:
+            expr = self.evaluate(key).expression
         if expr is None:
-            raise ValueError(f"statement {key} has no {which} expression to evaluate")
+            raise ValueError(f"{where} has no {which or 'numeric'} expression to evaluate")
         subs = validate(st, values, expr, warn=warn)
-        return numeric(st, expr, subs, values)
+        v = numeric(st, expr, subs, values)
+        check_meaning(st, v, values)
+        return v
+
+
+def check_meaning(st: Statement, v: float, given: Mapping[str, Any]) -> None:
+    """Refuse a value outside what the statement's quantity means (its ``value_of`` parameter's domain).
+
+    Raises
+    ------
+    ValueError
+        Naming the statement, the value, the point, the assumption and the branch that applies there.
+    """
+    if not st.value_of:
+        return
+    p = st.ns[st.value_of]
+    bad = p.violation(float(v))
+    if bad is None:
+        return
+    point = fmt_point({k: float(x) for k, x in given.items()})
+    tail = f": {st.outside}" if st.outside else ""
+    raise ValueError(f"statement {st.key} ({st.label}) gives {p.name} = {num(v)} at {point}, outside the meaning "
+                     f"of {p.name} (assumption {bad}){tail}")
 
 
 def number_or_reason(out: Any, underflow_is_error: bool = False) -> tuple[float | None, str]:

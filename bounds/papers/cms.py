@@ -563,6 +563,8 @@ ALG2_EPS_PRIME = add(
     depends=("alg2.det_ratio",),
     equation="Algorithm 2 (ERM with objective perturbation), first step",
     checks=(_eps_p_checks,),
+    value_of="eps_p",
+    outside="ε′ ≤ 0 means Algorithm 2's second branch applies: Δ from cms.alg2.delta and ε′ = ε/2",
     doc=f"{CITE}, Algorithm 2 (ERM with objective perturbation): ε′ = ε − log(1 + 2c/(nΛ) + c²/(n²Λ²)); if "
     "ε′ > 0 then Δ = 0, and the noise has density ∝ exp(−(ε′/2)‖b‖).  A smaller ε′ than the proof needs "
     "(more noise) is conservative.",
@@ -580,6 +582,8 @@ ALG2_DELTA = add(
     params=("eps", "c", "n", "Lam"),
     depends=("alg2.det_ratio",),
     equation="Algorithm 2 (ERM with objective perturbation), second branch",
+    value_of="Delta",
+    outside="Δ < 0 means ε′ > 0: Algorithm 2's first branch applies, Δ = 0 and ε′ from cms.alg2.eps_prime",
     doc=f"{CITE}, Algorithm 2: if ε′ ≤ 0, set Δ = c/(n(e^(ε/4) − 1)) − Λ and ε′ = ε/2, so that "
     "(1 + c/(n(Λ+Δ)))² = e^(ε/2) spends the other half of ε on the Jacobian term.  A larger Δ than needed "
     "is conservative.",
