@@ -39,6 +39,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import warnings
@@ -110,7 +111,16 @@ def _value(key: str, which: str, **vals: float) -> float:
 
 
 def _whiches(key: str) -> tuple[str, ...]:
-    """("stated", "derived") when the two forms differ, else ("stated",)."""
+    """("stated", "derived") when the two forms differ, else ("stated",).
+
+    Decided once per statement and process (:func:`_whiches_of`): the checks ask for every
+    configuration, and ``sympy.simplify`` costs up to 0.1 s a call.
+    """
+    return _whiches_of(bounds.core.as_key(key))
+
+
+@functools.cache
+def _whiches_of(key: str) -> tuple[str, ...]:
     st = bounds.get(key)
     ev = bounds.evaluate(key)
     if ev.derived is None or st.stated is None:
