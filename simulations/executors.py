@@ -16,7 +16,10 @@ Every executor exposes the same calls, :meth:`Executor.map_unordered`
 :meth:`Executor.terminate` (stop now: on Ctrl-C or SIGTERM, the pending tasks
 are cancelled and the worker processes killed, so none is left behind).  A
 local worker also ignores SIGINT (the main process stops it) and exits by
-itself when the main process dies.  The *results* never depend on the executor: the
+itself when the main process dies.  A Dask run never waits for workers that are
+gone: with no worker for ``worker_timeout`` seconds (default
+:data:`WORKER_TIMEOUT_S`, 20 s), at the start or mid-run, or when a task has killed
+the workers it ran on, every waiting call raises :class:`WorkersLost`.  The *results* never depend on the executor: the
 runner (:mod:`simulations.runner`) gives every trial its own seed, spawned
 from a :class:`numpy.random.SeedSequence`, before any task is scheduled.
 
@@ -30,8 +33,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -39,6 +45,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 EXECUTORS = ("serial", "local", "dask")
+
+
+class WorkersLost(RuntimeError):
+    """The executor can run no more tasks: every worker is gone (none joined within the timeout),
+    a task killed every worker it was given, or the scheduler went away.
+
+    The message is one line naming the executor and the timeout; the batches finished before the
+    loss are in the trial cache already (the runner stores each as it arrives).
+    """
 
 
 class Executor:
@@ -269,18 +284,37 @@ class DaskExecutor(Executor):
         :class:`distributed.LocalCluster` of processes is started here and shut
         down by :meth:`close`.
     n_workers : int, optional
-        Workers of the local cluster (default: all cores).
+        Workers of the local cluster (default: all cores; at least 1).
     timeout : float
         Seconds to wait for the scheduler before giving up.
     worker_timeout : float
-        Seconds to wait, after connecting to ``scheduler``, for at least one worker to join;
-        without one every task would wait forever (default :data:`WORKER_TIMEOUT_S`).
+        Seconds to wait for a worker: for the first one to join after connecting, and, mid-run,
+        for one to join again once none is left (default :data:`WORKER_TIMEOUT_S`).  Without a
+        worker every task would wait forever.
 
     Raises
     ------
     ValueError
-        When ``distributed`` is not installed, the scheduler cannot be reached or no worker
-        joins it in time (one clear line for the CLI, naming the scheduler).
+        When ``distributed`` is not installed, ``n_workers`` is below 1, the scheduler cannot be
+        reached or no worker joins it in time (one clear line for the CLI, naming the parameter).
+
+    Notes
+    -----
+    Every wait (:meth:`map_unordered`, ``.result()`` of a :meth:`submit` future) polls the
+    scheduler every :data:`POLL_S` seconds; with no worker for ``worker_timeout`` seconds, or when
+    a task was given up by the scheduler because every worker running it died
+    (``KilledWorker``), it raises :class:`WorkersLost` (one line).  So a run whose workers are all
+    killed ends within about ``worker_timeout + POLL_S`` seconds of the last loss, instead of
+    waiting for ever.  A :class:`distributed.LocalCluster`'s nannies restart killed worker processes:
+    their tasks run again on the new workers and the run goes on.
+
+    Examples
+    --------
+    >>> from simulations.executors import DaskExecutor
+    >>> DaskExecutor(n_workers=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter 'n_workers' = 0 of the Dask executor must be an integer of at least 1 (workers of its LocalCluster)
     """
 
     inline_lone_batch = False
@@ -289,20 +323,29 @@ class DaskExecutor(Executor):
 
     def __init__(self, scheduler: str | None = None, n_workers: int | None = None, timeout: float = 10.0,
                  worker_timeout: float | None = None) -> None:
+        self._client = None
+        self._cluster = None
+        self._submitted: list[Any] = []
         wt = WORKER_TIMEOUT_S if worker_timeout is None else float(worker_timeout)
         if not wt > 0 or wt == float("inf"):
             raise ValueError(f"parameter 'worker_timeout' = {worker_timeout!r} must be a positive number of seconds")
+        self.worker_timeout = wt
+        if n_workers is not None and (isinstance(n_workers, bool) or int(n_workers) != n_workers or n_workers < 1):
+            raise ValueError(f"parameter 'n_workers' = {n_workers!r} of the Dask executor must be an integer of "
+                             "at least 1 (workers of its LocalCluster)")
+        if n_workers is not None and scheduler is not None:
+            raise ValueError(f"parameter 'n_workers' = {n_workers!r} applies to a LocalCluster, not to the running "
+                             f"scheduler {scheduler!r}")
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ValueError(
                 "parameter 'executor' = 'dask' needs the optional extra: pip install 'dp-erm-verify[dask]'"
             ) from exc
-        self._cluster = None
-        self._submitted: list[Any] = []
+        self.scheduler = scheduler or "LocalCluster"
         try:
             if scheduler is None:
-                n = n_workers if n_workers is not None else (os.cpu_count() or 1)
+                n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
                 self._cluster = LocalCluster(
                     n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
                 )
@@ -310,45 +353,113 @@ class DaskExecutor(Executor):
             else:
                 self._client = Client(scheduler, timeout=timeout)
         except (OSError, TimeoutError) as exc:
-            if self._cluster is not None:
-                self._cluster.close()
+            self.terminate()
             raise ValueError(f"parameter 'scheduler' = {scheduler!r}: cannot reach the Dask scheduler ({exc})") from exc
-        if scheduler is not None:
-            try:
-                self._client.wait_for_workers(1, timeout=wt)
-            except (OSError, TimeoutError) as exc:   # WorkerStartTimeoutError is a TimeoutError
-                self.close()
-                raise ValueError(f"parameter 'scheduler' = {scheduler!r}: no Dask worker joined the scheduler "
-                                 f"within {wt:g} s (start one with `dask worker {scheduler}`)") from exc
-        self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
-        self.scheduler = scheduler or "LocalCluster"
+        try:
+            self._client.wait_for_workers(1, timeout=wt)
+        except (OSError, TimeoutError) as exc:   # WorkerStartTimeoutError is a TimeoutError
+            self.terminate()
+            where = f"parameter 'scheduler' = {scheduler!r}" if scheduler is not None else "a Dask LocalCluster"
+            hint = f" (start one with `dask worker {scheduler}`)" if scheduler is not None else ""
+            raise ValueError(f"{where}: no Dask worker joined the scheduler within {wt:g} s{hint}") from exc
+        self.workers = max(1, self._count_workers() or 0)
+        #: monotonic time since which the scheduler has had no worker (None: it has one)
+        self._empty_since: float | None = None
+        self._last_poll = 0.0
 
     def describe(self) -> str:
         return f"dask ({self.workers} workers at {self.scheduler})"
 
+    # -- lost workers -----------------------------------------------------------------------------
+
+    def _count_workers(self) -> int | None:
+        """Workers the scheduler knows now (None: the scheduler does not answer)."""
+        client = self._client
+        if client is None:
+            return None
+        try:
+            return len(client.nthreads())
+        except Exception:  # noqa: BLE001 - a closed connection, a lost scheduler: no answer
+            return None
+
+    def check_workers(self) -> None:
+        """Raise :class:`WorkersLost` once the scheduler has had no worker (or given no answer) for
+        ``worker_timeout`` seconds; polls it at most once per :data:`POLL_S` seconds."""
+        now = time.monotonic()
+        if now - self._last_poll < POLL_S:
+            return
+        self._last_poll = now
+        n = self._count_workers()
+        if n:
+            self._empty_since = None
+            return
+        if self._empty_since is None:
+            self._empty_since = now
+        elif now - self._empty_since >= self.worker_timeout:
+            what = "no worker left" if n == 0 else "the scheduler does not answer"
+            raise WorkersLost(f"executor 'dask' at {self.scheduler}: {what} and none joined within "
+                              f"{self.worker_timeout:g} s (--worker-timeout); the run stops")
+
+    def _lost(self, exc: BaseException) -> WorkersLost:
+        """A :class:`WorkersLost` for a task the scheduler gave up (``KilledWorker``)."""
+        return WorkersLost(f"executor 'dask' at {self.scheduler}: a task was given up after the workers running "
+                           f"it died ({type(exc).__name__}: {_first_line(exc)}); the run stops")
+
+    def _result(self, fut: Any, timeout: float | None = None) -> Any:
+        """``fut.result()``, polling for lost workers meanwhile; ``KilledWorker`` becomes :class:`WorkersLost`.
+
+        It waits with :func:`distributed.wait` in steps of :data:`POLL_S` and asks for the result only
+        once the task is done (a ``result(timeout=...)`` that times out leaves a gather task behind,
+        which asyncio reports, traceback and all, when the client closes).
+        """
+        from distributed import KilledWorker
+        from distributed import wait as dask_wait
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not fut.done():
+            step = POLL_S if deadline is None else max(0.0, min(POLL_S, deadline - time.monotonic()))
+            try:
+                dask_wait([fut], timeout=step)
+            except TimeoutError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+                self.check_workers()
+        try:
+            return fut.result()
+        except KilledWorker as exc:
+            raise self._lost(exc) from None
+
+    # -- tasks ------------------------------------------------------------------------------------
+
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
-        from distributed import as_completed
+        from distributed import wait as dask_wait
 
         items = list(items)
         futures = self._client.map(fn, items, pure=False)
         self._track(futures)
-        index = {f.key: i for i, f in enumerate(futures)}
-        left = set(index)
+        pending = {f.key: i for i, f in enumerate(futures)}
+        by_key = {f.key: f for f in futures}
         try:
-            for fut in as_completed(futures):
-                left.discard(fut.key)
-                yield index[fut.key], fut.result()
-        finally:            # the caller stopped early: release what has not run
-            if left and getattr(self, "_client", None) is not None:
+            while pending:
                 try:
-                    self._client.cancel([f for f in futures if f.key in left])
+                    done, _ = dask_wait([by_key[k] for k in pending], timeout=POLL_S, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    self.check_workers()
+                    continue
+                for fut in done:
+                    i = pending.pop(fut.key)
+                    yield i, self._result(fut)
+        finally:            # the caller stopped early (an error, a loss, an interruption): release the rest
+            if pending and self._client is not None:
+                try:
+                    self._client.cancel([by_key[k] for k in pending])
                 except Exception:  # noqa: BLE001 - the client may be closing
                     pass
 
     def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
         fut = self._client.submit(fn, item, pure=False)
         self._track([fut])
-        return fut
+        return _DaskFuture(fut, self)
 
     def _track(self, futures: list[Any]) -> None:
         """Remember submitted futures (for :meth:`terminate`), forgetting the finished ones."""
@@ -366,27 +477,161 @@ class DaskExecutor(Executor):
             self._cluster = None
 
     def terminate(self, timeout: float = 5.0) -> None:
-        """Cancel this client's tasks, close the client and the local cluster it started (bounded waits)."""
-        client = getattr(self, "_client", None)
-        if client is not None:
+        """Cancel this client's tasks, close the client and the local cluster it started (bounded waits).
+
+        Quiet: the messages Dask logs while a cluster is torn down mid-task (a worker lost, a
+        connection closed) are not shown.
+        """
+        with _quiet_dask():
+            client = getattr(self, "_client", None)
+            if client is not None:
+                try:
+                    futures = [f for f in self._submitted if not f.done()]
+                    if futures:
+                        client.cancel(futures, force=True)
+                except Exception:  # noqa: BLE001 - best effort: we are stopping anyway
+                    pass
+                self._submitted.clear()
+                try:
+                    client.close(timeout=timeout)
+                except BaseException:  # noqa: BLE001 - an interruption while closing: stop anyway
+                    pass
+                self._client = None
+            if getattr(self, "_cluster", None) is not None:
+                try:
+                    self._cluster.close(timeout=timeout)
+                except BaseException:  # noqa: BLE001
+                    pass
+                self._cluster = None
+
+
+class _DaskFuture:
+    """A Dask future whose ``result()`` stops with :class:`WorkersLost` instead of waiting for
+    workers that are gone (see :meth:`DaskExecutor.check_workers`)."""
+
+    def __init__(self, fut: Any, ex: DaskExecutor) -> None:
+        self._fut = fut
+        self._ex = ex
+
+    @property
+    def key(self) -> Any:
+        return self._fut.key
+
+    def result(self, timeout: float | None = None) -> Any:
+        return self._ex._result(self._fut, timeout)
+
+    def done(self) -> bool:
+        return self._fut.done()
+
+    def cancel(self) -> Any:
+        return self._fut.cancel()
+
+    def exception(self, timeout: float | None = None) -> Any:
+        return self._fut.exception(timeout)
+
+    def add_done_callback(self, fn: Callable[[Any], Any]) -> None:
+        """Call ``fn(self)`` once the task is done (in Dask's client thread)."""
+        self._fut.add_done_callback(lambda _f: fn(self))
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (at most 200 characters)."""
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else ""
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Raise the level of Dask's and Tornado's loggers to CRITICAL while the block runs."""
+    names = ("distributed", "tornado", "asyncio")
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, lv in zip(loggers, levels, strict=True):
+            lg.setLevel(lv)
+
+
+#: seconds between two checks, while waiting for Dask tasks, that the scheduler still has a worker
+POLL_S = 1.0
+class ProgressView(Executor):
+    """A view of an executor that prints one line per finished job on ``stream`` (stderr).
+
+    For runs without a terminal, where no progress bar is drawn: whole jobs sent through
+    :meth:`submit` (when their future has ``add_done_callback``) and :meth:`map_unordered` each
+    print, as they finish, ``  done: LABEL (job K of N sent, T s)``, with ``label(fn, item, index)``
+    naming the job.  Nothing is printed when ``enabled`` is false.  Closing and terminating are
+    left to the owner of the wrapped executor; everything else is the wrapped executor's.
+
+    Examples
+    --------
+    >>> import io
+    >>> from simulations.executors import ProgressView, SerialExecutor
+    >>> out = io.StringIO()
+    >>> view = ProgressView(SerialExecutor(), stream=out)
+    >>> view.submit(abs, -2).result(), sorted(view.map_unordered(abs, [-1]))
+    (2, [(0, 1)])
+    >>> [line.split(" (")[0] for line in out.getvalue().splitlines()]
+    ['  done: abs', '  done: abs']
+    """
+
+    def __init__(self, inner: Executor, label: Callable[[Any, Any, int], str] | None = None,
+                 enabled: bool = True, stream: Any = None) -> None:
+        self.inner = inner
+        self.label = label if label is not None else (lambda fn, item, i: getattr(fn, "__qualname__", repr(fn)))
+        self.enabled = enabled
+        self.stream = stream
+        self.name = inner.name
+        self.inline_lone_batch = getattr(inner, "inline_lone_batch", True)
+        #: jobs sent and finished so far
+        self.sent = 0
+        self.finished = 0
+        self._lock = threading.Lock()
+        self._t0 = time.perf_counter()
+
+    @property
+    def workers(self) -> int:  # type: ignore[override]
+        return self.inner.workers
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    def _done(self, label: str) -> None:
+        with self._lock:
+            self.finished += 1
+            line = f"  done: {label} (job {self.finished} of {self.sent} sent, {time.perf_counter() - self._t0:.0f} s)"
+        if self.enabled:
             try:
-                futures = [f for f in self._submitted if not f.done()]
-                if futures:
-                    client.cancel(futures, force=True)
-            except Exception:  # noqa: BLE001 - best effort: we are stopping anyway
+                print(line, file=self.stream if self.stream is not None else sys.stderr, flush=True)
+            except (OSError, ValueError):   # a closed or full stream: progress is not worth a failure
                 pass
-            self._submitted.clear()
-            try:
-                client.close(timeout=timeout)
-            except Exception:  # noqa: BLE001
-                pass
-            self._client = None
-        if getattr(self, "_cluster", None) is not None:
-            try:
-                self._cluster.close(timeout=timeout)
-            except Exception:  # noqa: BLE001
-                pass
-            self._cluster = None
+
+    def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
+        label = self.label(fn, item, 0)
+        fut = self.inner.submit(fn, item)
+        with self._lock:
+            self.sent += 1
+        add = getattr(fut, "add_done_callback", None)
+        if add is not None:
+            add(lambda _f: self._done(label))
+        return fut
+
+    def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
+        items = list(items)
+        with self._lock:
+            self.sent += len(items)
+        for i, res in self.inner.map_unordered(fn, items):
+            self._done(self.label(fn, items[i], i))
+            yield i, res
+
+    def close(self) -> None:
+        """Nothing: the owner of the wrapped executor closes it."""
+
+    def terminate(self) -> None:
+        """Nothing: the owner of the wrapped executor stops it."""
 
 
 #: default seconds :class:`DaskExecutor` waits for a worker to join a running scheduler

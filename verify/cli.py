@@ -168,7 +168,9 @@ def _exit_status(exc: SystemExit) -> int:
 def _check_dir(opt: str, value: str) -> Path:
     """``value`` as a directory this process can write into or create; ValueError naming ``opt`` otherwise.
 
-    Nothing is created here.
+    Nothing is left behind: besides the permission bits, it creates and removes an empty directory
+    in ``value`` (or in its nearest existing ancestor), which is what tells a read-only or virtual
+    file system (``/proc``, ``/sys``) from a writable one, even for root.
     """
     if not value.strip():
         raise ValueError(f"parameter {opt!r} = {value!r} is empty: it must name a directory "
@@ -182,6 +184,7 @@ def _check_dir(opt: str, value: str) -> Path:
                 raise ValueError(f"parameter {opt!r} = {value!r} is a file, not a directory")
             if not os.access(p, os.W_OK | os.X_OK):
                 raise ValueError(f"parameter {opt!r} = {value!r}: the directory is not writable")
+            _probe_write(opt, value, p, "the directory is not writable")
             return p
         anc = p.absolute().parent
         while not anc.exists() and anc != anc.parent:
@@ -190,9 +193,62 @@ def _check_dir(opt: str, value: str) -> Path:
             raise ValueError(f"parameter {opt!r} = {value!r} cannot be created: {str(anc)!r} is a file")
         if not os.access(anc, os.W_OK | os.X_OK):
             raise ValueError(f"parameter {opt!r} = {value!r} cannot be created: {str(anc)!r} is not writable")
+        _probe_write(opt, value, anc, f"cannot be created in {str(anc)!r}")
     except OSError as exc:
         raise ValueError(f"parameter {opt!r} = {value!r} is not a usable path ({exc.strerror or exc})") from None
     return p
+
+
+def _probe_write(opt: str, value: str, where: Path, what: str) -> None:
+    """Create and remove an empty directory in ``where``; ValueError naming ``opt`` when that fails."""
+    import tempfile
+
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".dp-erm-probe-", dir=where))
+    except OSError as exc:
+        raise ValueError(f"parameter {opt!r} = {value!r}: {what} ({exc.strerror or exc})") from None
+
+
+#: what an errno means for a directory given on the command line
+_ERRNO_WORDS = {28: "the disk is full", 30: "the file system is read-only", 122: "the disk quota is exceeded",
+                13: "permission denied", 1: "operation not permitted", 2: "no such file or directory",
+                36: "a file name is too long"}
+
+
+def fs_error_message(exc: OSError, paths: dict[str, str | None]) -> str:
+    """One line for a file-system error, naming the option whose directory holds the failing path.
+
+    ``paths`` maps options (``--cache``, ``--out``) to their values; the option is the one whose
+    directory contains ``exc.filename`` (or ``filename2``); a path in none of them is named as
+    such (the temporary directory, say).
+
+    Examples
+    --------
+    >>> import errno
+    >>> fs_error_message(OSError(errno.ENOSPC, "No space left on device", "/c/ab/x.pkl"), {"--cache": "/c"})
+    "parameter '--cache' = '/c': cannot write '/c/ab/x.pkl': the disk is full (No space left on device)"
+    """
+    import tempfile
+
+    names = [os.fsdecode(n) for n in (exc.filename, exc.filename2) if isinstance(n, (str, bytes, os.PathLike))]
+    words = _ERRNO_WORDS.get(exc.errno or -1)
+    why = f"{words} ({exc.strerror})" if words and exc.strerror else (exc.strerror or _one_line(exc))
+    verb = "cannot write" if exc.errno in (1, 13, 28, 30, 122) else "failed on"
+    for opt, value in paths.items():
+        if not value:
+            continue
+        roots = {os.path.abspath(value), os.path.realpath(value)}
+        for n in names:
+            for cand in {os.path.abspath(n), os.path.realpath(n)}:
+                if any(cand == r or cand.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+                    return f"parameter {opt!r} = {value!r}: {verb} {n!r}: {why}"
+    if names:
+        tmp = tempfile.gettempdir()
+        if any(os.path.abspath(n).startswith(tmp.rstrip(os.sep) + os.sep) for n in names):
+            return (f"the temporary directory {tmp!r} (environment variable TMPDIR): {verb} "
+                    f"{names[0]!r}: {why}")
+        return f"{verb} {names[0]!r}: {why}"
+    return f"file system error: {why}"
 
 
 def _check_seed(seed: int) -> None:
@@ -656,9 +712,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _exit_status(exc)
             except ValueError as exc:
                 return _error(exc)
-            if a.calibrate is not None:
-                return calibrate_main(a)
-            return plan_main(a) if a.plan else run_report(a)
+            try:
+                if a.calibrate is not None:
+                    return calibrate_main(a)
+                return plan_main(a) if a.plan else run_report(a)
+            except OSError as exc:          # a file-system error outside the run's own handling
+                return _error(fs_error_message(exc, _path_options(a)))
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
 
@@ -671,7 +730,7 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     import tempfile
 
     from simulations.cache import timing_tags
-    from simulations.executors import get_executor
+    from simulations.executors import ProgressView, WorkersLost, get_executor
 
     from .plan import TimingExecutor
     from .report import evaluate_symbolic, use_symbolic_cache, write_report
@@ -703,8 +762,10 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
             sym_keys = sorted(_only(a.only)) if a.only else None
             ex = get_executor(a.executor, scheduler=a.scheduler, worker_timeout=a.worker_timeout)
             run_info["executor"] = ex.describe()
-            timed = TimingExecutor(ex, cache, tags) if cache is not None else None
-            jobs_ex = timed if timed is not None else ex
+            # a line on stderr per finished job when stderr is not a terminal (no bars there)
+            prog = ProgressView(ex, label=_job_name, enabled=not sys.stderr.isatty())
+            timed = TimingExecutor(prog, cache, tags) if cache is not None else None
+            jobs_ex = timed if timed is not None else prog
             if a.no_empirical:
                 _wait_all(evaluate_symbolic(sym_cache, jobs_ex, sym_keys), "symbolic evaluation")
             else:
@@ -728,10 +789,20 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
             kept = (f"{n} batch{'es' if n != 1 else ''} kept in the cache {cache}; rerun to resume"
                     if cache is not None else "nothing kept (--no-cache)")
             return _interrupted(exc, kept)
+        except WorkersLost as exc:          # every Dask worker gone: one line, the finished batches kept
+            if ex is not None:
+                ex.terminate()
+                ex = None
+            n = _kept_batches(cache, started)
+            kept = (f"{n} batch{'es' if n != 1 else ''} kept in the cache {cache}; rerun to resume"
+                    if cache is not None else "nothing kept (--no-cache)")
+            return _error(f"{exc}; {kept}")
         except (ValueError, OSError) as exc:
             if ex is not None:
                 ex.terminate()              # no need to wait for the running tasks of a failed run
                 ex = None
+            if isinstance(exc, OSError) and not isinstance(exc, ValueError):
+                return _error(fs_error_message(exc, _path_options(a)))
             return _error(exc)
         finally:
             if ex is not None:
@@ -758,6 +829,24 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     if cache is not None and timed is not None and not a.only and not a.no_empirical:
         _record_run(cache, tags, timed, scope.grids, time.perf_counter() - t0, usage0)
     return 0
+
+
+def _path_options(a: argparse.Namespace) -> dict[str, str | None]:
+    """The directory options of a report run and their values (what a file-system error is blamed on)."""
+    out = None if getattr(a, "temporary_out", False) else getattr(a, "out", None)
+    cache = None if getattr(a, "no_cache", False) else getattr(a, "cache", None)
+    return {"--cache": cache, "--out": out}
+
+
+def _job_name(fn: Any, item: Any, index: int = 0) -> str:
+    """The label of a job for progress lines (a :class:`verify.plan.TimedJob` carries its own)."""
+    from .plan import job_label
+
+    if hasattr(fn, "label"):
+        return str(fn.label)
+    if isinstance(item, tuple) and len(item) == 2 and hasattr(item[0], "label"):
+        return str(item[0].label)
+    return job_label(fn, item, index)[0]
 
 
 def _rusage() -> tuple[float, float, float | None]:
@@ -815,15 +904,19 @@ def calibrate_main(a: argparse.Namespace) -> int:
     from simulations.runner import calibration
 
     cal = Path(a.cache) / CALIBRATION_DIR
-    cal.mkdir(parents=True, exist_ok=True)
-    for entry in cal.iterdir():         # cold: no rows, no snapshot, no figures; the timings stay
-        if entry.name != TIMINGS:
-            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-    with tempfile.TemporaryDirectory(prefix="dp-erm-calibrate-") as out:
-        b = argparse.Namespace(**{**vars(a), "cache": str(cal), "out": out, "only": None, "no_cache": False,
-                                  "no_empirical": False})
-        with calibration(a.calibrate):
-            status = run_report(b, tags={"calibration": int(a.calibrate)})
+    try:
+        cal.mkdir(parents=True, exist_ok=True)
+        for entry in cal.iterdir():         # cold: no rows, no snapshot, no figures; the timings stay
+            if entry.name != TIMINGS:
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        with tempfile.TemporaryDirectory(prefix="dp-erm-calibrate-") as out:
+            # the report goes to a temporary directory: a failure there is not --out's
+            b = argparse.Namespace(**{**vars(a), "cache": str(cal), "out": out, "only": None, "no_cache": False,
+                                      "no_empirical": False, "temporary_out": True})
+            with calibration(a.calibrate):
+                status = run_report(b, tags={"calibration": int(a.calibrate)})
+    except OSError as exc:
+        return _error(fs_error_message(exc, _path_options(a)))
     if status != 0:
         return status
     return plan_main(argparse.Namespace(**{**vars(a), "cache": str(cal), "plan": True}))
@@ -885,12 +978,14 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
         if not a.only:
             jobs["auditor calibration"] = jobs_ex.submit(
                 calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
-        for i, spec in tqdm([(i, s) for i, s in enumerate(specs) if s.evidence != "audit"],
-                            desc="checks", unit="check", disable=None, leave=False):
+        checks = [(i, s) for i, s in enumerate(specs) if s.evidence != "audit"]
+        for n, (i, spec) in enumerate(tqdm(checks, desc="checks", unit="check", disable=None, leave=False), 1):
             t2 = time.perf_counter()
             with timing_tags(check=spec.name):
                 by_spec[i] = _run_check(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
-            print(f"  {spec.name} ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
+            # one line per finished check, terminal or not (a file gets no bar)
+            print(f"  check {n} of {len(checks)}: {spec.name} ({time.perf_counter() - t2:.1f} s, "
+                  f"{time.perf_counter() - t0:.0f} s since start)", file=sys.stderr, flush=True)
         if not a.only:
             from .utility import run_utility
 
