@@ -45,7 +45,7 @@ from scipy import optimize
 
 from .core import PrivacyWarning, Statement, _rel_text, moderate_value, number_or_reason, validate
 from .symbols import SHARED, Namespace, S
-from .validation import culprits, fmt_point, num, positive_finite, real, short
+from .validation import UnknownKeyError, culprits, fmt_point, num, positive_finite, real, short
 
 _ACTIVE: contextvars.ContextVar[Any] = contextvars.ContextVar("bounds_pick_registry", default=None)
 #: whether an error looks for the input that causes it (off inside the searches of min_m/min_eps,
@@ -111,13 +111,244 @@ class Pick:
     improvement: float | None = None
     constants: dict[str, float] = field(default_factory=dict)
     note: str = ""
+    #: the form of the bound used (``stated``, ``derived``), its statement's one verdict and regime status
+    form: str = ""
+    verdict: str = ""
+    verdict_text: str = ""
+    regime: str = ""
+    #: why this form (a corrected form is used and said so); a warning when no form is established
+    basis_note: str = ""
+    warning: str = ""
+    #: the additive term of the bound that dominates at this point, its share, and the terms rising in ε
+    dominant: str = ""
+    dominant_share: float | None = None
+    rising_in_eps: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+class UnverifiedError(ValueError):
+    """No form of the asked statement is established (refuted with no correction, or open): no answer.
+
+    Raised by the pickers and :mod:`bounds.calibrate` unless ``allow_unverified=True``; the
+    command line prints its one line and exits with status 2.
+    """
+
+
+#: verdicts whose printed form is wrong: a corrected (derived) form may be established (``Verdict.corrected``)
+WRONG_AS_PRINTED = ("refuted", "erratum", "typo")
+#: verdicts that leave the statement open: no form of it is established
+OPEN = ("unsupported", "unchecked", "remark")
+
+
+@dataclass(frozen=True)
+class Basis:
+    """What an answer rests on: the statement, the form used, its one verdict and regime status.
+
+    Attributes
+    ----------
+    key, label : str
+        The statement.
+    form : str
+        ``stated`` (the paper's printed form), ``derived`` (the form its proof yields, or the corrected
+        form of a wrong printed bound) or ``tight`` (the accountant's, :mod:`bounds.calibrate`).
+    verdict, verdict_text, truth, correction, regime : str
+        From :mod:`bounds.verdict` (the statement's one verdict, never its derivation status).
+    established : bool
+        Whether the form used is established (it holds by the verdict's rules).
+    note : str
+        Why this form (e.g. the printed bound is refuted and its corrected form is used).
+    warning : str
+        Non-empty when the answer rests on a form that is not established (``allow_unverified``).
+    """
+
+    key: str
+    label: str
+    form: str
+    verdict: str
+    verdict_text: str
+    truth: str
+    correction: str
+    regime: str
+    established: bool
+    note: str = ""
+    warning: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def line(self) -> str:
+        """One line: ``bound: KEY (label), FORM form; verdict: ...; regime: ...``."""
+        extra = f" ({self.truth})" if self.truth and self.truth != self.verdict_text else ""
+        out = f"{self.key} ({self.label}), {self.form} form; verdict: {self.verdict_text}{extra}"
+        return out + (f"; regime: {self.regime}" if self.regime else "")
+
+
 def _where(st: Statement) -> str:
     return f"statement {st.key} ({st.label})"
+
+
+_REPORT_ROWS: dict[tuple, list[Any]] = {}
+
+
+def report_rows(reports: str | None = None) -> list[Any]:
+    """The empirical and audit evidence rows of a generated report (``reports/summary.json``; [] if none).
+
+    The symbolic layer imports nothing of :mod:`verify`: it reads the report it wrote, as
+    ``python -m bounds show`` does, so a pick names the same verdict as ``show``.  Read once per
+    file version.
+
+    Examples
+    --------
+    >>> rows = report_rows("/nonexistent")
+    >>> rows
+    []
+    """
+    import json
+    import os
+    from pathlib import Path
+
+    from .evidence import Result
+
+    path = (Path(reports) if reports else Path(__file__).resolve().parents[1] / "reports") / "summary.json"
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return []
+    sig = (str(path), stat.st_mtime_ns, stat.st_size)
+    if sig in _REPORT_ROWS:
+        return _REPORT_ROWS[sig]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    from dataclasses import fields
+
+    names = {f.name for f in fields(Result)}
+    out = []
+    for row in data.get("evidence", []) if isinstance(data, dict) else []:
+        if not isinstance(row, dict) or row.get("evidence") == "symbolic":
+            continue
+        kw = {k: v for k, v in row.items() if k in names}
+        for k in ("statistic", "lo", "hi", "bound", "confidence"):
+            x = kw.get(k)
+            kw[k] = math.nan if x is None or isinstance(x, str) else float(x)
+        kw["worst"] = kw.get("worst") or {}
+        kw["details"] = kw.get("details") or {}
+        try:
+            out.append(Result(**kw))
+        except (TypeError, ValueError):
+            continue
+    _REPORT_ROWS.clear()
+    _REPORT_ROWS[sig] = out
+    return out
+
+
+_VERDICTS: dict[tuple, Any] = {}
+
+
+def statement_verdict(key: Any, evidence: Any = None) -> Any:
+    """The one :class:`~bounds.verdict.Verdict` of ``key`` (:mod:`bounds.verdict`), as ``bounds show`` gives it.
+
+    ``evidence``: empirical and audit :class:`~bounds.evidence.Result` rows; default: those of the
+    generated report (:func:`report_rows`).  Cached per registry and evidence.
+
+    Examples
+    --------
+    >>> statement_verdict("jia.thm2", evidence=[]).verdict in ("consistent", "tight")
+    True
+    """
+    reg = _reg()
+    st = reg.get(key)
+    rows = report_rows() if evidence is None else list(evidence)
+    ck = (id(reg), st.key, id(rows) if evidence is None else tuple(id(r) for r in rows))
+    v = _VERDICTS.get(ck)
+    if v is None:
+        if len(_VERDICTS) > 256:
+            _VERDICTS.clear()
+        mine = [r for r in rows if r.key in reg and reg.get(r.key).paper == st.paper]
+        v = _VERDICTS[ck] = reg.verdicts(mine, keys=[st.key])[st.key]
+    return v
+
+
+def basis(key: Any, which: str | None = None, allow_unverified: bool = False, evidence: Any = None,
+          verdict: Any = None) -> Basis:
+    """The form of ``key`` an answer may use, with its verdict; refuses when no form is established.
+
+    The rules: a statement that holds (``consistent``, ``tight``, ``regime``, ``gap``, ``cited``, ...)
+    is used in the form the registry recommends for numbers; a printed form that is wrong
+    (``refuted``, ``erratum``, ``typo``) is replaced by its corrected (derived) form where the verdict
+    establishes one, and said so; where no form is established (wrong with no correction, or open:
+    ``unsupported``, ``unchecked``) the answer is refused, unless ``allow_unverified`` (then the
+    basis carries a warning).  ``which`` forces ``"stated"`` or ``"derived"`` (a printed form that is
+    wrong is then unverified).
+
+    Raises
+    ------
+    UnverifiedError
+        When no form is established and ``allow_unverified`` is false.
+    ValueError
+        For ``which`` not None/'stated'/'derived', or a form the statement does not have.
+
+    ``verdict`` gives the statement's :class:`~bounds.verdict.Verdict` directly (the report passes the
+    verdicts it computed); otherwise it is computed from ``evidence`` (:func:`statement_verdict`).
+
+    Examples
+    --------
+    >>> b = basis("jia.thm4.bound", evidence=[])
+    >>> b.form, b.verdict, b.established
+    ('derived', 'refuted', True)
+    >>> b.note
+    'the printed bound is refuted (false); its corrected (derived) form is used'
+    """
+    reg = _reg()
+    st = reg.get(key)
+    where = _where(st)
+    if which not in (None, "stated", "derived"):
+        raise ValueError(f"parameter 'which' = {short(which)} must be None, 'derived' or 'stated' ({where})")
+    ev = reg.evaluate(st.key)
+    v = statement_verdict(st.key, evidence) if verdict is None else verdict
+    from .evidence import VERDICT_TEXT
+
+    text = VERDICT_TEXT.get(v.verdict, v.verdict)
+    recommended = "stated" if (ev.expression is not None and st.stated is not None
+                               and ev.expression == st.stated) else "derived"
+    note, why_not = "", ""
+    if v.verdict in WRONG_AS_PRINTED:
+        if which == "stated":
+            why_not = f"its printed form is {text} ({v.truth})"
+        elif v.corrected:
+            form = "derived"
+            note = f"the printed bound is {text} ({v.truth}); its corrected (derived) form is used"
+        else:
+            why_not = f"it is {text} ({v.truth}) and {v.correction or 'no correction is established'}"
+        form = which or "derived"
+    elif v.verdict in OPEN:
+        form = which or recommended
+        why_not = f"it is {text} ({v.truth}{'; proof: ' + v.proof if v.proof else ''})"
+    else:
+        form = which or recommended
+    if form == "stated" and st.stated is None:
+        raise ValueError(f"parameter 'which' = 'stated': {where} states no expression")
+    if form == "derived" and ev.derived is None:
+        if which == "derived":
+            raise ValueError(f"parameter 'which' = 'derived': {where} has no derived form (nothing derives it)")
+        form = "stated"
+    warning = ""
+    if why_not:
+        if not allow_unverified:
+            raise UnverifiedError(f"{where}: no form of it is established ({why_not}), so no answer is given "
+                                  "(allow_unverified / --allow-unverified computes it anyway, with a warning)")
+        warning = f"unverified: no form of {st.key} is established ({why_not}); the {form} form is used anyway"
+    return Basis(st.key, st.label, form, v.verdict, text, v.truth, v.correction, v.regime, not why_not, note,
+                 warning)
+
+
+def _stamp(p: Pick, b: Basis) -> Pick:
+    p.form, p.verdict, p.verdict_text, p.regime = b.form, b.verdict, b.verdict_text, b.regime
+    p.basis_note, p.warning = b.note, b.warning
+    return p
 
 
 def pickable(key: str) -> Statement:
@@ -126,39 +357,120 @@ def pickable(key: str) -> Statement:
     Raises
     ------
     ValueError
-        If ``key`` is unknown (with close matches) or neither it nor any of its dependencies
-        carries a schedule.
+        If ``key`` is unknown or neither it nor any of its dependencies carries a schedule: the
+        message lists the pickable statements of the paper the key names (the ones under the key
+        first), or says why that paper has none (:func:`not_pickable_reason`).
 
     Examples
     --------
     >>> pickable("jia.thm4").key
     'jia.thm4.bound'
-    >>> pickable("jia.thm44")  # doctest: +ELLIPSIS
+    >>> pickable("jia.s5_1")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bounds.validation.UnknownKeyError: unknown statement 'jia.thm44'; did you mean jia.thm4, ...?
+    bounds.validation.UnknownKeyError: unknown statement 'jia.s5_1'; pickable statements of paper jia: jia.s5_1.bound, ...
     """
-    st = _reg().get(key)
+    reg = _reg()
+    try:
+        st = reg.get(key)
+    except UnknownKeyError as exc:
+        raise UnknownKeyError(f"{_unknown_head(key, exc)}; {_pickable_hint(key)}") from None
     if st.schedule:
         return st
     for d in st.depends:
-        ds = _reg().get(d)
+        ds = reg.get(d)
         if ds.schedule:
             return ds
-    raise ValueError(
-        f"statement {key} ({st.label}) has no ε/λ schedule to pick from; pickable statements: "
-        + ", ".join(k for k in _reg().keys() if _reg().get(k).schedule)
-    )
+    raise ValueError(f"statement {st.key} ({st.label}) has no ε/λ schedule to pick from; {_pickable_hint(st.key)}")
 
 
-def pickable_keys() -> list[str]:
-    """Keys of all statements with a schedule."""
-    return [k for k in _reg().keys() if _reg().get(k).schedule]
+def _unknown_head(key: Any, exc: Exception) -> str:
+    text = str(exc)
+    return text.split(";", 1)[0] if isinstance(key, str) else text
 
 
-def _check_which(which: Any, st: Statement) -> str:
-    if which not in ("derived", "stated"):
-        raise ValueError(f"parameter 'which' = {short(which)} must be 'derived' or 'stated' ({_where(st)})")
+def _paper_id(key: Any) -> str | None:
+    if not isinstance(key, str):
+        return None
+    pid = key.split(".", 1)[0]
+    return pid if pid in _reg().papers else None
+
+
+def _pickable_hint(key: Any) -> str:
+    """``pickable statements of paper P: ...`` (those under ``key`` first), or why P has none."""
+    pid = _paper_id(key)
+    if pid is None:
+        return "pickable statements: " + ", ".join(pickable_keys())
+    mine = pickable_keys(pid)
+    if not mine:
+        others = ", ".join(pickable_keys())
+        return f"paper {pid} has no pickable statement: {not_pickable_reason(pid)}; pickable elsewhere: {others}"
+    under = [k for k in mine if isinstance(key, str) and k.startswith(key)]
+    return f"pickable statements of paper {pid}: " + ", ".join([*under, *(k for k in mine if k not in under)])
+
+
+def pickable_keys(paper: str | None = None) -> list[str]:
+    """Keys of all statements with a schedule (of one paper when ``paper`` is given).
+
+    Examples
+    --------
+    >>> pickable_keys("jia")
+    ['jia.thm4.bound', 'jia.s5_1.bound', 'jia.s5_2.bound']
+    """
+    reg = _reg()
+    return [k for k in reg.keys() if reg.get(k).schedule and (paper is None or reg.get(k).paper == paper)]
+
+
+#: words of a statement's quantity that make it a bound on the utility (risk, excess error) of a release
+_UTILITY_WORDS = ("risk", "utility", "excess", "e[", "e(", "error")
+
+
+def not_pickable_reason(paper_id: str) -> str:
+    """Why paper ``paper_id`` has no statement to pick ε and λ from ('' when it has one).
+
+    Computed from the paper's declarations: its bounds on the utility that carry no ε/λ schedule,
+    or, when it encodes none, what it records as not encoded (:meth:`bounds.paper.Paper.omit`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown paper id.
+
+    Examples
+    --------
+    >>> not_pickable_reason("jia")
+    ''
+    >>> not_pickable_reason("cms")  # doctest: +ELLIPSIS
+    'its utility bounds are not encoded: the utility and generalisation bounds of Algorithms 1 and 2 ...'
+    """
+    reg = _reg()
+    if paper_id not in reg.papers:
+        from .validation import suggest
+
+        raise ValueError(f"unknown paper {short(paper_id)}{suggest(str(paper_id), reg.papers, n=3)}; known: "
+                         + ", ".join(reg.papers))
+    if pickable_keys(paper_id):
+        return ""
+    paper = reg.papers[paper_id]
+    omitted = [(item, why) for item, why in paper.not_encoded
+               if any(w in item.lower() for w in ("utility", "risk", "error bound"))]
+    utility = [st for st in paper.statements.values()
+               if st.relation == "upper" and st.kind not in ("noise", "definition", "assumption")
+               and (any(w in st.quantity.lower() for w in _UTILITY_WORDS) or ".utility" in st.key)]
+    parts = []
+    if omitted:
+        parts.append("its utility bounds are not encoded: " + "; ".join(f"{i} ({w})" for i, w in omitted))
+    if utility:
+        parts.append("its encoded utility bounds (" + ", ".join(st.key for st in utility)
+                     + ") declare no ε/λ schedule to pick from (their noise is given, not chosen from ε)")
+    if not parts:
+        parts.append("it encodes no bound on the utility that depends on ε")
+    return "; ".join(parts)
+
+
+def _check_which(which: Any, st: Statement) -> str | None:
+    if which not in (None, "derived", "stated"):
+        raise ValueError(f"parameter 'which' = {short(which)} must be None, 'derived' or 'stated' ({_where(st)})")
     if which == "stated" and st.stated is None:
         raise ValueError(f"parameter 'which' = 'stated': {_where(st)} states no expression")
     return which
@@ -210,7 +522,8 @@ class _Bound:
     def __init__(self, st: Statement, m: float, consts: Mapping[str, float], which: str = "derived"):
         self.st = st
         ev = _reg().evaluate(st.key)
-        self.expr = st.stated if which == "stated" else ev.expression
+        self.expr = (st.stated if which == "stated" else ev.derived if which == "derived" and ev.derived is not None
+                     else ev.expression)
         if self.expr is None:
             raise ValueError(f"{_where(st)} has no {which} expression")
         free = {s for s in self.expr.free_symbols}
@@ -368,7 +681,8 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
     return out
 
 
-def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) -> Pick:
+def paper_schedule(key: str, m: float, which: str | None = None, allow_unverified: bool = False,
+                   evidence: Any = None, **consts: float) -> Pick:
     """The paper's own ε and λ at sample size ``m`` and the bound they give.
 
     Parameters
@@ -377,8 +691,13 @@ def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) 
         A pickable statement or a rate statement built on one.
     m : float
         Sample size (the statement's domain: an integer ≥ 2).
-    which : {"derived", "stated"}
-        Bound expression to evaluate (see :meth:`bounds.core.Registry.value`).
+    which : {None, "derived", "stated"}
+        None (default): the form :func:`basis` establishes (the corrected form of a wrong printed
+        bound); ``"stated"`` or ``"derived"`` forces one.
+    allow_unverified : bool
+        Answer even where no form of the bound is established (the Pick carries a ``warning``).
+    evidence : list of Result, optional
+        Empirical and audit rows deciding the verdict (default: the generated report's).
     **consts
         Problem constants (κ, M, β, ...).  For schedules that leave ε free
         (001 Theorem 2), pass ``eps``; a given ``eps`` or ``lam`` replaces the
@@ -390,6 +709,8 @@ def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) 
 
     Raises
     ------
+    UnverifiedError
+        Where no form of the bound is established and ``allow_unverified`` is false.
     ValueError
         For an input outside the statement's assumptions, a variable the schedule leaves
         free and no value is given for, or a bound that is not a positive finite float there.
@@ -407,9 +728,10 @@ def paper_schedule(key: str, m: float, which: str = "derived", **consts: float) 
     """
     st = pickable(key)
     _check_which(which, st)
+    b = basis(st.key, which, allow_unverified, evidence)
     consts = dict(consts)
     fixed = _pop_choices(st, consts, warn=True)
-    return _paper_schedule(st, m, which, consts, fixed)
+    return _explained(_stamp(_paper_schedule(st, m, b.form, consts, fixed), b), st, b.form, consts)
 
 
 def _paper_schedule(st: Statement, m: float, which: str, consts: dict[str, Any], fixed: dict[str, float]) -> Pick:
@@ -424,7 +746,7 @@ def _paper_schedule(st: Statement, m: float, which: str, consts: dict[str, Any],
     value = bnd.checked(point, {**bnd.consts, **fixed})
     stated = None
     note = ""
-    if which == "derived":
+    if which != "stated":
         try:
             sb = _bound(st, m, consts, "stated")
         except ValueError:
@@ -449,7 +771,9 @@ def optimise(
     key: str,
     m: float,
     over: tuple[str, ...] | None = None,
-    which: str = "derived",
+    which: str | None = None,
+    allow_unverified: bool = False,
+    evidence: Any = None,
     **consts: float,
 ) -> Pick:
     """Minimise the bound over ε and/or λ at sample size ``m``, the other inputs fixed.
@@ -468,8 +792,12 @@ def optimise(
         Sample size.
     over : str or tuple of str, optional
         The variables to optimise (default: every one the bound depends on and that is not given).
-    which : {"derived", "stated"}
-        Bound expression to minimise.
+    which : {None, "derived", "stated"}
+        Bound expression to minimise (None: the form :func:`basis` establishes).
+    allow_unverified : bool
+        Answer even where no form of the bound is established (the Pick carries a ``warning``).
+    evidence : list of Result, optional
+        Empirical and audit rows deciding the verdict (default: the generated report's).
     **consts
         Problem constants; ``eps`` or ``lam`` fixes that variable (the other is optimised).
 
@@ -490,9 +818,10 @@ def optimise(
     """
     st = pickable(key)
     _check_which(which, st)
+    b = basis(st.key, which, allow_unverified, evidence)
     consts = dict(consts)
     fixed = _pop_choices(st, consts, warn=True)
-    return _optimise(st, m, over, which, consts, fixed)
+    return _explained(_stamp(_optimise(st, m, over, b.form, consts, fixed), b), st, b.form, consts)
 
 
 def _over(over: Any, st: Statement, choice: list[str], fixed: Mapping[str, float]) -> tuple[str, ...]:
@@ -602,13 +931,15 @@ def _optimise(st: Statement, m: float, over: Any, which: str, consts: dict[str, 
     )
 
 
-def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_max: float = 1e12, **consts: float) -> int:
+def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_max: float = 1e12,
+          allow_unverified: bool = False, evidence: Any = None, **consts: float) -> int:
     """Smallest sample size m whose bound reaches ``target`` at privacy level ``eps``.
 
     λ is optimised for every m (``lam="optimise"``), taken from the paper's
     schedule (``lam="paper"``) or fixed (a number).  The bound is decreasing
     in m for every statement of the seed papers; the result is checked at m
-    and m − 1.
+    and m − 1.  The answer is an ``int`` carrying the :class:`Basis` it rests on
+    (``.basis``: form, verdict, regime; see :func:`basis`).
 
     Raises
     ------
@@ -629,6 +960,8 @@ def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_
     ValueError: parameter 'eps' = -1 violates the assumption eps > 0 of statement jia.thm4.bound (Theorem 4)
     """
     st = pickable(key)
+    bas = basis(st.key, None, allow_unverified, evidence)
+    form = bas.form
     where = _where(st)
     target = positive_finite("target", target, where)
     limit = real("m_max", m_max, where)
@@ -637,10 +970,11 @@ def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_
     eps_v = _check_choice(st, "eps", eps, warn=True)
     lam_v = _lam_rule(st, lam)
     consts = dict(consts)
-    _check_fixed(st, _bound(st, 2, consts), {"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
+    _check_fixed(st, _bound(st, 2, consts, form),
+                 {"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
 
     def g(mm: float) -> float:
-        return _value_at(st, mm, eps_v, lam_v, consts, strict=False)
+        return _value_at(st, mm, eps_v, lam_v, consts, strict=False, which=form)
 
     lo_m, hi_m = 2, 2
     while g(hi_m) > target:
@@ -648,21 +982,22 @@ def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_
         hi_m *= 2
         if hi_m > limit:
             if math.isinf(g(lo_m)):     # not a number at all: say why, naming the input (an overflow, ...)
-                _value_at(st, lo_m, eps_v, lam_v, consts, strict=True)
+                _value_at(st, lo_m, eps_v, lam_v, consts, strict=True, which=form)
             raise ValueError(f"parameter 'target' = {target:g} is not reached for m ≤ {limit:g} at eps = {eps_v:g}"
                              f" ({where})")
     if g(lo_m) <= target:
-        return lo_m
+        return Count(lo_m, bas)
     while hi_m - lo_m > 1:
         mid = (lo_m + hi_m) // 2
         if g(mid) <= target:
             hi_m = mid
         else:
             lo_m = mid
-    return int(hi_m)
+    return Count(int(hi_m), bas)
 
 
-def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", **consts: float) -> float:
+def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", allow_unverified: bool = False,
+             evidence: Any = None, **consts: float) -> float:
     """The bound at (m, ε) with λ optimised, from the paper's schedule, or fixed.
 
     Raises
@@ -682,20 +1017,23 @@ def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", **co
     ValueError: parameter 'lam' = -1 violates the assumption lam > 0 of statement jia.thm4.bound (Theorem 4)
     """
     st = pickable(key)
+    bas = basis(st.key, None, allow_unverified, evidence)
     eps_v = _check_choice(st, "eps", eps, warn=True)
     lam_v = _lam_rule(st, lam)
     consts = dict(consts)
-    _check_fixed(st, _bound(st, m, consts), {"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
-    return _value_at(st, m, eps_v, lam_v, consts, strict=True)
+    _check_fixed(st, _bound(st, m, consts, bas.form),
+                 {"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
+    return Number(_value_at(st, m, eps_v, lam_v, consts, strict=True, which=bas.form), bas)
 
 
-def _value_at(st: Statement, m: float, eps: float, lam: str | float, consts: dict[str, Any], strict: bool) -> float:
+def _value_at(st: Statement, m: float, eps: float, lam: str | float, consts: dict[str, Any], strict: bool,
+              which: str | None = None) -> float:
     """The bound at (m, ε) for validated inputs; with ``strict=False`` inf where it is not a positive float."""
     token = _DIAGNOSE.set(strict)
     try:
         if lam == "optimise":
-            return _optimise(st, m, None, "derived", consts, {"eps": eps}).bound
-        b = _bound(st, m, consts)
+            return _optimise(st, m, None, which, consts, {"eps": eps}).bound
+        b = _bound(st, m, consts, which)
         if lam == "paper":
             lam_v = _schedule_values(st, m, consts, eps=eps).get("lam")
             if lam_v is None and "lam" in b.choice:
@@ -717,8 +1055,8 @@ def _value_at(st: Statement, m: float, eps: float, lam: str | float, consts: dic
         _DIAGNOSE.reset(token)
 
 
-def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str = "derived",
-               **consts: float) -> np.ndarray:
+def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str | None = None,
+               allow_unverified: bool = False, evidence: Any = None, **consts: float) -> np.ndarray:
     """The bound on the grid ε × λ at fixed m (vectorised; for heat maps).
 
     Parameters
@@ -729,8 +1067,10 @@ def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str 
         Sample size.
     eps, lam : array
         Grid values of ε and λ, each inside the statement's domain.
-    which : {"derived", "stated"}
-        Which expression to evaluate.
+    which : {None, "derived", "stated"}
+        Which expression to evaluate (None: the form :func:`basis` establishes).
+    allow_unverified, evidence
+        As for :func:`optimise`.
     **consts
         The bound's other constants.
 
@@ -754,7 +1094,8 @@ def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str 
     """
     st = pickable(key)
     _check_which(which, st)
-    b = _bound(st, m, consts, which=which)
+    form = basis(st.key, which, allow_unverified, evidence).form
+    b = _bound(st, m, consts, which=form)
     E, L = np.meshgrid(_grid(st, "eps", eps), _grid(st, "lam", lam))
     kw = {"eps": E, "lam": L}
     with np.errstate(all="ignore"):
@@ -774,7 +1115,8 @@ def _grid(st: Statement, name: str, values: Any) -> np.ndarray:
     return a
 
 
-def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", **consts: float) -> float:
+def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", allow_unverified: bool = False,
+            evidence: Any = None, **consts: float) -> float:
     """Smallest ε in (0, 1) whose bound at sample size ``m`` reaches ``target``.
 
     The bounds are not monotone in ε (privacy cost grows with ε, noise shrinks),
@@ -794,30 +1136,393 @@ def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", **
     True
     """
     st = pickable(key)
+    bas = basis(st.key, None, allow_unverified, evidence)
+    form = bas.form
     where = _where(st)
     target = positive_finite("target", target, where)
     lam_v = _lam_rule(st, lam)
     consts = dict(consts)
-    _check_fixed(st, _bound(st, m, consts), {"lam": lam_v} if isinstance(lam_v, float) else {})
+    _check_fixed(st, _bound(st, m, consts, form), {"lam": lam_v} if isinstance(lam_v, float) else {})
     grid = np.geomspace(1e-6, 1 - 1e-9, 200)
-    vals = [_value_at(st, m, float(e), lam_v, consts, strict=False) for e in grid]
+    vals = [_value_at(st, m, float(e), lam_v, consts, strict=False, which=form) for e in grid]
     ok = [i for i, v in enumerate(vals) if v <= target]
     if not ok:
         best = min(vals)
         if math.isinf(best):            # not a number anywhere: say why, naming the input
-            _value_at(st, m, float(grid[-1]), lam_v, consts, strict=True)
+            _value_at(st, m, float(grid[-1]), lam_v, consts, strict=True, which=form)
         best_text = f"best {best:.4g}" if math.isfinite(best) else "the bound is not finite for any eps"
         raise ValueError(
             f"parameter 'target' = {target:g} is not reached by any eps < 1 at m = {float(m):g} ({best_text}; {where})"
         )
     i = ok[0]
     if i == 0:
-        return float(grid[0])
+        return Number(float(grid[0]), bas)
     a, b = float(grid[i - 1]), float(grid[i])
     while b / a > 1 + 1e-6:
         mid = math.sqrt(a * b)
-        if _value_at(st, m, mid, lam_v, consts, strict=False) <= target:
+        if _value_at(st, m, mid, lam_v, consts, strict=False, which=form) <= target:
             b = mid
         else:
             a = mid
-    return b
+    return Number(b, bas)
+
+
+class Number(float):
+    """A float answer carrying the :class:`Basis` it rests on (``.basis``)."""
+
+    basis: Basis
+
+    def __new__(cls, value: float, basis: Basis) -> Number:
+        out = float.__new__(cls, value)
+        out.basis = basis
+        return out
+
+    def __reduce__(self):
+        return (Number, (float(self), self.basis))
+
+
+class Count(int):
+    """An integer answer (a sample size) carrying the :class:`Basis` it rests on (``.basis``)."""
+
+    basis: Basis
+
+    def __new__(cls, value: int, basis: Basis) -> Count:
+        out = int.__new__(cls, value)
+        out.basis = basis
+        return out
+
+    def __reduce__(self):
+        return (Count, (int(self), self.basis))
+
+
+# --------------------------------------------------------------------------- the trade-off: which term dominates
+def _additive_terms(expr: sp.Expr, syms: set[sp.Symbol]) -> list[sp.Expr]:
+    """The additive terms of the outermost sum of ``expr`` that depends on ``syms`` (``[expr]`` if none).
+
+    A product or power with a single factor depending on ``syms`` is descended into (a constant
+    factor, a square root around the sum).
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y", positive=True)
+    >>> _additive_terms(sp.sqrt(2 * (x + 1 / y)), {x, y})
+    [x, 1/y]
+    """
+    e = expr
+    while not e.is_Add:
+        dep = [a for a in e.args if a.free_symbols & syms]
+        if len(dep) != 1 or not (e.is_Mul or e.is_Pow or isinstance(e, sp.Function)):
+            return [expr]
+        e = dep[0]
+    return [t for t in e.args if t.free_symbols & syms] + [t for t in e.args if not t.free_symbols & syms]
+
+
+def _named(term: sp.Expr, ns: Namespace) -> str:
+    """A term with the parameters' names (``kappa**2*C_L/(lam*gamma*m*eps)``)."""
+    rename = {s_: sp.Symbol(ns.by_symbol(s_).name) for s_ in term.free_symbols if ns.has_symbol(s_)}
+    return sp.sstr(term.xreplace(rename))
+
+
+def _term_functions(b: _Bound) -> list[tuple[str, Any]]:
+    """``[(name, f)]``: each additive term of the bound as a numeric function of the chosen variables (cached)."""
+    cached = getattr(b, "_terms", None)
+    if cached is not None:
+        return cached
+    syms = set(b.vars)
+    fixed = {b.st.ns[k].symbol: v for k, v in b.consts.items()}
+    out = []
+    for t in _additive_terms(b.expr, syms):
+        out.append((_named(t, b.st.ns), sp.lambdify(b.vars, t.subs(fixed), "numpy")))
+    b._terms = out
+    return out
+
+
+def terms_at(b: _Bound, point: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """``[(term, value)]`` of the bound's additive terms at ``point`` (arrays broadcast)."""
+    args = [point[n] for n in b.choice]
+    out = []
+    with np.errstate(all="ignore"):
+        for name, f in _term_functions(b):
+            out.append((name, np.asarray(f(*args), dtype=float) * np.ones(np.broadcast(*args).shape if args else ())))
+    return out
+
+
+def _explained(p: Pick, st: Statement, form: str, consts: Mapping[str, Any]) -> Pick:
+    """Fill the dominant term at the pick's point and the terms that grow with ε."""
+    try:
+        b = _bound(st, p.m, consts, form)
+        point = {n: float(getattr(p, n)) for n in b.choice}
+        vals = [(n, float(v)) for n, v in terms_at(b, point)]
+    except (ValueError, TypeError, ArithmeticError):
+        return p
+    finite = [(n, v) for n, v in vals if math.isfinite(v)]
+    if len(finite) < 2:
+        return p
+    total = sum(abs(v) for _, v in finite)
+    name, v = max(finite, key=lambda t: abs(t[1]))
+    p.dominant, p.dominant_share = name, (abs(v) / total if total > 0 else None)
+    if "eps" in b.choice and math.isfinite(point["eps"]):
+        up = dict(point, eps=point["eps"] * (1 + 1e-6))
+        after = [float(v) for _, v in terms_at(b, up)]
+        p.rising_in_eps = [n for (n, v0), v1 in zip(vals, after, strict=True)
+                           if math.isfinite(v0) and math.isfinite(v1) and v1 > v0 * (1 + 1e-12) and v0 > 0]
+    return p
+
+
+def explain(p: Pick) -> list[str]:
+    """Lines that explain a pick: the dominant term at the point and why the bound is U-shaped in ε.
+
+    Examples
+    --------
+    >>> c = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
+    >>> o = optimise("jia.thm4", m=10_000, evidence=[], **c)
+    >>> explain(o)[0].startswith("dominant term at the optimum:")
+    True
+    """
+    out = []
+    if p.dominant:
+        share = f" ({100 * p.dominant_share:.0f}% of the sum)" if p.dominant_share is not None else ""
+        where = "the optimum" if p.method != "paper" else "the paper's schedule"
+        out.append(f"dominant term at {where}: {p.dominant}{share}")
+    if p.rising_in_eps:
+        out.append("U-shaped in eps: " + ", ".join(p.rising_in_eps) + (" grows" if len(p.rising_in_eps) == 1
+                   else " grow") + " with eps while the noise terms shrink, so a larger eps is not always better")
+    return out
+
+
+# --------------------------------------------------------------------------- figures (matplotlib, imported lazily)
+def _figure(w: float, h: float) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(w, h))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def plot_tradeoff(key: str, m: float, path: Any = None, allow_unverified: bool = False, evidence: Any = None,
+                  n: int = 90, **consts: float) -> Any:
+    """Draw the bound over (ε, λ) at sample size ``m`` with the paper's and the optimised points, and
+    the additive term that dominates at each point; save to ``path`` (PNG) when given.
+
+    Returns the matplotlib ``Figure`` (Agg canvas; matplotlib is imported here only).  Left panel:
+    log10 of the bound; right panel: the dominant term (one colour per term, legend).  A bound of one
+    chosen variable is drawn as a curve coloured by its dominant term.
+
+    Raises
+    ------
+    ValueError
+        As :func:`optimise` (UnverifiedError where no form of the bound is established).
+
+    Examples
+    --------
+    >>> c = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
+    >>> fig = plot_tradeoff("jia.thm4", 10_000, evidence=[], n=20, **c)
+    >>> [ax.get_title().split(":")[0] for ax in fig.axes[:2]]
+    ['jia.thm4.bound', 'dominant term']
+    """
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    o = optimise(key, m, allow_unverified=allow_unverified, evidence=evidence, **consts)
+    try:
+        p: Pick | None = paper_schedule(key, m, allow_unverified=allow_unverified, evidence=evidence, **consts)
+    except UnverifiedError:
+        raise
+    except ValueError:
+        p = None
+    st = pickable(key)
+    rest = {k: v for k, v in consts.items() if k not in CHOICE}
+    b = _bound(st, m, rest, o.form)
+    given = {k: float(v) for k, v in consts.items() if k in CHOICE}
+    pts = [q for q in (p, o) if q is not None]
+    rng = {}
+    for name in b.choice:
+        vals = [getattr(q, name) for q in pts if getattr(q, name) is not None and math.isfinite(getattr(q, name))]
+        hi = _EPS_MAX * (1 - 1e-6) if name == "eps" else b.lam_max
+        lo = min([*vals, hi]) / 1e3
+        top = min(hi, max([*vals, lo]) * 1e2)
+        rng[name] = np.geomspace(lo, top, n)
+    names = [t for t, _ in _term_functions(b)]
+    colors = ListedColormap(["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb"][:max(1, len(names))])
+    free = [c for c in b.choice if c not in given]
+    fig = _figure(11, 4.4)
+    title = f"{st.key}: {o.form} form, verdict {o.verdict_text}, m = {m:g}"
+    if len(free) == 2:
+        E, L = np.meshgrid(rng["eps"], rng["lam"])
+        pt = {"eps": E, "lam": L}
+        with np.errstate(all="ignore"):
+            Z = np.asarray(b.f(*[pt[c] for c in b.choice]), dtype=float) * np.ones_like(E)
+            T = np.array([v for _, v in terms_at(b, pt)])
+        Z[~np.isfinite(Z) | (Z <= 0)] = np.nan
+        dom = np.where(np.isfinite(Z), np.nanargmax(np.where(np.isfinite(T), np.abs(T), -np.inf), axis=0), -1)
+        ax1, ax2 = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+        mesh = ax1.pcolormesh(E, L, np.log10(Z), shading="auto", cmap="viridis")
+        fig.colorbar(mesh, ax=ax1, label="log10 bound")
+        ax2.pcolormesh(E, L, np.ma.masked_less(dom, 0), shading="auto", cmap=colors, vmin=-0.5,
+                       vmax=len(names) - 0.5)
+        for ax in (ax1, ax2):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("ε")
+            ax.set_ylabel("λ")
+            for q, mk, lab in ((p, "o", "paper"), (o, "*", "optimised")):
+                if q is not None and q.lam is not None and math.isfinite(q.eps):
+                    ax.plot([q.eps], [q.lam], mk, color="white", markeredgecolor="black", markersize=11, label=lab,
+                            linestyle="none")
+        ax1.set_title(f"{st.key}: log10 bound", fontsize=9)
+        ax1.legend(loc="lower left", fontsize=8)
+        ax2.set_title("dominant term", fontsize=9)
+        ax2.legend(handles=[Patch(color=colors(i), label=t) for i, t in enumerate(names)], loc="upper center",
+                   bbox_to_anchor=(0.5, -0.14), fontsize=7, ncol=1)
+    else:
+        var = free[0] if free else b.choice[0]
+        xs = rng[var]
+        pt = {c: (xs if c == var else given.get(c, getattr(o, c))) for c in b.choice}
+        with np.errstate(all="ignore"):
+            y = np.asarray(b.f(*[pt[c] for c in b.choice]), dtype=float) * np.ones_like(xs)
+            T = np.array([v * np.ones_like(xs) for _, v in terms_at(b, pt)])
+        dom = np.nanargmax(np.where(np.isfinite(T), np.abs(T), -np.inf), axis=0)
+        ax1 = fig.add_subplot(1, 2, 1)
+        ax2 = fig.add_subplot(1, 2, 2)
+        for i, t in enumerate(names):
+            sel = dom == i
+            ax1.plot(np.where(sel, xs, np.nan), np.where(sel, y, np.nan), color=colors(i), lw=2.5, label=t)
+            ax2.plot(xs, T[i], color=colors(i), label=t)
+        for ax in (ax1, ax2):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("ε" if var == "eps" else "λ")
+            for q, mk, lab in ((p, "o", "paper"), (o, "*", "optimised")):
+                if q is not None and getattr(q, var) is not None and math.isfinite(getattr(q, var)):
+                    ax.plot([getattr(q, var)], [q.bound], mk, color="white", markeredgecolor="black", markersize=11,
+                            label=lab, linestyle="none")
+        ax1.set_title(f"{st.key}: bound, coloured by its dominant term", fontsize=9)
+        ax2.set_title("dominant term: each term's value", fontsize=9)
+        ax1.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.subplots_adjust(bottom=0.3, wspace=0.35, top=0.86)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def plot_rate(key: str, m: float, path: Any = None, allow_unverified: bool = False, evidence: Any = None,
+              n: int = 21, **consts: float) -> Any:
+    """Draw the bound against m for the picked schedule: the (ε, λ) optimised at ``m`` held fixed, the
+    bound optimised at every m, and the paper's schedule; save to ``path`` (PNG) when given.
+
+    Returns the matplotlib ``Figure`` (one axes, log–log, a vertical line at ``m``).
+
+    Examples
+    --------
+    >>> c = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
+    >>> fig = plot_rate("jia.thm4", 10_000, evidence=[], n=5, **c)
+    >>> sorted(t.get_text() for t in fig.axes[0].get_legend().get_texts())[0]
+    'optimised at every m'
+    """
+    o = optimise(key, m, allow_unverified=allow_unverified, evidence=evidence, **consts)
+    st = pickable(key)
+    rest = {k: v for k, v in consts.items() if k not in CHOICE}
+    ms = np.unique(np.round(np.geomspace(max(2.0, m / 100), m * 100, n)))
+    fixed, best, paper = [], [], []
+    for mm in ms:
+        b = _bound(st, float(mm), rest, o.form)
+        point = {c: getattr(o, c) for c in b.choice}
+        v, _ = b.value_or_reason(point)
+        fixed.append(np.nan if v is None else v)
+        try:
+            best.append(_optimise(st, float(mm), None, o.form, dict(rest),
+                                  {k: float(v) for k, v in consts.items() if k in CHOICE}).bound)
+        except ValueError:
+            best.append(np.nan)
+        try:
+            paper.append(_paper_schedule(st, float(mm), o.form, dict(rest),
+                                         {k: float(v) for k, v in consts.items() if k in CHOICE}).bound)
+        except ValueError:
+            paper.append(np.nan)
+    fig = _figure(6.4, 4.4)
+    ax = fig.add_subplot(1, 1, 1)
+    lam_text = "" if o.lam is None else f", λ = {o.lam:.3g}"
+    ax.plot(ms, fixed, "-", label=f"picked at m = {m:g} (ε = {o.eps:.3g}{lam_text}) held fixed")
+    ax.plot(ms, best, "--", label="optimised at every m")
+    if any(np.isfinite(paper)):
+        ax.plot(ms, paper, ":", label="paper's schedule")
+    ax.axvline(m, color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("m")
+    ax.set_ylabel("bound")
+    ax.set_title(f"{st.key}: {o.form} form, verdict {o.verdict_text}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.subplots_adjust(left=0.14, bottom=0.13)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+# --------------------------------------------------------------------------- the report's "Choosing ε and λ" table
+def choosing_rows(verdicts: Mapping[str, Any], ms: Any = (1e4, 1e6), constants: Mapping[str, Any] | None = None
+                  ) -> list[dict[str, Any]]:
+    """Rows of the report's "Choosing ε and λ" table, each naming the form used and its verdict.
+
+    Parameters
+    ----------
+    verdicts : mapping
+        Statement key → :class:`~bounds.verdict.Verdict` (the report's own verdicts).
+    ms : sequence of float
+        Sample sizes.
+    constants : mapping, optional
+        Statement key → problem constants (default: every paper's ``Paper.pick``).
+
+    Returns
+    -------
+    list of dict
+        One row per (pickable statement, m): ``key``, ``label``, ``m``, ``constants``, ``form``,
+        ``verdict``, ``verdict_text``, ``regime``, ``basis_note``, ``refused`` (why no form is
+        established, else '') and, when not refused, ``paper_eps``, ``paper_lam``, ``paper_bound``,
+        ``paper_bound_stated``, ``opt_eps``, ``opt_lam``, ``opt_bound``, ``improvement``, ``dominant``
+        and ``rising_in_eps``.  A bound whose form is not established is listed, refused, never optimised.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> vs = bounds.registry.verdicts([], keys=["jia.thm4.bound"])
+    >>> r = choosing_rows(vs, ms=[1e4])[0]
+    >>> r["key"], r["form"], r["verdict"], r["refused"]
+    ('jia.thm4.bound', 'derived', 'refuted', '')
+    """
+    reg = _reg()
+    if constants is None:
+        constants = {}
+        for paper in reg.papers.values():
+            for k, c in paper.pick.items():
+                constants[paper.key(k)] = dict(c)
+    rows = []
+    for key, consts in constants.items():
+        if key not in verdicts or key not in reg:
+            continue
+        st = pickable(key)
+        for m in ms:
+            row: dict[str, Any] = {"key": st.key, "label": st.label, "m": float(m), "constants": dict(consts)}
+            try:
+                b = basis(st.key, verdict=verdicts[key])
+            except UnverifiedError as exc:
+                v = verdicts[key]
+                from .evidence import VERDICT_TEXT
+
+                row.update(form="", verdict=v.verdict, verdict_text=VERDICT_TEXT.get(v.verdict, v.verdict),
+                           regime=v.regime, basis_note="", refused=str(exc))
+                rows.append(row)
+                continue
+            row.update(form=b.form, verdict=b.verdict, verdict_text=b.verdict_text, regime=b.regime,
+                       basis_note=b.note, refused="")
+            c = dict(consts)
+            fixed = _pop_choices(st, c)
+            p = _explained(_stamp(_paper_schedule(st, m, b.form, c, fixed), b), st, b.form, c)
+            o = _explained(_stamp(_optimise(st, m, None, b.form, c, fixed), b), st, b.form, c)
+            row.update(paper_eps=p.eps, paper_lam=p.lam, paper_bound=p.bound, paper_bound_stated=p.bound_stated,
+                       opt_eps=o.eps, opt_lam=o.lam, opt_bound=o.bound, improvement=o.improvement,
+                       dominant=o.dominant, rising_in_eps=list(o.rising_in_eps))
+            rows.append(row)
+    return rows
