@@ -219,3 +219,77 @@ def test_declutter_removes_a_planted_overlap() -> None:
     F._declutter(fig)
     assert F.tick_label_overlaps(fig) == 0
     plt.close(fig)
+
+
+# --- titles are never clipped ------------------------------------------------------------------------
+
+@pytest.fixture
+def saved(monkeypatch):
+    """Every figure as written: the title boxes measured when ``save_figure`` closes it (after both savefigs)."""
+    import matplotlib.pyplot as plt
+
+    seen: list[dict] = []
+    real = plt.close
+
+    def close(fig=None):
+        if fig is not None and hasattr(fig, "canvas"):
+            fig.canvas.draw()
+            r = fig.canvas.get_renderer()
+            canvas = fig.bbox
+            titles = [(t.get_text(), t.get_window_extent(r)) for t, _ in F.title_texts(fig)]
+            seen.append({"size": tuple(fig.get_size_inches()), "canvas": (canvas.width, canvas.height),
+                         "titles": titles})
+        return real(fig)
+
+    monkeypatch.setattr(plt, "close", close)
+    return seen
+
+
+def _outside(fig: dict) -> list[str]:
+    """The titles whose box is not inside the canvas, computed here from the raw pixel extents."""
+    w, h = fig["canvas"]
+    return [text for text, bb in fig["titles"] if bb.x0 < 0 or bb.y0 < 0 or bb.x1 > w or bb.y1 > h]
+
+
+def _clip_cases() -> list[Result]:
+    rows = [_sens("onecheck.thm1", "only variant", 0.4, 1.0)]                            # a one-check paper
+    rows += [_sens("cmslike.alg1.sensitivity", f"v{i}", 0.2 * (i + 1), 1.0) for i in range(6)]
+    rows += [_sens("cmslike.alg1.mean_norm_with_a_long_statement_name", f"v{i}", 1.0 + 0.001 * i, 1.0)
+             for i in range(4)]                                                          # two panels
+    rows += [_sens(f"many.lemma{k}_{'x' * 12}", f"case {i}", float(i), 0.0 if i < 7 else 1.0)
+             for k in range(5) for i in range(9)]                                        # notes in panel titles
+    return rows
+
+
+def test_no_title_is_clipped_by_the_canvas(tmp_path, saved) -> None:
+    rate = _rate(key="demo.thm1_2.lasso")
+    rate.name = "lasso: n = 100000…6400000, T = ⌈(2nε)^(2/3)⌉, derived scale, a variant name long enough to clip"
+    sens = [_sens("demo.statement_with_a_rather_long_key_name.part_two", f"m={m}, lam={lam}", 0.5, 1.0, m=m)
+            for m in (50, 200, 800) for lam in (0.1, 1.0)]
+    refs = F.overview_figures(_clip_cases(), tmp_path)
+    F.rate_figures([rate], tmp_path)
+    F.sensitivity_figures(sens, tmp_path)
+    assert set(refs) == {"onecheck", "cmslike", "many"} and len(saved) == 5
+    assert all(fig["titles"] for fig in saved)
+    clipped = [(fig["size"], _outside(fig)) for fig in saved if _outside(fig)]
+    assert not clipped, clipped
+    for fig in saved:                                       # panel titles side by side do not run into each other
+        boxes = [bb for _, bb in fig["titles"]]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), fig["titles"]
+    one = next(fig for fig in saved if fig["size"][0] < 4)  # the one-check overview keeps its full suptitle text
+    sup = one["titles"][0][0].replace("\n", " ")
+    assert sup == ("onecheck: every empirical check ● green holds, ✖ red violated, ◆ orange inconclusive; "
+                   "x = variant number in the report")
+
+
+def test_the_title_check_sees_a_clipped_title(tmp_path, saved, monkeypatch) -> None:
+    monkeypatch.setattr(F, "fit_titles", lambda fig, rounds=8: None)     # the drawing without title fitting
+    F.overview_figures(_clip_cases()[:1], tmp_path)
+    assert _outside(saved[0]), saved[0]["titles"]          # the suptitle of a one-panel figure runs off the canvas
+
+
+def test_wrap_title_keeps_math_whole_and_every_word() -> None:
+    text = "a b $x + y = z$ ccc dddd eeeee\nsecond line"
+    wrapped = F.wrap_title(text, 6)
+    assert "$x + y = z$" in wrapped.split("\n")
+    assert wrapped.replace("\n", " ").split() == text.replace("\n", " ").split()

@@ -391,6 +391,151 @@ def title_with_note(ax: Any, title: str, notes: Sequence[str], fontsize: float =
     ax.set_title("\n".join(lines), fontsize=fontsize)
 
 
+# ---------------------------------------------------------------------------
+# titles that fit: wrapped to the canvas (and to their panel), never clipped
+# ---------------------------------------------------------------------------
+
+#: smallest font size a title is shrunk to when a single word is wider than its room
+MIN_TITLE_FONTSIZE = 5.0
+#: room kept free at the left and right edge of the canvas, in points
+TITLE_MARGIN_PT = 3.0
+
+
+def title_texts(fig: Any) -> list[tuple[Any, Any]]:
+    """Every non-empty visible title of ``fig``: ``(text artist, axes or None for the suptitle)``.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(); _ = ax.set_title("a"); _ = fig.suptitle("b")
+    >>> [(t.get_text(), a is None) for t, a in title_texts(fig)]
+    [('b', True), ('a', False)]
+    >>> plt.close(fig)
+    """
+    out: list[tuple[Any, Any]] = []
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_visible() and sup.get_text():
+        out.append((sup, None))
+    for ax in fig.axes:
+        for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)):
+            if t is not None and t.get_visible() and t.get_text():
+                out.append((t, ax))
+    return out
+
+
+def title_overflows(fig: Any) -> list[str]:
+    """The titles of ``fig`` whose drawn box is not inside the canvas (drawn on Agg); empty when all fit.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(figsize=(2, 2)); _ = ax.set_title("a title far too long for a small figure")
+    >>> len(title_overflows(fig))
+    1
+    >>> fit_titles(fig); title_overflows(fig)
+    []
+    >>> plt.close(fig)
+    """
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    W, H = fig.bbox.width, fig.bbox.height
+    bad = []
+    for t, _ in title_texts(fig):
+        bb = t.get_window_extent(renderer)
+        if bb.x0 < -0.5 or bb.y0 < -0.5 or bb.x1 > W + 0.5 or bb.y1 > H + 0.5:
+            bad.append(t.get_text())
+    return bad
+
+
+def title_collisions(fig: Any) -> int:
+    """Number of pairs of titles of ``fig`` whose drawn boxes overlap (panel titles side by side)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t, _ in title_texts(fig)]
+    return sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b))
+
+
+def wrap_title(text: str, width: int) -> str:
+    """Wrap each line of ``text`` at spaces to at most ``width`` characters; ``$…$`` math is never split.
+
+    Examples
+    --------
+    >>> print(wrap_title("jamp.thm2: excess risk at eps 0.5 and $\\\\lambda = m^{-1/2}$", 24))
+    jamp.thm2: excess risk
+    at eps 0.5 and
+    $\\lambda = m^{-1/2}$
+    """
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        parts = re.split(r"(\$[^$]*\$)", line)
+        glued = "".join(p.replace(" ", "\0") if p.startswith("$") and p.endswith("$") and len(p) > 1 else p
+                        for p in parts)
+        wrapped = textwrap.wrap(glued, width=max(width, 1), break_long_words=False, break_on_hyphens=False) or [""]
+        out += [w.replace("\0", " ") for w in wrapped]
+    return "\n".join(out)
+
+
+def fit_titles(fig: Any, rounds: int = 8) -> None:
+    """Wrap (and if need be shrink) every title so that it lies inside the canvas and within its panel.
+
+    A suptitle may use the width of the canvas; an axes title the width of its axes plus a little
+    of the gap to its neighbours when the figure has several titled panels, else the canvas.  A
+    title wider than its room is re-wrapped at spaces from its original text (math kept whole);
+    a single word still too wide shrinks the font, down to :data:`MIN_TITLE_FONTSIZE`.  The layout
+    engine makes room for the extra lines (a figure without one that a title would leave at the top
+    gets constrained layout).
+    """
+    renderer = fig.canvas.get_renderer()
+    margin = TITLE_MARGIN_PT * fig.dpi / 72.0
+    for _ in range(rounds):
+        fig.canvas.draw()
+        W = fig.bbox.width
+        titled = {id(ax) for _, ax in title_texts(fig) if ax is not None}
+        changed = False
+        for t, ax in title_texts(fig):
+            bb = t.get_window_extent(renderer)
+            lo, hi = margin, W - margin
+            if ax is not None and len(titled) > 1:
+                ab = ax.get_window_extent(renderer)
+                gap = 0.08 * ab.width
+                lo, hi = max(lo, ab.x0 - gap), min(hi, ab.x1 + gap)
+            ha = t.get_horizontalalignment()
+            if ha == "left":
+                room = hi - bb.x0
+            elif ha == "right":
+                room = bb.x1 - lo
+            else:
+                c = 0.5 * (bb.x0 + bb.x1)
+                room = 2 * min(c - lo, hi - c)
+            if bb.width <= room + 0.5 and bb.x0 >= -0.5 and bb.x1 <= W + 0.5:
+                continue
+            original = getattr(t, "_fit_original", None)
+            if original is None:
+                original = t.get_text()
+                t._fit_original = original
+            longest = max(len(line) for line in t.get_text().split("\n")) or 1
+            chars = int(longest * max(room, 1.0) / max(bb.width, 1.0) * 0.97)
+            text = wrap_title(original, chars)
+            if text != t.get_text():
+                t.set_text(text)
+                changed = True
+            elif t.get_fontsize() > MIN_TITLE_FONTSIZE:
+                t.set_fontsize(max(MIN_TITLE_FONTSIZE, t.get_fontsize() * 0.9))
+                changed = True
+        if not changed:
+            break
+    fig.canvas.draw()
+    H = fig.bbox.height
+    if fig.get_layout_engine() is None and any(
+            t.get_window_extent(renderer).y1 > H + 0.5 or t.get_window_extent(renderer).y0 < -0.5
+            for t, _ in title_texts(fig)):
+        fig.set_layout_engine("constrained")        # make room for the wrapped lines
+
+
 @contextlib.contextmanager
 def deterministic() -> Iterator[None]:
     """Context in which matplotlib writes reproducible files: fixed ``svg.hashsalt`` and ``SOURCE_DATE_EPOCH``.
@@ -501,7 +646,9 @@ def save_figure(fig: Any, stem: Path, dpi: int = 150) -> list[Path]:
 
     stem = Path(stem)
     out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    fit_titles(fig)
     _declutter(fig)
+    fit_titles(fig)
     with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
         fig.savefig(out[0], dpi=dpi, metadata={"Software": None})
         fig.savefig(out[1], metadata={"Date": None})
@@ -915,8 +1062,8 @@ def overview_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
             notes += [f"{name}: {t}" for t in panel_notes]
         for ax in axes.ravel()[n:]:
             ax.axis("off")
-        fig.suptitle(f"{paper}: every empirical check (● green holds, ✖ red violated, ◆ orange inconclusive; "
-                     "x = variant number in the report)", fontsize=8)
+        fig.suptitle(f"{paper}: every empirical check\n● green holds, ✖ red violated, ◆ orange inconclusive; "
+                     "x = variant number in the report", fontsize=8)
         directory.mkdir(parents=True, exist_ok=True)
         stem = directory / f"overview_{paper}"
         save_figure(fig, stem)
