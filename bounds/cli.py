@@ -10,13 +10,21 @@ Subcommands
     one statement: source, assumptions, stated and derived expressions, checks, and its one
     verdict with root and regime, combining the empirical and audit evidence of the last
     generated report (``reports/summary.json``; symbolic evidence only when there is none).
-``eval KEY name=value ... [--stated]``
-    evaluate a statement (the derived expression for an erratum, unless ``--stated``).
+``eval KEY name=value ... [--stated | --derived] [--json] [--allow-unverified]``
+    evaluate a statement (the corrected form of a wrong printed one, unless ``--stated``), with
+    the statement, the form used and its one verdict and regime status.
 ``pick KEY --m M [name=value ...] [--eps E] [--lam L] [--unit] [--json]``
     the paper's ε/λ schedule and the optimised choice at sample size M (a given ``--eps`` or
     ``--lam`` number is kept fixed in both); with ``--target T --eps E``: the smallest m reaching
     T; with ``--target T --m M``: the smallest ε reaching T (there ``--lam`` is ``optimise``,
     ``paper`` or a number).
+    Every answer names the bound, the form used (stated or derived: the corrected form of a wrong
+    printed bound) and its one verdict (:mod:`bounds.verdict`); where no form is established the
+    pick is refused (exit 2) unless ``--allow-unverified``.  ``--plot FILE.png`` draws the bound over
+    (ε, λ) with its dominant term, ``--plot-rate FILE.png`` the bound against m.
+``calibrate KEY name=value ... [--json] [--allow-unverified]``
+    the stated, derived and tight noise of a mechanism statement, the ε each spends and its verdict
+    (:mod:`bounds.calibrate`).
 
 Every subcommand reads the symbolic snapshot (:mod:`bounds.snapshot`): with a warm snapshot it
 answers from stored light copies of the papers and imports no paper module (``eval``/``show``
@@ -39,6 +47,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -371,7 +380,19 @@ def _cmd_show(a: argparse.Namespace) -> int:
     return 0
 
 
+def _paper_keys(reg: Registry, key: str) -> list[str]:
+    """Every statement of the paper of ``key``: what its verdict reads (the root of an error may come later)."""
+    pid = reg.get(key).paper
+    return [k for k in reg.keys() if reg.get(k).paper == pid]
+
+
 def _cmd_eval(a: argparse.Namespace) -> int:
+    from . import pick
+
+    if a.stated and a.derived:
+        raise CLIError("--stated and --derived exclude each other")
+    which = "stated" if a.stated else "derived" if a.derived else None
+
     def pre(reg: Registry) -> dict[str, float]:
         st = reg.get(a.key)
         vals = _parse_assign(a.values, st.ns, st.key)
@@ -379,11 +400,51 @@ def _cmd_eval(a: argparse.Namespace) -> int:
             _check_domain(st, name, v)
         return vals
 
-    def run(reg: Registry) -> float:
-        return reg.value(a.key, pre(reg), which="stated" if a.stated else "derived")
+    def run(reg: Registry) -> tuple[float, Any]:
+        vals = pre(reg)
+        with pick.using(reg):
+            b = pick.basis(a.key, which, a.allow_unverified)
+        return reg.value(a.key, vals, which=b.form), b
 
-    v = _run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key], pre)
+    v, b = _run(run, _paper_of_key(a.key), lambda reg: _paper_keys(reg, a.key), pre)
+    if a.json:
+        print(json.dumps({"key": b.key, "value": v, **{k: x for k, x in b.as_dict().items() if k != "key"}},
+                         indent=1, ensure_ascii=False))
+        return 0
     print(repr(v) if a.repr else f"{v:.10g}")
+    print(f"  statement {b.line()}")
+    for line in (b.note, b.warning and f"warning: {b.warning}"):
+        if line:
+            print(f"  {line}")
+    return 0
+
+
+def _cmd_calibrate(a: argparse.Namespace) -> int:
+    from . import calibrate as cal
+    from . import pick
+
+    def pre(reg: Registry) -> dict[str, float]:
+        st = reg.get(a.key)
+        vals = _parse_assign(a.values, st.ns, st.key)
+        for name, v in vals.items():
+            _check_domain(st, name, v)
+        return vals
+
+    def run(reg: Registry) -> Any:
+        vals = pre(reg)
+        with pick.using(reg):
+            return cal.calibrate(a.key, allow_unverified=a.allow_unverified, **vals)
+
+    def keys(reg: Registry) -> list[str]:
+        try:
+            return _paper_keys(reg, a.key)
+        except LookupError:
+            with pick.using(reg):
+                cal.calibrate(a.key)        # raises the error with the paper's mechanism statements
+            raise
+
+    c = _run(run, _paper_of_key(a.key), keys, pre)
+    print(json.dumps(c.as_dict(), indent=1, ensure_ascii=False) if a.json else c.text())
     return 0
 
 
@@ -398,7 +459,12 @@ def _cmd_pick(a: argparse.Namespace) -> int:
         with pick.using(reg):
             return _pick_text(a, reg, pick)
 
-    print(_run(run, _paper_of_key(a.key), lambda reg: [reg.get(a.key).key], pre))
+    def keys(reg: Registry) -> list[str]:
+        with pick.using(reg):
+            st = pick.pickable(a.key)       # an unknown key: the error names the paper's pickable statements
+        return _paper_keys(reg, st.key)
+
+    print(_run(run, _paper_of_key(a.key), keys, pre))
     return 0
 
 
@@ -459,29 +525,44 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
                 consts[name] = 1.0
     if o.target is not None:
         if o.eps is not None:
-            n = pick.min_m(a.key, o.target, eps=o.eps, lam=lam, **consts)
+            n = pick.min_m(a.key, o.target, eps=o.eps, lam=lam, allow_unverified=a.allow_unverified, **consts)
             out: dict[str, Any] = {"key": st.key, "query": "min_m", "target": o.target, "eps": o.eps, "lam": lam, "m": n}
         else:
-            e = pick.min_eps(a.key, o.target, m=o.m, lam=lam, **consts)
+            e = pick.min_eps(a.key, o.target, m=o.m, lam=lam, allow_unverified=a.allow_unverified, **consts)
             out = {"key": st.key, "query": "min_eps", "target": o.target, "m": o.m, "lam": lam, "eps": e}
         out["constants"] = consts
+        b = (n if o.eps is not None else e).basis
         if a.json:
-            return json.dumps(out, indent=1, allow_nan=False)
-        return " ".join(f"{k}={v}" for k, v in out.items() if k != "constants")
+            out.update({k: x for k, x in b.as_dict().items() if k != "key"})
+            return json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False)
+        lines = [" ".join(f"{k}={v}" for k, v in out.items() if k != "constants"), f"  statement {b.line()}"]
+        lines += [f"  {x}" for x in (b.note, b.warning and f"warning: {b.warning}") if x]
+        return "\n".join(lines)
     given = {}
     if o.eps is not None:
         given["eps"] = o.eps
     if isinstance(lam, float):
         given["lam"] = lam
-    paper = pick.paper_schedule(a.key, o.m, **consts, **given)
-    opt = pick.optimise(a.key, o.m, **consts, **given)
+    paper = pick.paper_schedule(a.key, o.m, allow_unverified=a.allow_unverified, **consts, **given)
+    opt = pick.optimise(a.key, o.m, allow_unverified=a.allow_unverified, **consts, **given)
+    b = pick.basis(st.key, None, a.allow_unverified)
+    plots = []
+    if a.plot:
+        pick.plot_tradeoff(a.key, o.m, a.plot, allow_unverified=a.allow_unverified, **consts, **given)
+        plots.append(f"  plot: the bound over (eps, lambda) and its dominant term: {a.plot}")
+    if a.plot_rate:
+        pick.plot_rate(a.key, o.m, a.plot_rate, allow_unverified=a.allow_unverified, **consts, **given)
+        plots.append(f"  plot: the bound against m for the picked schedule: {a.plot_rate}")
     if a.json:
-        d = {"key": st.key, "given": given, "paper": paper.as_dict(), "optimised": opt.as_dict()}
+        d = {"key": st.key, "given": given, **{k: x for k, x in b.as_dict().items() if k != "key"},
+             "paper": paper.as_dict(), "optimised": opt.as_dict(), "explain": pick.explain(opt),
+             "plots": {"tradeoff": a.plot, "rate": a.plot_rate}}
         for row in (d["paper"], d["optimised"]):
             row["eps"] = _finite_or_none(row["eps"])
-        return json.dumps(d, indent=1, allow_nan=False)
+        return json.dumps(d, indent=1, allow_nan=False, ensure_ascii=False)
     fixed = ", ".join(f"{'lambda' if n == 'lam' else n} = {v:g} (given)" for n, v in given.items())
-    lines = [f"{st.key} ({st.label}) at m = {o.m:g}" + (f", {fixed}" if fixed else "")]
+    lines = [f"{st.key} ({st.label}) at m = {o.m:g}" + (f", {fixed}" if fixed else ""), f"  statement {b.line()}"]
+    lines += [f"  {x}" for x in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}") if x]
     for name, p in (("paper", paper), ("optimised", opt)):
         eps = "—" if _finite_or_none(p.eps) is None else f"{p.eps:.6g}"
         lam_text = "—" if p.lam is None else f"{p.lam:.6g}"
@@ -489,13 +570,14 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
     if opt.improvement is not None:
         lines.append(f"  improvement factor (paper / optimised) = {opt.improvement:.4g}")
     if paper.bound_stated is not None and abs(paper.bound_stated - paper.bound) > 1e-12 * abs(paper.bound):
-        lines.append(f"  note: the paper's stated bound gives {paper.bound_stated:.6g} at its schedule "
-                     "(statement is an erratum)")
+        lines.append(f"  note: the paper's printed bound gives {paper.bound_stated:.6g} at its schedule "
+                     f"(its verdict: {b.verdict_text})")
     if paper.note:
         lines.append(f"  note: {paper.note}")
     if "floating-point" in opt.note:
         lines.append(f"  note: {opt.note}")
-    return "\n".join(lines)
+    lines += [f"  {x}" for x in pick.explain(opt)]
+    return "\n".join(lines + plots)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -516,7 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     p.add_argument("values", nargs="*", help="name=value")
     p.add_argument("--stated", action="store_true", help="use the paper's stated expression")
+    p.add_argument("--derived", action="store_true", help="use the derived expression (an error if there is none)")
     p.add_argument("--repr", action="store_true", help="print the full float")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--allow-unverified", action="store_true",
+                   help="answer even where no form of the statement is established (with a warning)")
     p = sub.add_parser("pick", help="pick ε and λ", allow_abbrev=False)
     p.add_argument("key")
     p.add_argument("values", nargs="*", help="problem constants name=value")
@@ -527,6 +613,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="optimise (default), paper (with --target only), or a number (λ fixed)")
     p.add_argument("--unit", action="store_true", help="set every unspecified problem constant to 1")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--allow-unverified", action="store_true",
+                   help="answer even where no form of the bound is established (with a warning)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the bound over (eps, lambda) and its dominant term")
+    p.add_argument("--plot-rate", metavar="FILE.png", help="draw the bound against m for the picked schedule")
+    p = sub.add_parser("calibrate", help="the stated, derived and tight noise of a mechanism", allow_abbrev=False)
+    p.add_argument("key")
+    p.add_argument("values", nargs="*", help="eps, delta, the sample size and the paper's constants: name=value")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--allow-unverified", action="store_true",
+                   help="answer even where no form of the statement is established (with a warning)")
     return ap
 
 
@@ -586,6 +682,31 @@ def _prepare(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return rest, assigns
 
 
+_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def _one_blas_thread(on: bool):
+    """One BLAS/OpenMP thread inside the block: the pickers' small linear algebra only loses to spinning
+    threads when the other cores are busy.  The environment variables are set when numpy is not imported
+    yet (they are read once, at its import); threadpoolctl limits an already loaded library."""
+    if not on:
+        yield
+        return
+    if "numpy" not in sys.modules:
+        for v in _BLAS_VARS:
+            os.environ.setdefault(v, "1")
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    import numpy  # noqa: F401  (loaded here so that threadpoolctl sees its BLAS)
+
+    with threadpool_limits(1):
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (2 on bad input, with one line on stderr)."""
     try:
@@ -599,8 +720,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not _looks_like_number(a.lam):
                 raise CLIError(f"--lam must be 'optimise', 'paper' or a number, not {short(a.lam)}")
             a.lam = _number(a.lam, "--lam (parameter 'lam')")
-        handlers = {"papers": _cmd_papers, "list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick}
-        with warnings.catch_warnings(record=True) as caught:
+        handlers = {"papers": _cmd_papers, "list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick,
+                    "calibrate": _cmd_calibrate}
+        with warnings.catch_warnings(record=True) as caught, _one_blas_thread(a.cmd in ("pick", "calibrate")):
             warnings.simplefilter("always", PrivacyWarning)
             rc = handlers[a.cmd](a)
     except SystemExit as exc:    # --help: argparse printed it

@@ -736,3 +736,19 @@ PAPER.omit("the second-derivative premise for the Huber loss (ℓ'' jumps at z =
            "two points, where the change of variables b ↦ f still holds (a bi-Lipschitz, piecewise-C¹ map), so "
            "cms.alg2.c_huber is checked on the pieces only")
 PAPER.omit("theorem, corollary and equation numbers", "not confirmed from a public source; labels are descriptive")
+
+# --------------------------------------------------------------------------- accounting (bounds.calibrate)
+# the ε a calibration of Algorithm 2 actually spends: the noise part plus the log of the *tight* Jacobian
+# factor 1 + c/(n(Λ+Δ)) derived in cms.alg2.det_ratio, in the branch the calibrated parameter belongs to
+ACCOUNTING = {
+    "alg2.eps_prime": {
+        "spent": lambda value, x, **v: float(x) + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], 0))),
+        "accountant": "privacy loss of the first branch: ε′ + log(1 + c/(nΛ)) (the tight Jacobian factor of "
+                      "cms.alg2.det_ratio, derived)",
+    },
+    "alg2.delta": {
+        "spent": lambda value, x, **v: v["eps"] / 2 + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], x))),
+        "accountant": "privacy loss of the second branch: ε/2 + log(1 + c/(n(Λ+Δ))) (the tight Jacobian factor of "
+                      "cms.alg2.det_ratio, derived)",
+    },
+}

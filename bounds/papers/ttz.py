@@ -1466,3 +1466,34 @@ PAPER.omit("the proof of the lower bound (Theorem 1.3, fingerprinting codes)",
 PAPER.omit("the neighbouring relation add/remove (the reference reads Definition 2.1 as one record replaced)",
            "with add/remove neighbours the score sensitivity would be L₁‖C‖₁/n; both readings leave the privacy "
            "proof of §5 short (ttz.fw.scale readings)")
+
+
+# --------------------------------------------------------------------------- accounting (bounds.calibrate)
+def _fw_spent(value, lam_: float, **v: float) -> float:
+    from .. import accounting
+
+    e0 = 2 * value("ttz.fw.sens", L1=v["L1"], C1=v["C1"], n=v["n"]) / float(lam_)
+    return accounting.pld_epsilon([("pure", e0, int(v["T"]))], v["delta"], discretization=e0)
+
+
+def _md_spent(value, sigma2: float, **v: float) -> float:
+    from .. import accounting
+
+    Delta = value("ttz.md.sens", L2=v["L2"], n=v["n"])
+    return accounting.pld_epsilon([("gaussian", math.sqrt(float(sigma2)), Delta, int(v["T"]))], v["delta"])
+
+
+#: the tight calibration and the ε a noise spends, for bounds.calibrate (value(key, **vals) evaluates a statement)
+ACCOUNTING = {
+    "fw.scale": {
+        "tight": lambda value, **v: fw_scale_tight(v["L1"], v["C1"], int(v["T"]), int(v["n"]), v["eps"], v["delta"]),
+        "spent": _fw_spent,
+        "accountant": "dp-accounting PLD: T adaptive ε₀-DP selections (worst case ε₀-randomised response), "
+                      "ε₀ = 2Δ/λ, Δ from ttz.fw.sens",
+    },
+    "md.sigma.zcdp": {
+        "tight": lambda value, **v: md_sigma_tight(v["L2"], int(v["n"]), int(v["T"]), v["eps"], v["delta"]) ** 2,
+        "spent": _md_spent,
+        "accountant": "dp-accounting PLD: T Gaussian steps of σ = √(σ²), ℓ2 sensitivity Δ = 2L/n (ttz.md.sens)",
+    },
+}
