@@ -1,13 +1,15 @@
 """Output-perturbed kernel algorithms as scikit-learn estimators.
 
 Each estimator fits the exact non-private solution (with its optimality
-certificate), then draws the output-perturbation noise of a declared
+certificate), then draws the output-perturbation noise of a
 :class:`~simulations.mechanisms.Mechanism` once, with the scale taken from
 :mod:`bounds` (``calibration="derived"`` by default, or the paper's
-``"stated"`` one where they differ).  The ``mechanism`` parameter names the
-paper's mechanism (``<paper id>.<label>``; see
-:func:`simulations.mechanisms.mechanisms`); whether the function is clipped
-first comes from the mechanism's declaration.  ``random_state`` is a non-negative
+``"stated"`` one where they differ).  The ``mechanism`` parameter is the paper's
+mechanism object (``simulations.trials.jia.S5_1``; its name ``"jia.s5_1"`` is a
+convenience resolved to the same object, see :func:`simulations.mechanisms.mechanisms`);
+it must calibrate the estimator's algorithm (:attr:`_DPBase.algorithm`: ``"kls"``,
+``"svm"`` or ``"online_kls"``), else ``fit`` raises a ``ValueError`` naming both.
+Whether the function is clipped first comes from the mechanism's declaration.  ``random_state`` is a non-negative
 int (fed to a SeedSequence), a numpy Generator or RandomState, or None; the same
 seed gives the same release.
 
@@ -27,9 +29,9 @@ design; the reason is given there).
 
 All three release a *whole function* with one scalar of noise, as the papers do: differences
 f(x) − f(x′) of the release carry no noise, so the released function is not ε-DP (the project's
-audits find ε_lower ≈ 10 against a claimed 0.5).  Fitting therefore emits a
-:class:`PrivacyLeakWarning` (as diffprivlib's warning of the same name) naming the private
-alternatives: release one value f(x*) + b per ε (the ``value`` release model of
+audits find ε_lower ≈ 10 against a claimed 0.5).  Fitting therefore emits a short
+:class:`PrivacyLeakWarning` (as diffprivlib's warning of the same name), once per estimator class
+per process (:func:`reset_privacy_warnings` re-arms it), naming the private alternatives: release one value f(x*) + b per ε (the ``value`` release model of
 :mod:`verify.audit`), or the Gaussian-process release f + σ·G with G ~ GP(0, K) (Hall, Rinaldo &
 Wasserman 2013, Cor. 9; :func:`verify.audit.gp_function`, audited under ``jia.s5_1.scale``).
 
@@ -37,16 +39,19 @@ Examples
 --------
 >>> import numpy as np
 >>> from simulations.estimators import DPKernelLeastSquares
->>> from simulations.trials.utility import utility_setups
+>>> from simulations.trials.jia import S5_1, S5_2       # the least-squares and SVM mechanisms of §5
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-0.5, 0.5, (200, 2)); y = np.clip(X[:, 0] + 0.1 * rng.normal(size=200), -1, 1)
->>> ls = next(s.mechanism for s in utility_setups().values() if s.fit == "kls")   # a least-squares mechanism
->>> est = DPKernelLeastSquares(mechanism=ls, lam=0.1, eps=0.5, random_state=1).fit(X, y)
+>>> est = DPKernelLeastSquares(mechanism=S5_1, lam=0.1, eps=0.5, random_state=1).fit(X, y)
 >>> est.predict(X[:3]).shape, est.n_features_in_
 ((3,), 2)
 >>> est.noise_scale_ > 0 and est.certificate_.ok
 True
->>> DPKernelLeastSquares(mechanism=ls, eps=0).fit(X, y)
+>>> DPKernelLeastSquares(mechanism=S5_2).fit(X, y)
+Traceback (most recent call last):
+...
+ValueError: DPKernelLeastSquares: parameter 'mechanism': DPKernelLeastSquares (algorithm 'kls') was given mechanism 'jia.s5_2', whose statement jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanism of kls: jia.s5_1, jamp.prop1
+>>> DPKernelLeastSquares(mechanism=S5_1, eps=0).fit(X, y)
 Traceback (most recent call last):
 ...
 sklearn.utils._param_validation.InvalidParameterError: The 'eps' parameter of DPKernelLeastSquares must be \
@@ -73,10 +78,8 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-import bounds
-
 from .kernels import GaussianKernel, Kernel, LinearKernel, PeriodicSobolevKernel
-from .mechanisms import Mechanism, get_mechanism
+from .mechanisms import Mechanism, get_mechanism, mechanisms
 from .online import online_kernel_regression
 from .solvers import CertificateError, kls_fit, svm_fit
 
@@ -89,11 +92,20 @@ __all__ = [
     "KERNELS",
     "PrivacyLeakWarning",
     "expected_failed_checks",
+    "reset_privacy_warnings",
 ]
 
 
 class PrivacyLeakWarning(UserWarning):
-    """A release whose privacy guarantee does not cover what the estimator exposes."""
+    """A release whose privacy guarantee does not cover what the estimator exposes.
+
+    The estimators release the whole function f + b with ONE scalar b: differences f(x) − f(x′)
+    carry no noise, so the released function is not ε-DP (its audit finds ε_lower ≫ ε).  Private
+    alternatives: release a single value f(x*) + b (each further value costs another ε), or the
+    Gaussian-process release f + σG, G ~ GP(0, K) (Hall, Rinaldo & Wasserman 2013, Cor. 9;
+    ``verify.audit.gp_function``).  The warning itself is one short line (:data:`FUNCTION_LEAK`),
+    emitted once per estimator class per process (:data:`_WARNED`).
+    """
 
 
 class FitCertificateError(CertificateError, ValueError):
@@ -108,12 +120,23 @@ class FitCertificateError(CertificateError, ValueError):
         self.args = (message,)
 
 
-#: what the warning says: the leak and the alternatives
-FUNCTION_LEAK = ("{name} releases the whole function f + b with ONE scalar b: differences f(x) − f(x′) carry "
-                 "no noise, so the released function is not ε-DP (its audit finds ε_lower ≫ ε). Private "
-                 "alternatives: release a single value f(x*) + b (each further value costs another ε), or the "
-                 "Gaussian-process release f + σG, G ~ GP(0, K) (Hall, Rinaldo & Wasserman 2013, Cor. 9; "
-                 "verify.audit.gp_function).")
+#: what the warning says (≤ 160 characters with any class name; the details are in PrivacyLeakWarning's doc)
+FUNCTION_LEAK = ("{name}: f + b with one scalar b leaves f(x) − f(x′) noiseless, so the function is not ε-DP; "
+                 "release f(x*) + b or a Gaussian-process release")
+
+#: the estimator classes that have warned in this process (explicit: pytest resets the warnings filters)
+_WARNED: set[str] = set()
+
+
+def reset_privacy_warnings() -> None:
+    """Forget which classes have warned, so each warns again at its next fit (for tests).
+
+    Examples
+    --------
+    >>> from simulations.estimators import reset_privacy_warnings
+    >>> reset_privacy_warnings()
+    """
+    _WARNED.clear()
 
 #: kernels by name (the ``kernel`` parameter may be one of these names or a Kernel object)
 KERNELS: dict[str, Callable[[], Kernel]] = {
@@ -177,8 +200,8 @@ _POSITIVE = Interval(Real, 0, math.inf, closed="neither")
 
 #: the assumption behind each parameter's constraint (appended to the error message)
 _ASSUMPTIONS: dict[str, str] = {
-    "mechanism": "the name of a declared mechanism (simulations.mechanisms.mechanisms()) whose noise "
-                 "scale this estimator can compute",
+    "mechanism": "a simulations.mechanisms.Mechanism (or the name of a declared one) calibrating this "
+                 "estimator's algorithm",
     "lam": "the regularisation λ is positive and finite (the noise scale grows like 1/λ)",
     "eps": "the privacy parameter ε is positive and finite (ε = ∞ would be no privacy)",
     "kernel": f"a simulations.kernels.Kernel or one of the names {sorted(KERNELS)}",
@@ -209,8 +232,11 @@ _MEANING: dict[str, str] = {"m": "n_samples", "kappa": "κ of parameter 'kernel'
 class _DPBase(BaseEstimator):
     """Shared validation and fit-then-perturb logic."""
 
+    #: the algorithm this estimator fits (a mechanism must list it in its ``algorithms``)
+    algorithm: ClassVar[str] = ""
+
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "mechanism": [str, None],
+        "mechanism": [str, Mechanism, None],
         "eps": [_POSITIVE],
         "kernel": [StrOptions(set(KERNELS)), Kernel, None],
         "calibration": [StrOptions({"derived", "stated"})],
@@ -290,13 +316,14 @@ class _DPBase(BaseEstimator):
         return G
 
     def _mechanism(self) -> Mechanism:
+        """The mechanism (resolved from its name if given one), checked to calibrate this estimator's algorithm."""
+        name = type(self).__name__
         if self.mechanism is None:
-            from .mechanisms import mechanisms
-
-            raise ValueError(f"parameter 'mechanism' of {type(self).__name__} must name a declared mechanism: "
-                             f"{', '.join(mechanisms())}")
+            fits = [n for n, m in mechanisms().items() if m.applies_to(self.algorithm)]
+            raise ValueError(f"parameter 'mechanism' of {name} must be a Mechanism of its algorithm "
+                             f"{self.algorithm!r}: {', '.join(fits) or 'none is declared'}")
         try:
-            return get_mechanism(self.mechanism)
+            return get_mechanism(self.mechanism).require(self.algorithm, name)
         except ValueError as err:
             raise self._fail(f"parameter 'mechanism': {err}") from None
 
@@ -309,7 +336,7 @@ class _DPBase(BaseEstimator):
         except KeyError as err:
             values, missing = {}, [str(err.args[0])]
         else:
-            missing = [p for p in bounds.get(mech.scale_key).params if p not in values]
+            missing = [p for p in mech.statement.params if p not in values]
         if missing:
             raise self._fail(f"parameter 'mechanism' = {mech.name!r} does not apply to {name}: its noise scale "
                              f"({mech.scale_key}) needs {', '.join(map(repr, missing))}, which {name} does not "
@@ -335,13 +362,16 @@ class _DPBase(BaseEstimator):
                 " lam is too small, or the data too degenerate, for a float64 solve: increase lam",
                 err.certificate, err.result) from err
 
-    def _draw(self, scale: float) -> float:
-        # stack: _draw ← _release ← fit ← sklearn's _fit_context wrapper ← the caller
-        warnings.warn(FUNCTION_LEAK.format(name=type(self).__name__), PrivacyLeakWarning, stacklevel=5)
-        return float(_rng(self.random_state).laplace(0.0, scale))
+    def _draw(self, mech: Mechanism, scale: float) -> float:
+        name = type(self).__name__
+        if name not in _WARNED:
+            _WARNED.add(name)
+            # stack: _draw ← _release ← fit ← sklearn's _fit_context wrapper ← the caller
+            warnings.warn(FUNCTION_LEAK.format(name=name), PrivacyLeakWarning, stacklevel=5)
+        return float(mech.noise(scale, None, _rng(self.random_state)))
 
-    def _release(self, kernel: Kernel, X: np.ndarray, alpha: np.ndarray, scale: float, clip: float | None,
-                 **fitted: Any) -> None:
+    def _release(self, mech: Mechanism, kernel: Kernel, X: np.ndarray, alpha: np.ndarray, scale: float,
+                 clip: float | None, **fitted: Any) -> None:
         """Draw the noise and store the released function (and ``fitted`` attributes), all or nothing.
 
         A function float64 cannot evaluate everywhere is rejected: |K(x, x′)| ≤ κ², so every
@@ -351,7 +381,7 @@ class _DPBase(BaseEstimator):
         if not np.all(np.isfinite(alpha)):
             raise self._fail("the fitted coefficients are not finite: the parameters or the data are outside "
                              "float64's range (rescale y and M, or increase lam)")
-        noise = self._draw(scale)
+        noise = self._draw(mech, scale)
         with np.errstate(over="ignore"):
             bound = float(kernel.kappa) ** 2 * float(np.sum(np.abs(alpha))) + abs(noise)
         if not math.isfinite(bound):
@@ -379,8 +409,10 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
 
     Parameters
     ----------
-    mechanism : str
-        A declared mechanism (its noise scale statement, and whether it clips).
+    mechanism : Mechanism or str
+        A mechanism of kernel least squares (``algorithm = "kls"``): its noise scale statement, and
+        whether it clips (e.g. ``simulations.trials.jia.S5_1`` or ``simulations.trials.jamp.PROP1``; a
+        declared name such as ``"jia.s5_1"`` is resolved to the object).
     lam : float
         Regularisation λ > 0 (objective (1/m)Σ(f(x_i) − y_i)² + λ‖f‖²_K).
     eps : float
@@ -402,21 +434,23 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
     >>> import warnings
     >>> import numpy as np
     >>> from simulations.estimators import DPKernelLeastSquares
+    >>> from simulations.trials.jia import S5_1
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = 0.5 * X[:, 0]
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=0.1, random_state=0).fit(X, y)
+    ...     est = DPKernelLeastSquares(mechanism=S5_1, lam=0.1, random_state=0).fit(X, y)
     >>> est.predict(X[:2]).shape, est.n_features_in_
     ((2,), 1)
     >>> hasattr(est, "decision_function")      # a regressor
     False
-    >>> DPKernelLeastSquares(mechanism="jia.s5_1", M=0.1).fit(X, y)
+    >>> DPKernelLeastSquares(mechanism=S5_1, M=0.1).fit(X, y)
     Traceback (most recent call last):
     ...
     ValueError: DPKernelLeastSquares: parameter 'y' exceeds M = 0.1 (max |y| = 0.5; the mechanism assumes |y| ≤ M: \
 raise M or rescale y)
     """
 
+    algorithm: ClassVar[str] = "kls"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_DPBase._parameter_constraints, "lam": [_POSITIVE], "M": [_POSITIVE]}
 
@@ -449,7 +483,8 @@ raise M or rescale y)
         k = self._kernel()
         scale = self._noise_scale(mech, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps, M=self.M)
         res = self._solve(kls_fit, self._gram(k, X, X), y, self.lam)
-        self._release(k, X, res.alpha, scale, float(self.M) if mech.clip else None, certificate_=res.certificate)
+        self._release(mech, k, X, res.alpha, scale, float(self.M) if mech.clip else None,
+                      certificate_=res.certificate)
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -465,7 +500,9 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
 
     Parameters
     ----------
-    mechanism, lam, eps, kernel, calibration, random_state
+    mechanism : Mechanism or str
+        A mechanism of the offset-free SVM (``algorithm = "svm"``, e.g. ``simulations.trials.jia.S5_2``).
+    lam, eps, kernel, calibration, random_state
         As in :class:`DPKernelLeastSquares`.
 
     Attributes
@@ -477,19 +514,21 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
     >>> import warnings
     >>> import numpy as np
     >>> from simulations.estimators import DPKernelSVM
+    >>> from simulations.trials.jia import S5_2
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = np.where(X[:, 0] > 0, "pos", "neg")
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     clf = DPKernelSVM(mechanism="jia.s5_2", lam=0.01, eps=1e6, random_state=0).fit(X, y)
+    ...     clf = DPKernelSVM(mechanism=S5_2, lam=0.01, eps=1e6, random_state=0).fit(X, y)
     >>> clf.classes_.tolist(), clf.predict([[-0.9], [0.9]]).tolist()
     (['neg', 'pos'], ['neg', 'pos'])
-    >>> DPKernelSVM(mechanism="jia.s5_2").fit(X, np.arange(40) % 3)
+    >>> DPKernelSVM(mechanism=S5_2).fit(X, np.arange(40) % 3)
     Traceback (most recent call last):
     ...
     ValueError: DPKernelSVM: Only binary classification is supported. The type of the target is multiclass \
 (3 classes); the offset-free SVM maps two labels to ±1.
     """
 
+    algorithm: ClassVar[str] = "svm"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {**_DPBase._parameter_constraints, "lam": [_POSITIVE]}
 
     def __init__(self, mechanism=None, lam=0.1, eps=0.5, kernel="gaussian", calibration="derived",
@@ -543,7 +582,7 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
         k = self._kernel()
         scale = self._noise_scale(mech, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps)
         res = self._solve(svm_fit, self._gram(k, X, X), ys, self.lam)
-        self._release(k, X, res.alpha, scale, None, classes_=classes, certificate_=res.certificate)
+        self._release(mech, k, X, res.alpha, scale, None, classes_=classes, certificate_=res.certificate)
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -561,8 +600,9 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
 
     Parameters
     ----------
-    mechanism : str
-        A declared mechanism (Theorem 1's, ``jcc.thm1``).
+    mechanism : Mechanism or str
+        A mechanism of online kernel regression (``algorithm = "online_kls"``: Theorem 1's,
+        ``simulations.trials.jcc.THM1``).
     theta : float
         Step exponent, 1/2 < θ < 1.
     t0 : float or None
@@ -579,13 +619,14 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
     >>> import warnings
     >>> import numpy as np
     >>> from simulations.estimators import DPOnlineKernelRegression
+    >>> from simulations.trials.jcc import THM1
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = 0.5 * X[:, 0]
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     est = DPOnlineKernelRegression(mechanism="jcc.thm1", random_state=0).fit(X, y)
+    ...     est = DPOnlineKernelRegression(mechanism=THM1, random_state=0).fit(X, y)
     >>> est.predict(X[:2]).shape, round(est.t0_ ** 0.75, 9)
     ((2,), 2.0)
-    >>> DPOnlineKernelRegression(mechanism="jcc.thm1", theta=1.5).fit(X, y)
+    >>> DPOnlineKernelRegression(mechanism=THM1, theta=1.5).fit(X, y)
     Traceback (most recent call last):
     ...
     sklearn.utils._param_validation.InvalidParameterError: The 'theta' parameter of DPOnlineKernelRegression \
@@ -593,6 +634,7 @@ must be a float in the range (0.5, 1.0). Got 1.5 instead. Assumption: the step e
 satisfies 1/2 < θ < 1.
     """
 
+    algorithm: ClassVar[str] = "online_kls"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **_DPBase._parameter_constraints, "M": [_POSITIVE],
         "theta": [Interval(Real, 0.5, 1, closed="neither")], "t0": [_POSITIVE, None]}
@@ -629,7 +671,7 @@ satisfies 1/2 < θ < 1.
         t0 = (k.kappa**2 + 1) ** (1 / self.theta) * (1 + 1e-12) if self.t0 is None else self.t0
         scale = self._noise_scale(mech, kappa=k.kappa, M=self.M, m=len(y), t0=t0, theta=self.theta, eps=self.eps)
         a = online_kernel_regression(self._gram(k, X, X), y, self.theta, t0)
-        self._release(k, X, a, scale, None, t0_=t0)
+        self._release(mech, k, X, a, scale, None, t0_=t0)
         return self
 
     def predict(self, X) -> np.ndarray:

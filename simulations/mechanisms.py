@@ -1,50 +1,108 @@
 """Noise mechanisms, calibrated from :mod:`bounds`.
 
-An output-perturbation mechanism adds one real Laplace variable ``b`` to a
-fitted function.  Its scale comes from the symbolic layer, either as the
-paper *states* it or as the toolkit *derives* it (they differ where the paper
-has an erratum), so a simulation can run both calibrations.
+A :class:`Mechanism` is one object, as OpenDP pairs a function with its privacy map: the
+sampler of its noise, the :class:`~bounds.core.Statement` that calibrates it (an imported
+handle such as ``bounds.papers.jia.S5_1_SCALE``, never a string key), the algorithm(s) it
+applies to and its output space.  An output-perturbation mechanism adds one real Laplace
+variable ``b`` to a fitted function; its scale comes from the symbolic layer, either as the
+paper *states* it or as the toolkit *derives* it (they differ where the paper has an
+erratum), so a simulation can run both calibrations.  Whoever uses a mechanism says for which
+algorithm (:meth:`Mechanism.require`): a least-squares estimator given the SVM's calibration
+is a ``ValueError`` naming both.
 
-A paper declares its mechanisms in its trial module
-(``simulations/trials/<paper id>.py``) as ``MECHANISMS = (Mechanism(...), ...)``;
-:func:`mechanisms` discovers them for every paper :mod:`bounds` knows.  No
-mechanism is listed here.
+A paper declares its mechanisms in its trial module (``simulations/trials/<paper id>.py``) as
+module-level names collected in ``MECHANISMS = (...)``; :func:`mechanisms` discovers them for
+every paper :mod:`bounds` knows.  No mechanism is listed here.  A mechanism's name
+(``"jia.s5_1"``) remains a convenience: :func:`get_mechanism` resolves it to the declared
+object, and everything that takes a mechanism validates the resolved object the same way.
 
 Examples
 --------
 >>> import numpy as np
->>> from simulations.mechanisms import mechanisms, laplace_scale, release
+>>> import bounds
+>>> from simulations.mechanisms import Mechanism, mechanisms, laplace_scale, release
 >>> name, mech = next(iter(mechanisms().items()))
->>> mech.name == name and mech.scale_key.startswith(name.split(".")[0] + ".")
+>>> mech.name == name and bounds.registry.get(mech.statement.key) is mech.statement
 True
 >>> out = release(np.zeros(3), 0.5, n=4, rng=np.random.default_rng(0))
 >>> out.shape
 (4, 3)
+>>> Mechanism("demo.x", "demo.x.scale", algorithms=("kls",))
+Traceback (most recent call last):
+...
+ValueError: Mechanism 'demo.x': parameter 'statement' = 'demo.x.scale' is a str; assumption: the calibrating \
+statement is a bounds Statement handle imported from its paper module (bounds.papers.<id>), not a string key
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Any
 
 import numpy as np
 
 import bounds
+from bounds.core import Statement
 
 from . import discovery
 
+#: the output spaces a mechanism may release into
+OUTPUTS: dict[str, str] = {
+    "function": "a real function f + b on the input space",
+    "sign": "a classifier sgn(f + b) (the sign of the released function)",
+}
 
-@dataclass(frozen=True)
+
+def laplace_noise(rng: np.random.Generator | np.random.RandomState, scale: float,
+                  size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
+    """Laplace(0, ``scale``) draws: the default sampler of a :class:`Mechanism`.
+
+    Parameters
+    ----------
+    rng : numpy Generator or RandomState
+    scale : float
+        Laplace scale (> 0, finite).
+    size : int or tuple, optional
+        Shape of the draws; None draws one float.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simulations.mechanisms import laplace_noise
+    >>> laplace_noise(np.random.default_rng(0), 2.0, (3,)).shape
+    (3,)
+    """
+    out = rng.laplace(0.0, scale, size=size)
+    return float(out) if size is None else out
+
+
+def _positive_finite(value: Any) -> bool:
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return not isinstance(value, bool) and math.isfinite(v) and v > 0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Mechanism:
-    """An output-perturbation mechanism of a paper: its name and the statement that calibrates it.
+    """A mechanism of a paper: its noise sampler, the statement that calibrates it, its algorithms and output.
 
     Parameters
     ----------
     name : str
         ``<paper id>.<label>`` (the mechanism of that result).
-    scale_key : str
-        The :mod:`bounds` statement giving the Laplace scale (or, with ``per_eps``, the
-        sensitivity that ε divides).
+    statement : bounds.core.Statement
+        The statement giving the Laplace scale (or, with ``per_eps``, the sensitivity that ε
+        divides): an imported handle (``bounds.papers.<id>.<NAME>``), registered in
+        :data:`bounds.registry`.
+    algorithms : tuple of str
+        The algorithms whose output this statement calibrates (``"kls"`` kernel least squares,
+        ``"svm"`` the offset-free SVM, ``"online_kls"`` online kernel regression, or a name the
+        paper's trial module uses); an estimator or trial of another algorithm is refused.
     per_eps : bool
         Whether the scale is the statement's value divided by ε.
     clip : bool
@@ -54,25 +112,151 @@ class Mechanism:
         example R = M/√λ); by default the values the statement uses are passed through.
     release : str
         What is released (one line).
+    output : {"function", "sign"}
+        The output space (:data:`OUTPUTS`).
+    sampler : callable
+        ``sampler(rng, scale, size)`` draws the noise (default :func:`laplace_noise`).
+
+    Raises
+    ------
+    ValueError
+        Naming the mechanism, the parameter and the assumption it violates.
     """
 
     name: str
-    scale_key: str
+    statement: Statement
+    algorithms: tuple[str, ...]
     per_eps: bool = False
     clip: bool = False
     inputs: Callable[[Mapping[str, float]], dict[str, float]] | None = None
     release: str = ""
+    output: str = "function"
+    sampler: Callable[..., Any] = field(default=laplace_noise)
 
+    def __post_init__(self) -> None:
+        who = f"Mechanism {self.name!r}"
+        if not isinstance(self.name, str) or "." not in self.name.strip(".") or self.name != self.name.strip():
+            raise ValueError(f"Mechanism: parameter 'name' = {self.name!r} must be a string '<paper id>.<label>'")
+        st = self.statement
+        if not isinstance(st, Statement):
+            raise ValueError(f"{who}: parameter 'statement' = {st!r} is a {type(st).__name__}; assumption: the "
+                             "calibrating statement is a bounds Statement handle imported from its paper module "
+                             "(bounds.papers.<id>), not a string key")
+        if st.paper != self.name.split(".")[0]:
+            raise ValueError(f"{who}: parameter 'statement' = {st.key} belongs to paper {st.paper!r}; assumption: "
+                             f"a mechanism is calibrated by a statement of its own paper ({self.name.split('.')[0]!r})")
+        algs = self.algorithms
+        if isinstance(algs, str) or not isinstance(algs, tuple) or not algs or \
+                not all(isinstance(a, str) and a.strip() for a in algs):
+            raise ValueError(f"{who} ({st.key}): parameter 'algorithms' = {algs!r} must be a non-empty tuple of "
+                             "algorithm names; assumption: a calibration applies to the algorithm(s) its statement "
+                             "is about")
+        for flag in ("per_eps", "clip"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{who} ({st.key}): parameter {flag!r} = {getattr(self, flag)!r} must be a bool")
+        if self.inputs is not None and not callable(self.inputs):
+            raise ValueError(f"{who} ({st.key}): parameter 'inputs' = {self.inputs!r} must be callable or None")
+        if not isinstance(self.release, str):
+            raise ValueError(f"{who} ({st.key}): parameter 'release' = {self.release!r} must be a string")
+        if self.output not in OUTPUTS:
+            raise ValueError(f"{who} ({st.key}): parameter 'output' = {self.output!r} is not one of {sorted(OUTPUTS)}")
+        if not callable(self.sampler):
+            raise ValueError(f"{who} ({st.key}): parameter 'sampler' = {self.sampler!r} must be callable "
+                             "sampler(rng, scale, size)")
+
+    # identity semantics: a mechanism is its declaration (never copied by sklearn's clone)
+    def __repr__(self) -> str:
+        return f"<Mechanism {self.name}: {self.statement.key} for {', '.join(self.algorithms)}>"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __copy__(self) -> Mechanism:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Mechanism:
+        return self
+
+    def __reduce__(self) -> Any:
+        declared = discovery.mechanisms().get(self.name)
+        if declared is self:       # pickled by name: the receiver resolves its own declaration
+            return (get_mechanism, (self.name,))
+        return (_rebuild, (self.name, self.statement.key, self.algorithms, self.per_eps, self.clip, self.inputs,
+                           self.release, self.output, self.sampler))
+
+    # -- what it calibrates ------------------------------------------------------------
+    @property
+    def scale_key(self) -> str:
+        """The key of the calibrating statement (for reports; look-ups take :attr:`statement`)."""
+        return self.statement.key
+
+    @property
+    def statements(self) -> tuple[Statement, ...]:
+        """Every statement that calibrates this mechanism."""
+        return (self.statement,)
+
+    def applies_to(self, algorithm: str) -> bool:
+        """Whether this mechanism calibrates ``algorithm``."""
+        return algorithm in self.algorithms
+
+    def require(self, algorithm: str, user: str) -> Mechanism:
+        """This mechanism, if it calibrates ``algorithm``; else a ValueError naming both.
+
+        Parameters
+        ----------
+        algorithm : str
+            The algorithm of the user (``"kls"``, ``"svm"``, ...).
+        user : str
+            Who uses it (an estimator class, a trial), for the message.
+
+        Examples
+        --------
+        >>> from simulations.mechanisms import get_mechanism
+        >>> get_mechanism("jia.s5_2").require("kls", "DPKernelLeastSquares")
+        Traceback (most recent call last):
+        ...
+        ValueError: DPKernelLeastSquares (algorithm 'kls') was given mechanism 'jia.s5_2', whose statement \
+jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanism of kls: jia.s5_1, jamp.prop1
+        """
+        if self.applies_to(algorithm):
+            return self
+        try:
+            fits = ", ".join(n for n, m in mechanisms().items() if m.applies_to(algorithm)) or "none is declared"
+        except ValueError as err:         # the declarations themselves are broken: say so instead of listing
+            fits = f"(the declarations cannot be listed: {err})"
+        raise ValueError(f"{user} (algorithm {algorithm!r}) was given mechanism {self.name!r}, whose statement "
+                         f"{self.statement.key} calibrates {', '.join(self.algorithms)}, not {algorithm}: its noise "
+                         f"would be wrong; use a mechanism of {algorithm}: {fits}")
+
+    # -- the privacy map ---------------------------------------------------------------
     def statement_values(self, problem: Mapping[str, float]) -> dict[str, float]:
         """The scale statement's parameters from the problem's values."""
         if self.inputs is not None:
             return dict(self.inputs(problem))
-        keep = set(bounds.get(self.scale_key).params) | ({"eps"} if self.per_eps else set())
+        keep = set(self.statement.params) | ({"eps"} if self.per_eps else set())
         return {k: v for k, v in problem.items() if k in keep}
 
     def scale(self, which: str = "derived", **problem: float) -> float:
-        """The Laplace scale at the problem's values (see :func:`laplace_scale`)."""
-        return laplace_scale(self.name, which, **self.statement_values(problem))
+        """The Laplace scale at the problem's values (mapped by ``inputs``; see :func:`laplace_scale`)."""
+        return laplace_scale(self, which, **self.statement_values(problem))
+
+    def noise(self, scale: float, size: int | tuple[int, ...] | None = None,
+              rng: np.random.Generator | np.random.RandomState | None = None) -> float | np.ndarray:
+        """Draw the mechanism's noise at ``scale`` with its sampler.
+
+        Raises
+        ------
+        ValueError
+            For a scale that is not positive and finite.
+        """
+        if not _positive_finite(scale):
+            raise ValueError(f"mechanism {self.name!r} ({self.statement.key}): parameter 'scale' = {scale!r} must "
+                             "be positive and finite; assumption: the noise has a proper Laplace law")
+        return self.sampler(np.random.default_rng() if rng is None else rng, float(scale), size)
+
+
+def _rebuild(name: str, key: str, *rest: Any) -> Mechanism:
+    return Mechanism(name, bounds.get(key), *rest)
 
 
 def mechanisms() -> dict[str, Mechanism]:
@@ -83,30 +267,33 @@ def mechanisms() -> dict[str, Mechanism]:
     return discovery.mechanisms()
 
 
-def get_mechanism(name: str) -> Mechanism:
-    """The declared mechanism ``name``.
+def get_mechanism(name: str | Mechanism) -> Mechanism:
+    """The declared mechanism ``name`` (a :class:`Mechanism` is returned as is).
 
     Raises
     ------
     ValueError
         Naming the mechanism and the declared ones.
     """
+    if isinstance(name, Mechanism):
+        return name
     known = mechanisms()
-    if name not in known:
+    if not isinstance(name, str) or name not in known:
         raise ValueError(f"unknown mechanism {name!r}; declared: {', '.join(known) or 'none'}")
     return known[name]
 
 
-def laplace_scale(mechanism: str, which: str = "derived", **values: float) -> float:
+def laplace_scale(mechanism: str | Mechanism, which: str = "derived", **values: float) -> float:
     """Laplace scale of a mechanism's noise at the given parameters.
 
     Parameters
     ----------
-    mechanism : str
-        The name of a declared :class:`Mechanism`.
+    mechanism : Mechanism or str
+        A :class:`Mechanism` (or the name of a declared one).
     which : {"derived", "stated"}
-        The toolkit's calibration (default; it equals the stated one when the
-        paper is right) or the paper's as printed.
+        The toolkit's calibration (default: the registry's numeric form, ``bounds.value(...,
+        which=None)``, which is the stated one where the statement holds and the derived one for an
+        erratum) or the paper's as printed.
     **values
         Parameters of the scale statement (κ, λ, m, ε, ...).  For a mechanism with
         ``per_eps``, pass ``eps`` as well; it divides the statement's value.
@@ -121,14 +308,20 @@ def laplace_scale(mechanism: str, which: str = "derived", **values: float) -> fl
         For an unknown mechanism or values outside the statement's assumptions.
     """
     mech = get_mechanism(mechanism)
-    key, per_eps = mech.scale_key, mech.per_eps
+    st, per_eps = mech.statement, mech.per_eps
+    if which not in ("derived", "stated"):
+        raise ValueError(f"mechanism {mech.name!r} ({st.key}): parameter 'which' = {which!r} is not 'derived' or "
+                         "'stated'")
     vals = dict(values)
     if per_eps:
         eps = vals.pop("eps", None)
-        if eps is None or not eps > 0:
-            raise ValueError(f"parameter 'eps' must be given and positive for mechanism {mechanism} ({key})")
-        return bounds.value(key, vals, which=which) / float(eps)
-    return bounds.value(key, vals, which=which)
+        if not _positive_finite(eps):
+            raise ValueError(f"parameter 'eps' = {eps!r} must be given, positive and finite for mechanism "
+                             f"{mech.name} ({st.key}); assumption: ε divides the sensitivity")
+    form = "stated" if which == "stated" else None
+    if per_eps:
+        return bounds.value(st, vals, which=form) / float(eps)
+    return bounds.value(st, vals, which=form)
 
 
 def release(
@@ -147,24 +340,53 @@ def release(
     Parameters
     ----------
     values : array, shape (p,)
-        f(x) on p evaluation points.
+        f(x) on p evaluation points (finite).
     scale : float
-        Laplace scale (> 0).
+        Laplace scale (> 0, finite).
     n : int
-        Number of independent releases (vectorised).
+        Number of independent releases (≥ 1; vectorised).
     rng : numpy Generator
         Source of randomness (from a SeedSequence).
     clip : float, optional
-        M of the clipping π.
+        M of the clipping π (> 0, finite).
 
     Returns
     -------
     array, shape (n, p)
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter and the assumption it violates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simulations.mechanisms import release
+    >>> release(np.zeros(2), float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: release: parameter 'scale' = inf must be positive and finite; assumption: b ~ Laplace(0, scale) \
+has a proper law
     """
-    if not scale > 0:
-        raise ValueError(f"parameter 'scale' = {scale!r} must be positive")
+    if not _positive_finite(scale):
+        raise ValueError(f"release: parameter 'scale' = {scale!r} must be positive and finite; assumption: "
+                         "b ~ Laplace(0, scale) has a proper law")
+    if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+        raise ValueError(f"release: parameter 'n' = {n!r} must be an int ≥ 1 (the number of releases)")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise ValueError(f"release: parameter 'rng' = {rng!r} must be a numpy Generator (from a SeedSequence) or None")
+    if clip is not None and not _positive_finite(clip):
+        raise ValueError(f"release: parameter 'clip' = {clip!r} must be positive and finite or None; assumption: "
+                         "π projects onto [−clip, clip] with the bound M > 0 of |y|")
+    try:
+        v = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"release: parameter 'values' must be real numbers ({err})") from None
+    if v.ndim != 1 or not np.all(np.isfinite(v)):
+        raise ValueError(f"release: parameter 'values' must be a finite 1-d array f(x) on evaluation points "
+                         f"(got shape {v.shape}{'' if np.all(np.isfinite(v)) else ', not finite'})")
     rng = np.random.default_rng() if rng is None else rng
-    v = np.asarray(values, dtype=float)
     if clip is not None:
         v = np.clip(v, -clip, clip)
     b = rng.laplace(0.0, scale, size=(n, 1))
@@ -185,8 +407,8 @@ class Calibration:
         return self.derived / self.stated
 
 
-def calibrations(mechanism: str, **values: float) -> Calibration:
-    """Stated and derived scales side by side.
+def calibrations(mechanism: str | Mechanism, **values: float) -> Calibration:
+    """Stated and derived scales side by side (``values``: the statement's parameters).
 
     Examples
     --------
@@ -196,10 +418,11 @@ def calibrations(mechanism: str, **values: float) -> Calibration:
     ...
     ValueError: unknown mechanism 'no.such'; declared: ...
     """
+    mech = get_mechanism(mechanism)
     return Calibration(
-        mechanism,
-        laplace_scale(mechanism, "stated", **values),
-        laplace_scale(mechanism, "derived", **values),
+        mech.name,
+        laplace_scale(mech, "stated", **values),
+        laplace_scale(mech, "derived", **values),
     )
 
 
@@ -215,8 +438,8 @@ class UtilitySetup:
         A bundled data set (:func:`simulations.data.load_real_dataset`).
     fit : {"kls", "svm"}
         Kernel least squares or the offset-free SVM.
-    mechanism : str
-        The declared :class:`~simulations.mechanisms.Mechanism` whose noise is added.
+    mechanism : Mechanism
+        The :class:`~simulations.mechanisms.Mechanism` whose noise is added; it must calibrate ``fit``.
     loss : {"square", "zero_one"}
         Held-out risk: squared error, or the misclassification rate of sgn(f + b).
     label : str
@@ -226,15 +449,24 @@ class UtilitySetup:
     name: str
     dataset: str
     fit: str
-    mechanism: str
+    mechanism: Mechanism
     loss: str
     label: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"UtilitySetup: parameter 'name' = {self.name!r} must be a non-empty string")
+        if not isinstance(self.dataset, str) or not self.dataset:
+            raise ValueError(f"UtilitySetup {self.name!r}: parameter 'dataset' = {self.dataset!r} must name a "
+                             "bundled data set")
         if self.fit not in FITS:
             raise ValueError(f"UtilitySetup {self.name!r}: parameter 'fit' = {self.fit!r} is not one of {FITS}")
         if self.loss not in LOSSES:
             raise ValueError(f"UtilitySetup {self.name!r}: parameter 'loss' = {self.loss!r} is not one of {LOSSES}")
+        if not isinstance(self.mechanism, Mechanism):
+            raise ValueError(f"UtilitySetup {self.name!r}: parameter 'mechanism' = {self.mechanism!r} must be a "
+                             "Mechanism object (imported from its trial module), not a name")
+        self.mechanism.require(self.fit, f"UtilitySetup {self.name!r}")
 
 
 #: the fits and held-out losses a setup may declare

@@ -29,7 +29,7 @@ def test_mechanisms_are_the_union_of_the_declarations() -> None:
     assert list(found) == [m.name for m in declared]
     for name, mech in found.items():
         assert isinstance(mech, Mechanism) and mech.name == name
-        assert mech.scale_key in bounds.registry.keys()
+        assert mech.scale_key in bounds.registry.keys() and bounds.registry.get(mech.scale_key) is mech.statement
 
 
 def test_utility_setups_use_declared_mechanisms() -> None:
@@ -38,24 +38,29 @@ def test_utility_setups_use_declared_mechanisms() -> None:
     known = mechanisms()
     for name, s in setups.items():
         assert isinstance(s, UtilitySetup) and s.name == name
-        assert s.mechanism in known and s.label
+        assert known[s.mechanism.name] is s.mechanism and s.mechanism.applies_to(s.fit) and s.label
 
 
 def test_bad_declarations_are_refused(monkeypatch) -> None:
-    pid = discovery.trial_paper_ids()[0]
-    mech = Mechanism("elsewhere.x", "elsewhere.x.scale")
+    pid, other = discovery.trial_paper_ids()[:2]
+    st, st_other = (next(iter(bounds.registry.papers[p].statements.values())) for p in (pid, other))
+    mech = Mechanism(f"{other}.x", st_other, algorithms=("kls",))      # another paper's mechanism
     fake = types.SimpleNamespace(__name__=f"simulations.trials.{pid}", MECHANISMS=(mech,))
     monkeypatch.setattr(discovery, "paper_module", lambda p: fake if p == pid else None)
     with pytest.raises(ValueError, match="does not start with"):
         discovery.mechanisms()
-    ok = Mechanism(f"{pid}.x", f"{pid}.x.scale")
+    ok = Mechanism(f"{pid}.x", st, algorithms=("kls",))
     fake.MECHANISMS = (ok, ok)
     with pytest.raises(ValueError, match="declared by"):
         discovery.mechanisms()
     with pytest.raises(ValueError, match="'fit'"):
-        UtilitySetup("s", "diabetes", "ridge", f"{pid}.x", "square")
+        UtilitySetup("s", "diabetes", "ridge", ok, "square")
     with pytest.raises(ValueError, match="'loss'"):
-        UtilitySetup("s", "diabetes", "kls", f"{pid}.x", "hinge")
+        UtilitySetup("s", "diabetes", "kls", ok, "hinge")
+    with pytest.raises(ValueError, match="'mechanism'.*not a name"):
+        UtilitySetup("s", "diabetes", "kls", f"{pid}.x", "square")
+    with pytest.raises(ValueError, match=f"mechanism '{pid}.x'.*calibrates kls, not svm"):
+        UtilitySetup("s", "diabetes", "svm", ok, "zero_one")
 
 
 def test_unknown_mechanism_names_the_known_ones() -> None:

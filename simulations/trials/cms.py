@@ -48,6 +48,15 @@ from numpy.typing import NDArray
 from scipy.special import expit
 
 import bounds
+from bounds.core import Statement, check_meaning, numeric, validate
+from bounds.papers.cms import (
+    ALG1_BETA,
+    ALG1_MEAN_NORM,
+    ALG1_SENSITIVITY,
+    ALG2_C_LOGISTIC,
+    ALG2_DELTA,
+    ALG2_EPS_PRIME,
+)
 from simulations.runner import trial
 from simulations.solvers import Certificate, require_certificate
 
@@ -60,23 +69,31 @@ MU, SIGMA, LABEL_NOISE = 0.5, 0.4, 0.1
 
 
 # --------------------------------------------------------------------------- calibrations
-def _value(key: str, which: str = "stated", **vals: float) -> float:
+def _value(key: Statement, which: str = "stated", *, branch: bool = False, **vals: float) -> float:
     """A statement's value: ``stated`` (as printed) or ``derived`` (the form its proof gives,
-    which is sharper than the printed one for a consistent statement with slack)."""
+    which is sharper than the printed one for a consistent statement with slack; the registry's
+    numeric form where nothing derives it).
+
+    ``branch=True`` returns a value outside what the quantity means (ε′ ≤ 0 of Algorithm 2) instead
+    of refusing it: there its sign is what selects the algorithm's branch.
+    """
+    st = bounds.get(key)
+    ev = bounds.evaluate(key)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        v = float(bounds.value(key, vals, which="stated" if which == "stated" else "derived"))
-    if which == "derived":
-        ev = bounds.evaluate(key)
-        if ev.derived is not None:
-            subs = {ev.statement.ns[k].symbol: float(x) for k, x in vals.items()}
-            v = float(sp.N(ev.derived.subs(subs), 30))
+        expr = st.stated if which == "stated" else ev.expression
+        v = float(numeric(st, expr, validate(st, vals, expr, warn=False), vals))   # validates the values
+    if which == "derived" and ev.derived is not None:
+        subs = {ev.statement.ns[k].symbol: float(x) for k, x in vals.items()}
+        v = float(sp.N(ev.derived.subs(subs), 30))
+    if not branch:
+        check_meaning(st, v, vals)
     return v
 
 
 def curvature_logistic() -> float:
     """c of Algorithm 2 for the logistic loss (``cms.alg2.c_logistic``)."""
-    return _value("cms.alg2.c_logistic")
+    return _value(ALG2_C_LOGISTIC)
 
 
 def output_rate(n: int, lam: float, eps: float, which: str = "stated") -> float:
@@ -87,7 +104,7 @@ def output_rate(n: int, lam: float, eps: float, which: str = "stated") -> float:
     >>> output_rate(100, 0.1, 1.0)
     5.0
     """
-    return _value("cms.alg1.beta", which, n=n, Lam=lam, eps=eps)
+    return _value(ALG1_BETA, which, n=n, Lam=lam, eps=eps)
 
 
 def objective_calibration(n: int, lam: float, eps: float, which: str = "stated") -> dict[str, float]:
@@ -106,10 +123,10 @@ def objective_calibration(n: int, lam: float, eps: float, which: str = "stated")
     """
     c = curvature_logistic()
     vals = dict(eps=eps, c=c, n=n, Lam=lam)
-    eps_p = _value("cms.alg2.eps_prime", which, **vals)
+    eps_p = _value(ALG2_EPS_PRIME, which, branch=True, **vals)
     if eps_p > 0:
         return {"eps_p": eps_p, "delta": 0.0, "rate": eps_p / 2, "regime": 1, "c": c}
-    delta = _value("cms.alg2.delta", which, **vals)
+    delta = _value(ALG2_DELTA, which, **vals)
     return {"eps_p": eps / 2, "delta": delta, "rate": eps / 4, "regime": 2, "c": c}
 
 
@@ -367,7 +384,7 @@ def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> di
     X, y = draw_problem(n, d, rng, float(config.get("label_noise", LABEL_NOISE)))
     res = worst_neighbour(X, y, lam, int(config["n_search"]), rng, int(config.get("n_exact", 24)),
                           int(config.get("n_refine", 80)))
-    bound = _value("cms.alg1.sensitivity", n=n, Lam=lam)
+    bound = _value(ALG1_SENSITIVITY, n=n, Lam=lam)
     return {"max_dist": res["dist"], "cert_error": res["cert_error"], "bound": bound,
             "ratio": res["dist"] / bound, "n_screened": res["n_screened"], "n_exact": res["n_exact"],
             "pair": res["pair"]}
@@ -388,7 +405,7 @@ def noise_norm_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dic
         rate = objective_calibration(n, lam, eps, which)["rate"]
     b = sample_noise(d, rate, rng, int(config["n_noise"]))
     return {"mean_norm": float(np.linalg.norm(b, axis=1).mean()), "rate": rate,
-            "expected": _value("cms.alg1.mean_norm", d=d, beta=rate)}
+            "expected": _value(ALG1_MEAN_NORM, d=d, beta=rate)}
 
 
 def breast_cancer_unit_ball(rng: np.random.Generator, test_fraction: float = 0.3

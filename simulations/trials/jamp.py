@@ -70,6 +70,7 @@ from numpy.typing import NDArray
 from scipy.sparse.linalg import LinearOperator, cg
 from threadpoolctl import ThreadpoolController
 
+from bounds.papers.jamp import PROP1_SCALE
 from simulations.data import CircleRegression
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism, UtilitySetup
@@ -338,12 +339,9 @@ def clipped_risk_coefficients(f_grid: FloatArray, f_rho_grid: FloatArray, M: flo
 
 def noise_scale(config: Mapping[str, Any], which: str = "derived") -> float:
     """Laplace scale of Proposition 1 (``jamp.prop1.scale``) with R = M/√λ at the config's m, λ, ε."""
-    from simulations.mechanisms import laplace_scale
-
     P = problem(config)
-    lam = float(config["lam"])
-    return laplace_scale("jamp.prop1", which, R=P.M / math.sqrt(lam), kappa=P.kappa, lam=lam,
-                         m=int(config["m"]), eps=float(config["eps"]))
+    return PROP1.scale(which, M=P.M, kappa=P.kappa, lam=float(config["lam"]), m=int(config["m"]),
+                       eps=float(config["eps"]))
 
 
 @trial(requires=('eps', 'lam', 'm'),
@@ -709,11 +707,10 @@ def _prop1_inputs(v: Mapping[str, float]) -> dict[str, float]:
 
 
 #: the paper's mechanism (discovered by simulations.mechanisms.mechanisms)
-MECHANISMS = (
-    Mechanism("jamp.prop1", "jamp.prop1.scale", clip=True, inputs=_prop1_inputs,
-              release="π(f_z,λ) + b (Proposition 1, equation (2), clipped to [−M, M])"),
-)
+PROP1 = Mechanism("jamp.prop1", PROP1_SCALE, algorithms=("kls",), clip=True, inputs=_prop1_inputs,
+                  release="π(f_z,λ) + b (Proposition 1, equation (2), clipped to [−M, M])")
+MECHANISMS = (PROP1,)
 
 
 #: privacy–utility setup on bundled real data (discovered by simulations.trials.utility.utility_setups)
-UTILITY_SETUPS = (UtilitySetup("kls_jamp", "diabetes", "kls", "jamp.prop1", "square", "held-out squared error"),)
+UTILITY_SETUPS = (UtilitySetup("kls_jamp", "diabetes", "kls", PROP1, "square", "held-out squared error"),)

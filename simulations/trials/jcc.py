@@ -82,6 +82,7 @@ from numpy.typing import NDArray
 from scipy import optimize
 from scipy.linalg import solve_triangular
 
+from bounds.papers.jcc import THM1_C_T
 from simulations.data import CircleRegression, TrigSeries
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism
@@ -642,7 +643,6 @@ def _thm1_inputs(v: Mapping[str, float]) -> dict[str, float]:
 
 
 #: the paper's mechanism (discovered by simulations.mechanisms.mechanisms)
-MECHANISMS = (
-    Mechanism("jcc.thm1", "jcc.thm1.C_t", per_eps=True, inputs=_thm1_inputs,
-              release="f_T + b_T, b_T ~ Laplace(C_T/ε) (Theorem 1, (6))"),
-)
+THM1 = Mechanism("jcc.thm1", THM1_C_T, algorithms=("online_kls",), per_eps=True, inputs=_thm1_inputs,
+                 release="f_T + b_T, b_T ~ Laplace(C_T/ε) (Theorem 1, (6))")
+MECHANISMS = (THM1,)

@@ -61,6 +61,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize_scalar
 
+from bounds.papers.jia import PROP1_SCALE, S5_1_SCALE, S5_2_SCALE
 from simulations.data import BinaryClassification, CircleRegression
 from simulations.kernels import KernelExpansion, PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism, UtilitySetup, laplace_scale
@@ -262,9 +263,10 @@ def svm_constants(config: Mapping[str, Any] | None = None, beta: float = 0.5) ->
 # ---------------------------------------------------------------------------
 
 
-def _scale(config: Mapping[str, Any], mechanism: str, **values: float) -> float:
+def _scale(config: Mapping[str, Any], mechanism: Mechanism, algorithm: str, **values: float) -> float:
     if "scale" in config and config["scale"] is not None:
         return float(config["scale"])
+    mechanism.require(algorithm, f"the {algorithm} risk trial of jia")
     return laplace_scale(mechanism, config.get("calibration", "derived"), **values)
 
 
@@ -317,7 +319,7 @@ def ls_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
     res = KLSFactor(G, lam).fit(y)                      # raises CertificateError
     alpha = res.alpha
     fx = G @ alpha
-    scale = _scale(config, "jia.s5_1", M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps)
+    scale = _scale(config, S5_1, "kls", M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps)
     b = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
     mb, mb2 = float(b.mean()), float(np.mean(b * b))
     ex0 = P.excess_risk(KernelExpansion(P.kernel, X, alpha))
@@ -439,7 +441,7 @@ def svm_risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[
     fit = svm_fit(G, y, lam)                           # raises CertificateError
     alpha = fit.alpha
     fx = G @ alpha
-    scale = _scale(config, "jia.s5_2", kappa=K.kappa, lam=lam, m=m, eps=eps)
+    scale = _scale(config, S5_2, "svm", kappa=K.kappa, lam=lam, m=m, eps=eps)
     b = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
     f_nodes = _eval_chunked(K, _quad_nodes(), X, alpha)
     hinge, mis = _hinge_and_misclass(P, f_nodes, np.concatenate(([0.0], b)))
@@ -1186,15 +1188,15 @@ def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dic
 
 
 #: the paper's mechanisms (discovered by simulations.mechanisms.mechanisms)
-MECHANISMS = (
-    Mechanism("jia.prop1", "jia.prop1.scale", release="f_z + b (Proposition 1, general loss)"),
-    Mechanism("jia.s5_1", "jia.s5_1.scale", release="f_z^ls + b (§5.1, least squares)"),
-    Mechanism("jia.s5_2", "jia.s5_2.scale", release="sgn(f_z^h + b) (§5.2, SVM)"),
-)
+PROP1 = Mechanism("jia.prop1", PROP1_SCALE, algorithms=("erm",),
+                  release="f_z + b (Proposition 1, regularised kernel ERM with a C_L-Lipschitz loss)")
+S5_1 = Mechanism("jia.s5_1", S5_1_SCALE, algorithms=("kls",), release="f_z^ls + b (§5.1, least squares)")
+S5_2 = Mechanism("jia.s5_2", S5_2_SCALE, algorithms=("svm",), output="sign", release="sgn(f_z^h + b) (§5.2, SVM)")
+MECHANISMS = (PROP1, S5_1, S5_2)
 
 
 #: privacy–utility setups on bundled real data (discovered by simulations.trials.utility.utility_setups)
 UTILITY_SETUPS = (
-    UtilitySetup("kls_jia", "diabetes", "kls", "jia.s5_1", "square", "held-out squared error"),
-    UtilitySetup("svm", "breast_cancer", "svm", "jia.s5_2", "zero_one", "held-out misclassification rate"),
+    UtilitySetup("kls_jia", "diabetes", "kls", S5_1, "square", "held-out squared error"),
+    UtilitySetup("svm", "breast_cancer", "svm", S5_2, "zero_one", "held-out misclassification rate"),
 )

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 import bounds
+from bounds.core import Statement
 from bounds.papers import ttz as B
 from simulations.runner import trial
 
@@ -84,8 +85,7 @@ def fw_T(n: int, eps: float) -> int:
     """
     import bounds
 
-    v = bounds.value("ttz.fw.T_schedule", {"Gamma_L": LASSO_GAMMA, "n": n, "eps": eps, "L1": LASSO_L1,
-                                           "C1": LASSO_C1})
+    v = bounds.value(B.FW_T_SCHEDULE, {"Gamma_L": LASSO_GAMMA, "n": n, "eps": eps, "L1": LASSO_L1, "C1": LASSO_C1})
     return max(2, int(math.ceil(v - 1e-9)))
 
 
@@ -195,7 +195,7 @@ def fw_scale(L1: float, C1: float, T: int, n: int, eps: float, delta: float, whi
         return B.fw_scale_tight(L1, C1, T, n, eps, delta)
     if which not in ("stated", "derived"):
         raise ValueError(f"parameter 'which' = {which!r} must be 'stated', 'derived' or 'tight'")
-    return bounds.value("ttz.fw.scale", {"L1": L1, "C1": C1, "T": T, "n": n, "eps": eps, "delta": delta},
+    return bounds.value(B.FW_SCALE, {"L1": L1, "C1": C1, "T": T, "n": n, "eps": eps, "delta": delta},
                         which=which)
 
 
@@ -222,7 +222,7 @@ def md_sigma(L: float, n: int, T: int, eps: float, delta: float, which: str = "d
         raise ValueError(f"parameter 'which' = {which!r} must be 'derived' or 'tight'")
     with warnings.catch_warnings():  # ε ≥ 1 is allowed here (zCDP conversion holds for every ε)
         warnings.simplefilter("ignore")
-        return math.sqrt(bounds.value("ttz.md.sigma.zcdp", {"L2": L, "n": n, "T": T, "eps": eps, "delta": delta}))
+        return math.sqrt(bounds.value(B.MD_SIGMA_ZCDP, {"L2": L, "n": n, "T": T, "eps": eps, "delta": delta}))
 
 
 def _closed_forms() -> dict[str, Callable[[tuple[int, ...]], float]]:
@@ -238,11 +238,11 @@ def _closed_forms() -> dict[str, Callable[[tuple[int, ...]], float]]:
 #: exact Gaussian widths (chi mean; quadratures of the laws of ‖g‖_∞, max g_i, max of chi variables)
 WIDTH_CLOSED_FORMS: dict[str, Callable[[tuple[int, ...]], float]] = _closed_forms()
 
-#: the upper bounds of ``bounds`` (statement key, bound)
-WIDTH_BOUNDS: dict[str, tuple[str, Callable[[tuple[int, ...]], float]]] = {
-    "l2": ("ttz.gw.l2", lambda d: math.sqrt(d[0])),
-    "l1": ("ttz.gw.l1", lambda d: math.sqrt(2 * math.log(2 * d[0]))),
-    "simplex": ("ttz.gw.simplex", lambda d: math.sqrt(2 * math.log(d[0]))),
-    "group": ("ttz.gw.group", lambda d: math.sqrt(d[0]) + math.sqrt(2 * math.log(d[1]))),
-    "nuclear": ("ttz.gw.nuclear", lambda d: math.sqrt(d[0]) + math.sqrt(d[1])),
+#: the upper bounds of ``bounds`` (statement, bound)
+WIDTH_BOUNDS: dict[str, tuple[Statement, Callable[[tuple[int, ...]], float]]] = {
+    "l2": (B.GW_L2, lambda d: math.sqrt(d[0])),
+    "l1": (B.GW_L1, lambda d: math.sqrt(2 * math.log(2 * d[0]))),
+    "simplex": (B.GW_SIMPLEX, lambda d: math.sqrt(2 * math.log(d[0]))),
+    "group": (B.GW_GROUP, lambda d: math.sqrt(d[0]) + math.sqrt(2 * math.log(d[1]))),
+    "nuclear": (B.GW_NUCLEAR, lambda d: math.sqrt(d[0]) + math.sqrt(d[1])),
 }

@@ -37,7 +37,7 @@ from simulations.runner import trial
 from .. import discovery
 from ..data import RealDataset, load_real_dataset
 from ..kernels import GaussianKernel
-from ..mechanisms import FITS, LOSSES, UtilitySetup, get_mechanism  # noqa: F401  (re-exported)
+from ..mechanisms import FITS, LOSSES, UtilitySetup  # noqa: F401  (re-exported)
 from ..solvers import kls_fit, require_certificate, svm_fit
 
 #: results depend on every paper's declared setups (read through discovery): see simulations.cache
@@ -88,7 +88,7 @@ def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
     """
     D = _dataset(config["dataset"])
     setup = _setup(str(config["algorithm"]))
-    mech = get_mechanism(setup.mechanism)
+    mech = setup.mechanism.require(setup.fit, f"utility setup {setup.name!r}")
     loss = setup.loss
     m, lam = int(config["m"]), float(config["lam"])
     X, y = D.sample(m, rng)
@@ -107,7 +107,7 @@ def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
            "gap": float(res.certificate.value)}
     n = int(config["n_noise"])
     for eps in config["eps"]:
-        b = rng.laplace(0.0, 1.0, size=(n, 1))          # one standard draw, scaled per calibration
+        b = mech.noise(1.0, (n, 1), rng)                 # one standard draw, scaled per calibration
         for which in ("stated", "derived"):
             s = mech.scale(which, kappa=k.kappa, lam=lam, m=m, eps=float(eps), M=D.M)
             out[f"risk_{which}_eps{eps:g}"] = float(np.mean(_risk(f[None, :] + s * b, D.y_test, loss)))

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bounds.evidence import Result
+from bounds.papers.cms import ALG1_SENSITIVITY
 from simulations.trials import cms as T
 from verify.audit import audit, audit_seed
 
@@ -76,7 +77,7 @@ def sensitivity_check(ctx: Context) -> list[Result]:
     out = []
     for (n, lam), grp in _sens_frame(ctx).groupby(["n", "lam"], sort=True):
         kept, rejected = _kept(grp)
-        bound = T._value("cms.alg1.sensitivity", n=int(n), Lam=float(lam))
+        bound = T._value(ALG1_SENSITIVITY, n=int(n), Lam=float(lam))
         name = f"n={int(n)}, Lambda={lam:g}, d={SENS_D}"
         details = {"n": int(n), "lam": float(lam), "d": SENS_D, "rejected": rejected, "searches": len(kept)}
         if kept.empty:

@@ -221,7 +221,7 @@ def check_clip(ctx: Context) -> list[Result]:
     is 1 and the verdict ``inconclusive`` (equality); ``details["clip_active_fraction"]`` is
     the fraction of pairs where π changed the distance.
     """
-    bound = bounds.value("jamp.clip", {})
+    bound = bounds.value(jamp_paper.CLIP, {})
     out = []
     for m, lam, g, _, n_rej in _sens_groups(ctx):
         s = float(g["clip_ratio"].max())
@@ -243,10 +243,10 @@ def _setting(name: str, m: int) -> dict[str, float]:
     r = _constants()["r"]
     if name == "thm2":
         eps = EPS_FIXED
-        lam = bounds.value("jamp.thm2.lam_schedule", {"m": m, "r": r}, which="stated")
+        lam = bounds.value(jamp_paper.THM2_LAM_SCHEDULE, {"m": m, "r": r}, which="stated")
     elif name == "thm3":
-        eps = bounds.value("jamp.thm3.eps_schedule", {"m": m, "r": r}, which="stated")
-        lam = bounds.value("jamp.thm3.lam_schedule", {"m": m, "eps": eps, "r": r}, which="stated")
+        eps = bounds.value(jamp_paper.THM3_EPS_SCHEDULE, {"m": m, "r": r}, which="stated")
+        lam = bounds.value(jamp_paper.THM3_LAM_SCHEDULE, {"m": m, "eps": eps, "r": r}, which="stated")
     else:
         raise ValueError(f"parameter 'name' = {name!r} must be 'thm2' or 'thm3'")
     return {"m": int(m), "eps": float(eps), "lam": float(lam)}
@@ -499,7 +499,6 @@ def audit_prop1(ctx: Context) -> list[Result]:
     Seed ``001_5df6aa3916744408.txt``.  The hardest neighbour of the clipped release (m = 100, λ = 0.1,
     claimed ε = 0.5), released with the stated and the derived scale; value and function releases.
     """
-    from simulations.mechanisms import laplace_scale
     from simulations.pairs import circle_regression
     from verify.audit import scalar_noise_audits
 
@@ -508,9 +507,9 @@ def audit_prop1(ctx: Context) -> list[Result]:
     pair = ctx.artefact(T.audit_pair_trial, {"m": m, "lam": lam, "data_seed": ctx.seed, "clip": P.M}, "pair",
                         desc="jamp audit pair")
     p = ctx.profile
-    scales = {c: laplace_scale("jamp.prop1", c, R=P.M / math.sqrt(lam), kappa=P.kappa, lam=lam, m=m, eps=eps)
-              for c in ("stated", "derived")}
-    rows = scalar_noise_audits("jamp.prop1.scale", mechanism="jamp.prop1", source="001 Proposition 1, eq. (2)",
+    mech = T.PROP1.require("kls", "the audit of jamp.prop1")
+    scales = {c: mech.scale(c, M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps) for c in ("stated", "derived")}
+    rows = scalar_noise_audits(mech.scale_key, mechanism=mech.name, source="001 Proposition 1, eq. (2)",
                                pair=pair, scales=scales, claimed=eps, n=p.n_audit, seed=ctx.seed,
                                confidence=p.confidence)
     return tag_function_rows(rows)

@@ -37,11 +37,12 @@ import pandas as pd
 from scipy import optimize
 
 import bounds
-from bounds.core import validate
-from bounds.papers.jcc import FUNCTION_RELEASE, ONLINE_BIAS
+from bounds.core import Statement, validate
+from bounds.papers.jcc import EQ17, FUNCTION_RELEASE, ONLINE_BIAS, THM1_DENSITY, THM2
 from bounds.symbols import CONVENTION, S
 from simulations.mechanisms import laplace_scale
 from simulations.trials.jcc import (
+    THM1,
     conditional_exceedance,
     mean_error_norm,
     min_t0,
@@ -79,13 +80,13 @@ RATE_VARIANTS: dict[str, dict[str, Any]] = {
 _SENS_CACHE: dict[tuple, pd.DataFrame] = {}
 
 
-def _value(key: str, which: str = "derived", **vals: float) -> float:
+def _value(key: str | Statement, which: str = "derived", **vals: float) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ε < 1 is advice only
         return bounds.value(key, vals, which=which)
 
 
-def _proof_value(key: str, **vals: float) -> float:
+def _proof_value(key: str | Statement, **vals: float) -> float:
     """The value of the expression the toolkit derives along the paper's proof (ev.derived)."""
     ev = bounds.evaluate(key)
     with warnings.catch_warnings():
@@ -133,7 +134,7 @@ def _sens_results(ctx: Context, key: str, column: str, norm: str, which: str | N
         if which:
             other = "derived" if which == "stated" else "stated"
             details[f"C_t_{other}"] = _value(key, other, **vals)
-            details["eq17"] = _value("jcc.eq17", **vals)
+            details["eq17"] = _value(EQ17, **vals)
         out.append(Result(evidence="empirical", key=key, kind="sensitivity", name=variant, statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound), confidence=1.0, method=f"{SEED}: adversarial search for max {norm} over neighbouring streams: replaced index i "
                     f"(all i < t, by linear propagation of f_t − f_t̄), {ctx.profile.n_search} inputs x' on a "
                     f"shifted grid of the circle, y_i, y' = ±M, then bounded-Brent refinement of x' for the 3 best; "
@@ -194,7 +195,7 @@ def _thm2_constants(spec: dict[str, Any], T: int) -> dict[str, Any]:
     sc = dict(kappa=spec["kappa"], M=P.M, t=T, t0=t0, theta=theta, eps=EPS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scales = {w: laplace_scale("jcc.thm1", w, **sc) for w in ("stated", "derived")}
+        scales = {w: laplace_scale(THM1, w, **sc) for w in ("stated", "derived")}
     return dict(P=P, t0=t0, fnorm=fnorm, vals=vals, scales=scales)
 
 
@@ -203,7 +204,7 @@ def _highfreq_T(spec: dict[str, Any], cap: int = 4096) -> int:
     T = 250
     while T < cap:
         c = _thm2_constants(spec, T)
-        b = _value("jcc.thm2", "stated", **c["vals"], delta=max(DELTAS))
+        b = _value(THM2, "stated", **c["vals"], delta=max(DELTAS))
         if b <= 0.9 * mean_error_norm(c["P"], T, spec["theta"], c["t0"]):
             return T
         T *= 2
@@ -256,8 +257,8 @@ def check_thm2_violation(ctx: Context) -> list[Result]:
     for name, spec in THM2_VARIANTS.items():
         T = int(ctx.profile.m) if name == "smooth" else _highfreq_T(spec)
         c = _thm2_constants(spec, T)
-        levels = [_value("jcc.thm2", "stated", **c["vals"], delta=d) for d in DELTAS]
-        proof = [_proof_value("jcc.thm2", **c["vals"], delta=d) for d in DELTAS]
+        levels = [_value(THM2, "stated", **c["vals"], delta=d) for d in DELTAS]
+        proof = [_proof_value(THM2, **c["vals"], delta=d) for d in DELTAS]
         cfg = {k: v for k, v in spec.items()}
         cfg.update(T=T, t0=c["t0"], scale=c["scales"]["stated"], scale_alt=c["scales"]["derived"],
                    n_noise=ctx.profile.n_noise, levels=levels)
@@ -309,7 +310,7 @@ def check_thm2_rate(ctx: Context) -> list[Result]:
     r = 1/2 (f_ρ = A L_K^{1/2} g).  ``details`` has the per-T means and standard errors and the
     exact lower bound ‖E f_T − f_ρ‖_K per T (the regularisation bias the proof drops in (25)).
     """
-    st = bounds.get("jcc.thm2")
+    st = bounds.get(THM2)
     theta_sym = S.theta
     out = []
     for name, spec in RATE_VARIANTS.items():
@@ -330,8 +331,8 @@ def check_thm2_rate(ctx: Context) -> list[Result]:
         fit = slope_fit(Ts - 1, mean, se, ctx.profile.confidence)
         claimed = float(st.claimed_exponent.subs(theta_sym, spec["theta"]))
         c_big = _thm2_constants(spec, 10**6)["vals"]
-        b1 = _value("jcc.thm2", "stated", **{**c_big, "t": 10**8}, delta=0.1)
-        b0 = _value("jcc.thm2", "stated", **{**c_big, "t": 10**6}, delta=0.1)
+        b1 = _value(THM2, "stated", **{**c_big, "t": 10**8}, delta=0.1)
+        b0 = _value(THM2, "stated", **{**c_big, "t": 10**6}, delta=0.1)
         bias = [mean_error_norm(consts[int(T)]["P"], int(T), spec["theta"], consts[int(T)]["t0"]) for T in Ts]
         bias_fit = slope_fit(Ts - 1, bias)
         out.append(Result(evidence="empirical", key="jcc.thm2", kind="rate", name=name, statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=rate_verdict(fit, claimed), confidence=ctx.profile.confidence, method=f"{SEED}: weighted log-log slope of the mean of E_b‖f_T + b_T − f_ρ‖_K (exact) over "
@@ -366,8 +367,9 @@ def audit_thm1(ctx: Context) -> list[Result]:
                         desc="jcc audit pair")
     p = ctx.profile
     vals = pair["values"]
-    scales = {c: bounds.value("jcc.thm1.C_t", vals, which=c) / eps for c in ("stated", "derived")}
-    rows = scalar_noise_audits("jcc.thm1.density", mechanism="jcc.thm1", source="003 Theorem 1, eq. (6)", pair=pair,
+    scales = {c: laplace_scale(THM1.require("online_kls", "the audit of jcc.thm1"), c, **{**vals, "eps": eps})
+              for c in ("stated", "derived")}
+    rows = scalar_noise_audits(THM1_DENSITY.key, mechanism=THM1.name, source="003 Theorem 1, eq. (6)", pair=pair,
                                scales=scales, claimed=eps, n=p.n_audit, seed=ctx.seed, confidence=p.confidence)
     for r in rows:
         if r.failed and r.details.get("release") == "function":

@@ -51,6 +51,7 @@ import pandas as pd
 import sympy as sp
 
 import bounds
+from bounds.core import Statement
 from bounds.papers import jia as jia_paper
 from bounds.symbols import S as SYM
 from simulations.mechanisms import calibrations, laplace_scale
@@ -97,7 +98,7 @@ def _kept(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return df[~bad], int(bad.sum())
 
 
-def _value(key: str, which: str, **vals: float) -> float:
+def _value(key: str | Statement, which: str, **vals: float) -> float:
     """A bound's value: ``stated`` or ``derived`` (for a consistent statement whose proof gives a
     sharper form, ``derived`` is that form, not the stated one that ``bounds.value`` returns)."""
     with warnings.catch_warnings():
@@ -219,14 +220,14 @@ def _sens_results(ctx: Context, key: str, norm: str) -> list[Result]:
             if prob == "ls":
                 c = T.ls_constants()
                 kappa, M = c["kappa"], c["M"]
-                C_L = _value("jia.s5_1.C_L", "derived", M=M, kappa=kappa, lam=lam)
+                C_L = _value(jia_paper.S5_1_C_L, "derived", M=M, kappa=kappa, lam=lam)
                 B = _ls_B(M, kappa, lam)
                 cl_note = "C_L = jia.s5_1.C_L (derived, 2κM/√λ + 2M)"
             else:
                 c = T.svm_constants()
                 kappa, C_L, B = c["kappa"], 1.0, _svm_B(c["kappa"], lam)
                 cl_note = "C_L = 1 (jia.s5_2.C_L)"
-            gamma = _value("jia.s5_1.gamma", "derived")
+            gamma = _value(jia_paper.S5_1_GAMMA, "derived")
             for which in _whiches(key):
                 if key == "jia.thm1":
                     bound = _value(key, which, B=B, lam=lam, gamma=gamma, m=int(m))
@@ -303,7 +304,7 @@ def _configs(problem: str, sched: str, ms: Sequence[int], cals: Sequence[str], n
     out = []
     for m in ms:
         lam, eps = _schedule(sched, int(m), c["beta"])
-        mech = "jia.s5_1" if problem == "ls" else "jia.s5_2"
+        mech = T.S5_1.require("kls", "jia risk configs") if problem == "ls" else T.S5_2.require("svm", "jia risk configs")
         vals = dict(kappa=c["kappa"], lam=lam, m=int(m), eps=eps)
         if problem == "ls":
             vals["M"] = c["M"]
@@ -329,7 +330,7 @@ def _params(problem: str, lam: float, m: int, eps: float) -> dict[str, float]:
     if problem == "ls":
         c = T.ls_constants()
         D = float(T.circle_problem().approximation_error(lam))
-        C_L = _value("jia.s5_1.C_L", "derived", M=c["M"], kappa=c["kappa"], lam=lam)
+        C_L = _value(jia_paper.S5_1_C_L, "derived", M=c["M"], kappa=c["kappa"], lam=lam)
     else:
         c = T.svm_constants()
         D = T.ramp_stepping_stone(*(T.SVM_DEFAULTS[k] for k in ("t0", "a", "margin", "kappa")), lam)["D"]
@@ -650,7 +651,7 @@ def _kls_scale(cal: str, eps: float) -> float:
     P = circle_regression()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return laplace_scale("jia.s5_1", cal, kappa=P.kappa, lam=AUDIT["lam"], m=AUDIT["m"], eps=eps, M=P.M)
+        return laplace_scale(T.S5_1.require("kls", "the audit of jia.s5_1"), cal, kappa=P.kappa, lam=AUDIT["lam"], m=AUDIT["m"], eps=eps, M=P.M)
 
 
 @audit_check("jia.s5_1.scale")
@@ -666,7 +667,7 @@ def audit_s5_1(ctx: Context) -> list[Result]:
     pair = _audit_pair(ctx, "kls")
     p = ctx.profile
     return tag_releases(scalar_noise_audits(
-        "jia.s5_1.scale", mechanism="jia.s5_1", source="000 §5.1 / Proposition 1", pair=pair,
+        T.S5_1.scale_key, mechanism=T.S5_1.name, source="000 §5.1 / Proposition 1", pair=pair,
         scales={c: _kls_scale(c, AUDIT["eps"]) for c in ("stated", "derived")},
         claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence,
         stated_note="the paper's scale is half of Δf/ε, Proposition 1"))
@@ -682,11 +683,12 @@ def audit_s5_2(ctx: Context) -> list[Result]:
     p = ctx.profile
     P = circle_regression()
     vals = {"kappa": P.kappa, "lam": AUDIT["lam"], "m": AUDIT["m"], "eps": AUDIT["eps"]}
-    sens = bounds.value("jia.prop1.sensitivity", {"kappa": P.kappa, "C_L": 1, "lam": AUDIT["lam"], "gamma": 2,
+    sens = bounds.value(jia_paper.PROP1_SENSITIVITY, {"kappa": P.kappa, "C_L": 1, "lam": AUDIT["lam"], "gamma": 2,
                                                   "m": AUDIT["m"]})
     return tag_releases(scalar_noise_audits(
-        "jia.s5_2.scale", mechanism="jia.s5_2", source="000 §5.2", pair=pair,
-        scales={c: laplace_scale("jia.s5_2", c, **vals) for c in ("stated", "derived")},
+        T.S5_2.scale_key, mechanism=T.S5_2.name, source="000 §5.2", pair=pair,
+        scales={c: laplace_scale(T.S5_2.require("svm", "the audit of jia.s5_2"), c, **vals)
+                for c in ("stated", "derived")},
         claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence, sign=True,
         details={"sensitivity_bound": sens}, value_attack="the released label at x*",
         function_attack="the released labels at two points (sgn(f+b) flips at a level set of f)",
@@ -710,8 +712,8 @@ def audit_gp_alternative(ctx: Context) -> list[Result]:
     P = circle_regression()
     n_grid, eps, delta, lam, m = 32, AUDIT["eps"], AUDIT["gp_delta"], AUDIT["lam"], AUDIT["m"]
     pair = _audit_pair(ctx, "kls", n_grid=n_grid)
-    C_L = bounds.value("jia.s5_1.C_L", {"M": P.M, "kappa": P.kappa, "lam": lam})
-    delta_K = bounds.value("jia.thm2", {"kappa": P.kappa, "C_L": C_L, "lam": lam, "gamma": 2, "m": m})
+    C_L = bounds.value(jia_paper.S5_1_C_L, {"M": P.M, "kappa": P.kappa, "lam": lam})
+    delta_K = bounds.value(jia_paper.THM2, {"kappa": P.kappa, "C_L": C_L, "lam": lam, "gamma": 2, "m": m})
     scale = math.sqrt(2 * math.log(2 / delta)) * delta_K / eps
     Kg = P.kernel(pair["grid"][:, None])
     r = audit(*gp_function(pair["f0"], pair["f1"], Kg, scale), n=p.n_audit, seed=audit_seed(ctx.seed, "jia.gp"),
@@ -737,7 +739,7 @@ def audit_eps_sweep(ctx: Context) -> list[Result]:
     p = ctx.profile
     out = []
     for eps in (0.1, 0.2, 0.5, 1.0, 2.0):
-        rows = scalar_noise_audits("jia.s5_1.scale", mechanism="jia.s5_1", source="000 §5.1", pair=pair,
+        rows = scalar_noise_audits(T.S5_1.scale_key, mechanism=T.S5_1.name, source="000 §5.1", pair=pair,
                                    scales={c: _kls_scale(c, eps) for c in ("stated", "derived")}, claimed=eps,
                                    n=p.n_audit, seed=ctx.seed, confidence=p.confidence,
                                    value_attack="threshold on the released value",

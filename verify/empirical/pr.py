@@ -48,7 +48,8 @@ import pandas as pd
 from scipy import stats
 
 import bounds
-from bounds.papers.pr import ERR_FLAT
+from bounds.core import Statement
+from bounds.papers.pr import ERR_FLAT, LEMMA1, LEMMA2, LEMMA4, THM5_2, THM5_3
 from simulations.large_margin import (
     gaussian_classes,
     is_bounded_below,
@@ -90,7 +91,7 @@ _THM5_CACHE: dict[tuple, dict[str, pd.DataFrame]] = {}
 _UTIL_CACHE: dict[tuple, pd.DataFrame] = {}
 
 
-def _value(key: str, which: str = "stated", **vals: float) -> float:
+def _value(key: str | Statement, which: str = "stated", **vals: float) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ε ≥ 1 is advice only
         return float(bounds.value(key, vals, which=which))
@@ -117,12 +118,12 @@ def check_lemma1(ctx: Context) -> list[Result]:
         stat = float(g["max_norm"].max())
         per_case = {c: float(g[f"max_{c}"].max()) for c in CASES}
         for which in ("stated", "derived"):
-            bound = _value("pr.lemma1", which, K=int(K), R_x=1.0)
+            bound = _value(LEMMA1, which, K=int(K), R_x=1.0)
             out.append(Result(evidence="empirical", key="pr.lemma1", kind="sensitivity", name=f"C={K}, d={d}, {which} bound", statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound), confidence=1.0, method=f"{SEED}: adversarial search over x on the unit sphere, x' antipodal, nearly parallel (in the ball) "
                         f"or random on the sphere, labels, class c, and Φ_k = a p pᵀ + a' r rᵀ (p ⊥ x̃', r ⊥ x̃, log-uniform "
                         f"scales) or random PSD; exact per-example class gradients, Huber h = {H}", n=int(len(g) * 8 * p.n_search), details=dict(K=int(K), d=int(d), per_case=per_case, rejected=n_rej, which=which,
-                             bound_stated=_value("pr.lemma1", "stated", K=int(K), R_x=1.0),
-                             bound_derived=_value("pr.lemma1", "derived", K=int(K), R_x=1.0))))
+                             bound_stated=_value(LEMMA1, "stated", K=int(K), R_x=1.0),
+                             bound_derived=_value(LEMMA1, "derived", K=int(K), R_x=1.0))))
     return out
 
 
@@ -151,7 +152,7 @@ def check_lemma2(ctx: Context) -> list[Result]:
     for lam, g in df.groupby("lam", sort=True):
         kmin = max(0.0, float(g["kappa_min"].min()))
         krand = max(0.0, float(g["kappa_min_random"].min()))
-        derived = _value("pr.lemma2", "derived", lam=float(lam))
+        derived = _value(LEMMA2, "derived", lam=float(lam))
         for which, claimed, bnd, dirs in (("stated", float(lam), kmin, "all directions"),
                                           ("stated", float(lam), krand, "random directions only"),
                                           ("derived", derived, kmin, "all directions")):
@@ -170,13 +171,13 @@ def check_lemma2(ctx: Context) -> list[Result]:
 def _delta_place(delta: float) -> str:
     """``inside``/``outside`` the paper's δ range (the shared convention δ ≤ 0.1, bounds.symbols.CONVENTION,
     merged into the paper's regime): the rows at δ = 0.2 and 0.5 lie outside it (referee A5)."""
-    lo, hi = bounds.registry.get("pr.lemma4").ns.regime.ranges.get("delta", (0.0, 1.0))
+    lo, hi = bounds.registry.get(LEMMA4).ns.regime.ranges.get("delta", (0.0, 1.0))
     return "inside" if lo < delta <= hi else "outside"
 
 
 def lemma4_exact(d: int, eps: float, delta: float, which: str = "stated") -> tuple[float, float]:
     """(threshold t, exact P[‖b‖ ≥ t]) for ‖b‖ ~ Γ((d+1)², 2/ε) (scipy)."""
-    t = _value("pr.lemma4", which, d=d, eps=eps, delta=delta)
+    t = _value(LEMMA4, which, d=d, eps=eps, delta=delta)
     shape, scale = norm_law(d, eps)
     return t, float(stats.gamma.sf(t, a=shape, scale=scale))
 
@@ -219,8 +220,8 @@ def _thm5_levels(spec: dict[str, Any]) -> dict[str, list[float]]:
     vals = dict(d=spec["d"], K=spec["K"], eps=spec["eps"], lam=spec["lam"])
     out: dict[str, list[float]] = {}
     for which in ("stated", "derived"):
-        out[f"52_{which}"] = [_value("pr.thm5_2", which, **vals, delta=dl) for dl in THM5_DELTAS]
-        out[f"53_{which}"] = [_value("pr.thm5_3", which, **vals, delta=dl, n=spec["n"]) for dl in THM5_DELTAS]
+        out[f"52_{which}"] = [_value(THM5_2, which, **vals, delta=dl) for dl in THM5_DELTAS]
+        out[f"53_{which}"] = [_value(THM5_3, which, **vals, delta=dl, n=spec["n"]) for dl in THM5_DELTAS]
     return out
 
 
@@ -385,7 +386,7 @@ def check_thm5_2_real(ctx: Context) -> list[Result]:
                     f"draw of b per trial; mean J(Φ^p) − inf J over the draws with J_p bounded below (certified "
                     f"solves), Student-t interval; bound E[2C‖b‖²/λ]", n=int(row["n_resolved"]), details=dict(eps=eps, budget="toolkit", bounded_frac=row["bounded_frac"], bounded_ci=[row["bounded_lo"], row["bounded_hi"]],
                          accuracy=row["accuracy"], baseline_accuracy=row["baseline_accuracy"],
-                         bound_stated_delta_0_05=_value("pr.thm5_2", "stated", d=d, K=K, eps=eps,
+                         bound_stated_delta_0_05=_value(THM5_2, "stated", d=d, K=K, eps=eps,
                                                         lam=UTILITY_LAM, delta=0.05),
                          utility=utility)))
     return out

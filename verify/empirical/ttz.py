@@ -83,8 +83,8 @@ def _accepted(df: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 def fw_explicit_bound(scale: float, T_: int, p: int = FW_P) -> float:
     """``ttz.fw.utility.explicit`` for LASSO (L₁ = 4, ‖C‖₁ = 1, Γ = 8, k = 2p) at Laplace scale ``scale``."""
-    return bounds.value("ttz.fw.utility.explicit", {"lam_noise": scale, "k_vert": 2 * p, "L1": T.LASSO_L1,
-                                                    "C1": T.LASSO_C1, "Gamma_L": T.LASSO_GAMMA, "T": T_})
+    return bounds.value(B.FW_UTILITY_EXPLICIT, {"lam_noise": scale, "k_vert": 2 * p, "L1": T.LASSO_L1,
+                                                "C1": T.LASSO_C1, "Gamma_L": T.LASSO_GAMMA, "T": T_})
 
 
 # --------------------------------------------------------------------------------------
@@ -236,7 +236,8 @@ def _width_frame(ctx: Context) -> pd.DataFrame:
 
 def _width_check(ctx: Context, set_: str) -> list[Result]:
     df, _ = _accepted(_width_frame(ctx))
-    key, bound_fn = T.WIDTH_BOUNDS[set_]
+    statement, bound_fn = T.WIDTH_BOUNDS[set_]
+    key = statement.key
     out = []
     for dims in WIDTH_CASES[set_]:
         d2 = dims[1] if len(dims) > 1 else 0
