@@ -47,7 +47,7 @@ import sympy as sp
 from .pick import Basis, UnverifiedError, _reg, basis
 from .validation import num, short
 
-__all__ = ["Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism_keys", "parameters"]
+__all__ = ["Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism", "mechanism_keys", "parameters"]
 
 
 
@@ -195,6 +195,33 @@ def _eps_power(expr: sp.Expr, eps: sp.Symbol) -> int | None:
     return int(k) if k in (1, -1) else None
 
 
+def mechanism(key: Any) -> Any:
+    """The mechanism statement ``key``; an unknown key or another statement is an error listing the paper's.
+
+    Raises
+    ------
+    ValueError
+        (an :class:`~bounds.validation.UnknownKeyError` for an unknown key) naming the mechanism
+        statements of the paper the key names.
+
+    Examples
+    --------
+    >>> mechanism("cms.alg2")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bounds.validation.UnknownKeyError: unknown statement 'cms.alg2'; mechanism statements of paper cms: cms.alg2.eps_prime, ...
+    """
+    reg = _reg()
+    try:
+        st = reg.get(key)
+    except LookupError as exc:
+        raise type(exc)(f"{str(exc).split(';', 1)[0]}; {_hint(key)}") from None
+    if not _is_mechanism(st):
+        raise ValueError(f"statement {st.key} ({st.label}) is not a mechanism statement (a noise calibration); "
+                         f"{_hint(st.key)}")
+    return st
+
+
 def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **values: float) -> Calibration:
     """The stated, derived and tight noise of mechanism statement ``key``, the ε each spends, their verdicts.
 
@@ -231,13 +258,7 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     ('consistent', [50.0, 50.0, 50.0])
     """
     reg = _reg()
-    try:
-        st = reg.get(key)
-    except LookupError as exc:
-        raise type(exc)(f"{str(exc).split(';', 1)[0]}; {_hint(key)}") from None
-    if not _is_mechanism(st):
-        raise ValueError(f"statement {st.key} ({st.label}) is not a mechanism statement (a noise calibration); "
-                         f"{_hint(st.key)}")
+    st = mechanism(key)
     b = basis(st.key, None, allow_unverified, evidence)
     ev = reg.evaluate(st.key)
     vals = {k: float(v) if not isinstance(v, bool) else v for k, v in values.items()}

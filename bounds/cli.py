@@ -424,7 +424,8 @@ def _cmd_calibrate(a: argparse.Namespace) -> int:
     from . import pick
 
     def pre(reg: Registry) -> dict[str, float]:
-        st = reg.get(a.key)
+        with pick.using(reg):
+            st = cal.mechanism(a.key)   # an unknown key: the error names the paper's mechanism statements
         vals = _parse_assign(a.values, st.ns, st.key)
         for name, v in vals.items():
             _check_domain(st, name, v)
@@ -436,12 +437,8 @@ def _cmd_calibrate(a: argparse.Namespace) -> int:
             return cal.calibrate(a.key, allow_unverified=a.allow_unverified, **vals)
 
     def keys(reg: Registry) -> list[str]:
-        try:
-            return _paper_keys(reg, a.key)
-        except LookupError:
-            with pick.using(reg):
-                cal.calibrate(a.key)        # raises the error with the paper's mechanism statements
-            raise
+        with pick.using(reg):
+            return _paper_keys(reg, cal.mechanism(a.key).key)
 
     c = _run(run, _paper_of_key(a.key), keys, pre)
     print(json.dumps(c.as_dict(), indent=1, ensure_ascii=False) if a.json else c.text())
@@ -475,9 +472,10 @@ def _pick_args(a: argparse.Namespace, registry: Registry, pick: Any) -> SimpleNa
     ``--target --eps`` (that query finds m), ``--lam paper`` without ``--target`` (the paper's
     λ is the 'paper' row).  ``m=``, ``eps=``, ``lam=`` are the same as ``--m``, ``--eps``, ``--lam``.
     """
+    st = pick.pickable(a.key)        # an unknown key: the error names the paper's pickable statements
     st0 = registry.get(a.key)
     consts = _parse_assign(a.values, st0.ns, st0.key)
-    o = SimpleNamespace(st=pick.pickable(a.key), consts=consts)
+    o = SimpleNamespace(st=st, consts=consts)
     for n in ("m", "eps", "target"):
         raw = getattr(a, n)
         what = f"--{n} (parameter {n!r}, statement {o.st.key})"

@@ -300,7 +300,7 @@ def basis(key: Any, which: str | None = None, allow_unverified: bool = False, ev
     >>> b.form, b.verdict, b.established
     ('derived', 'refuted', True)
     >>> b.note
-    'the printed bound is refuted (false); its corrected (derived) form is used'
+    'the printed form is wrong (verdict: refuted; the statement: false); its corrected (derived) form is used'
     """
     reg = _reg()
     st = reg.get(key)
@@ -320,7 +320,8 @@ def basis(key: Any, which: str | None = None, allow_unverified: bool = False, ev
             why_not = f"its printed form is {text} ({v.truth})"
         elif v.corrected:
             form = "derived"
-            note = f"the printed bound is {text} ({v.truth}); its corrected (derived) form is used"
+            note = (f"the printed form is wrong (verdict: {text}; the statement: {v.truth}); its corrected "
+                    "(derived) form is used")
         else:
             why_not = f"it is {text} ({v.truth}) and {v.correction or 'no correction is established'}"
         form = which or "derived"

@@ -251,6 +251,7 @@ ALG1_BETA = add(
     params=("n", "Lam", "eps"),
     depends=("alg1.sensitivity",),
     equation="Algorithm 1 (ERM with output perturbation), noise step",
+    value_of="beta",
     doc=f"{CITE}, Algorithm 1 (ERM with output perturbation): release f* + b with b drawn from the density "
     "∝ exp(−β‖b‖), β = nΛε/2; the largest admissible rate is ε/Δ for the sensitivity Δ (a smaller rate, "
     "more noise, is also private).",
