@@ -20,8 +20,10 @@ Examples
 """
 
 from .core import (
+    MAX_CATEGORIES,
     MIN_OUTPUTS,
     AuditResult,
+    Event,
     Releases,
     as_outputs,
     audit,
@@ -33,7 +35,10 @@ from .core import (
     cp_upper,
     eps_from_rates,
     eps_lower_bound,
+    few_values,
+    min_event_prob,
     p_value,
+    rare_events,
 )
 from .mechanisms import (
     TEXTBOOK,
@@ -62,9 +67,9 @@ from .rows import (
 )
 
 __all__ = [
-    "MIN_OUTPUTS", "AuditResult", "Releases", "as_outputs", "audit", "audit_mechanism", "audit_samples",
+    "MAX_CATEGORIES", "MIN_OUTPUTS", "AuditResult", "Event", "Releases", "as_outputs", "audit", "audit_mechanism", "audit_samples",
     "audit_seed", "candidate_thresholds", "choose_threshold", "cp_upper", "eps_from_rates", "eps_lower_bound",
-    "p_value", "TEXTBOOK", "Textbook", "gaussian_mechanism", "gaussian_releases", "gaussian_true_eps",
+    "few_values", "min_event_prob", "p_value", "rare_events", "TEXTBOOK", "Textbook", "gaussian_mechanism", "gaussian_releases", "gaussian_true_eps",
     "ideal_eps_lower", "laplace_mechanism", "laplace_releases", "randomized_response", "report_noisy_max",
     "LEAK_FUNCTION", "LEAK_VALUE", "audit_figure", "audit_markdown", "audit_result", "audit_row",
     "calibration_audits", "gp_function", "laplace_function", "laplace_value", "scalar_noise_audits",

@@ -22,31 +22,51 @@ Everything the test depends on is chosen on a **selection split** that the
 bound never sees again (the releases of a mechanism are drawn independently;
 saved outputs are permuted with a seeded generator before splitting):
 
-* **scalar outputs** (shape ``(n,)``, real): the statistic is the output;
-* **categorical outputs** (shape ``(n,)``, integers or booleans): the statistic
-  is the empirical log-likelihood ratio of the category, estimated on one half
-  of the selection split (add-½ smoothing; unseen categories score 0), so the
-  events are unions of categories in likelihood-ratio order;
-* **vector outputs** (shape ``(n, k)``): the statistic is the log-odds of a
-  scikit-learn classifier (default: ``HistGradientBoostingClassifier``) fitted
-  on one half of the selection split to tell D′ from D — an estimate of the
-  log density ratio; a user may pass any fixed ``score`` callable instead.
+* **scalar outputs** (shape ``(n,)``, real, many distinct values): the statistic
+  is the output;
+* **categorical outputs**: outputs with few distinct values in the selection
+  split (at most :data:`MAX_CATEGORIES`, and at most one per 20 selection
+  outputs) — integer codes, booleans, codes saved as floats, or whole vectors
+  such as a sparse-vector ⊥/⊤ pattern — are categories; the statistic is the
+  empirical log-likelihood ratio of the category on the selection split (add-½
+  smoothing; categories unseen there score 0), so the events are unions of
+  categories in likelihood-ratio order;
+* **vector outputs** (shape ``(n, k)``, many distinct rows, e.g. a histogram or
+  a pair (value, index)): the statistic is the log-odds of a scikit-learn
+  classifier (default: ``HistGradientBoostingClassifier``) fitted on one half of
+  the selection split to tell D′ from D — an estimate of the log density ratio,
+  as in DP-Sniper (Bichsel et al. 2021);
+* a user's ``score``: any fixed statistic ``x -> (k,)`` (or a classifier to fit),
+  for any kind of output; its name is stated in the result.
 
-The threshold and its direction are chosen on the (rest of the) selection
-split among candidates spanning the **whole range**: every order statistic
-when there are few, otherwise ranks spaced geometrically from both ends
-(down to the extreme values, where a tail-only failure lives) and uniformly
-in between.  Each candidate's bound is *projected* to the evaluation split's
-size from pessimistic selection rates; two tests are kept, one chosen with a
-strongly pessimistic projection (robust to the winner's curse among
-thousands of noisy tail thresholds) and one with a milder one (which reaches
-deeper into a tail whose likelihood ratio keeps growing), and the evaluation
-split scores them at α/K each (K = 2, or 1 when both levels chose the same test;
-Bonferroni) and reports the better.
-A claimed ε gets a verdict (``violated`` when
-ε_lower > ε) with its margin and a p-value: the smallest α at which this test
-would call the claim violated (valid: under an (ε, δ)-DP mechanism,
-P[p ≤ α] ≤ α).
+Candidate tests, all fixed on the selection split (Bonferroni over the K
+distinct ones: each is scored on the evaluation split at α/K, the best is
+reported):
+
+* two **threshold tests** T > τ or T < τ: τ among candidates spanning the whole
+  range (every order statistic when there are few, otherwise ranks spaced
+  geometrically from both ends and uniformly in between), chosen by the bound
+  projected to the evaluation split's size from pessimistic selection rates, at
+  two levels of pessimism (a strong one, robust to the winner's curse among
+  thousands of noisy tail thresholds, and a milder one reaching deeper into a
+  tail whose likelihood ratio keeps growing);
+* two **rare-event tests**: "T outside the range seen on D in the selection
+  split" (says D′) and "T outside the range seen on D′" (says D), each kept
+  when the other data set put a selection output there.  An event that never
+  happens on one data set (clamped noise, a value only one data set can
+  produce) is caught even when it is far too rare for a threshold chosen by
+  projected rates.
+
+The result states what a non-violation means at this n: ``eps_max``, the
+largest ε_lower any test could give (a perfect distinguisher: no error on the
+evaluation split), and ``min_event_prob``, the smallest probability an event
+that never occurs on the other data set must have to be detected with counts at
+their expectations (it must also occur in the selection split, with
+probability 1 − (1 − p)^s).
+
+A claimed ε gets a verdict (``violated`` when ε_lower > ε) with its margin and a
+p-value: the smallest α at which this test would call the claim violated (valid:
+under an (ε, δ)-DP mechanism, P[p ≤ α] ≤ α).
 
 Examples
 --------
@@ -67,7 +87,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 #: a release function: (rng, k) -> k outputs (shape (k,) scalars or categories, or (k, d) vectors)
 Releases = Callable[[np.random.Generator, int], Any]
@@ -82,6 +102,9 @@ OUTPUT_KINDS = ("auto", "scalar", "categorical", "vector")
 PESSIMISM = (0.95, 0.75)
 #: thresholds tried on the selection split (fewer candidates, a smaller winner's curse)
 MAX_CANDIDATES = 4000
+#: outputs ("auto") with at most this many distinct values (or vector rows) in the selection split, and at
+#: most one per 20 selection outputs, are categories
+MAX_CATEGORIES = 100
 #: smallest number of outputs per data set an audit accepts
 MIN_OUTPUTS = 20
 
@@ -209,11 +232,9 @@ def output_kind(a0: np.ndarray, a1: np.ndarray, output: str = "auto") -> str:
         return "vector" if vec else ("categorical" if ints else "scalar")
     if output == "vector" and a0.ndim == 1:
         return "scalar"
-    if output in ("scalar", "categorical") and vec:
+    if output == "scalar" and vec:
         raise ValueError(f"parameter 'output' = {output!r} but outputs are vectors of length {a0.shape[1]}")
-    if output == "categorical" and not ints:
-        raise ValueError("parameter 'output' = 'categorical' needs integer outputs (category labels)")
-    return output
+    return output                  # "categorical": values (or whole rows of vectors) are category labels
 
 
 # ---------------------------------------------------------------------------
@@ -232,7 +253,7 @@ def cp_upper(k: int, n: int, alpha: float) -> float:
         raise ValueError(f"parameters 'k' = {k!r}, 'n' = {n!r} need 0 ≤ k ≤ n, n ≥ 1")
     if k == n:
         return 1.0
-    return float(stats.beta.isf(alpha, k + 1, n - k))      # isf: exact also for α far below 1e-16
+    return float(special.betainccinv(k + 1, n - k, alpha))    # upper tail: exact also for α far below 1e-16
 
 
 def _cp_upper_vec(k: np.ndarray, n: float, alpha: float) -> np.ndarray:
@@ -242,6 +263,44 @@ def _cp_upper_vec(k: np.ndarray, n: float, alpha: float) -> np.ndarray:
     m = k < n
     out[m] = special.betainccinv(k[m] + 1, n - k[m], alpha)
     return out
+
+
+#: the tabulated Clopper–Pearson limits of the selection split: exact at every count below _CP_SMALL and at
+#: _CP_GEOM geometrically spaced counts above, linear in between (the selection needs no exact limit: only the
+#: evaluation split's bound, computed exactly, must be valid)
+_CP_SMALL, _CP_GEOM = 48, 160
+
+
+def _cp_table(n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    key = (int(n), float(alpha))
+    hit = _CP_CACHE.get(key)
+    if hit is None:
+        g = np.arange(min(_CP_SMALL, n + 1), dtype=float)
+        if n + 1 > _CP_SMALL:               # dense at both ends: few errors, and 1 − (few successes)
+            g = np.concatenate([g, np.round(np.geomspace(_CP_SMALL, max(n / 2, _CP_SMALL), _CP_GEOM // 2))])
+            g = np.unique(np.clip(np.concatenate([g, n - g]), 0, n))
+        hit = (g, _cp_upper_vec(g, n, alpha))
+        if len(_CP_CACHE) > 256:
+            _CP_CACHE.clear()
+        _CP_CACHE[key] = hit
+    return hit
+
+
+_CP_CACHE: dict[tuple[int, float], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _cp_upper_fast(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """Clopper–Pearson upper limits of counts k (fractional allowed) of n, from a table (selection only).
+
+    Examples
+    --------
+    >>> k = np.array([0.0, 3.5, 1234.0, 50_000.0, 99_990.5, 99_999.0])
+    >>> u, exact = _cp_upper_fast(k, 10**5, 0.05), _cp_upper_vec(k, 10**5, 0.05)
+    >>> bool(np.allclose(u, exact, rtol=1e-3) and np.allclose(1 - u, 1 - exact, rtol=1e-2))
+    True
+    """
+    g, v = _cp_table(n, alpha)
+    return np.interp(np.asarray(k, dtype=float), g, v)
 
 
 def eps_from_rates(fpr: float, fnr: float, delta: float = 0.0) -> float:
@@ -323,17 +382,43 @@ def p_value(fp: int, n0: int, fn: int, n1: int, claim_eps: float, delta: float =
 # statistics and thresholds chosen on the selection split
 # ---------------------------------------------------------------------------
 
+def _keys(x: np.ndarray) -> np.ndarray:
+    """One comparable key per output: the value (as float), or the whole row of a vector output."""
+    x = np.asarray(x, dtype=float) + 0.0                 # + 0.0: −0.0 and 0.0 are the same category
+    if x.ndim == 1:
+        return x
+    x = np.ascontiguousarray(x)
+    return x.view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))).ravel()
+
+
+def few_values(a0: np.ndarray, a1: np.ndarray) -> bool:
+    """Whether outputs a0, a1 (a selection split) take few enough distinct values to be categories.
+
+    At most :data:`MAX_CATEGORIES` distinct values (rows, for vectors) and at most one per 20 outputs.
+
+    Examples
+    --------
+    >>> codes = np.random.default_rng(0).integers(0, 5, 1000).astype(float)    # integer codes saved as floats
+    >>> few_values(codes, codes), few_values(np.linspace(0, 1, 1000), codes)
+    (True, False)
+    """
+    k = np.unique(np.concatenate([_keys(a0), _keys(a1)])).size
+    return k <= min(MAX_CATEGORIES, max(2, (a0.shape[0] + a1.shape[0]) // 20))
+
+
 def _categorical_score(c0: np.ndarray, c1: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """log P̂[c | D′] − log P̂[c | D] per category (add-½ smoothing); unseen categories score 0."""
-    cats = np.unique(np.concatenate([c0, c1]))
-    n0 = np.bincount(np.searchsorted(cats, c0), minlength=cats.size)
-    n1 = np.bincount(np.searchsorted(cats, c1), minlength=cats.size)
+    k0, k1 = _keys(c0), _keys(c1)
+    cats = np.unique(np.concatenate([k0, k1]))
+    n0 = np.bincount(np.searchsorted(cats, k0), minlength=cats.size)
+    n1 = np.bincount(np.searchsorted(cats, k1), minlength=cats.size)
     k = cats.size + 1
-    llr = np.log((n1 + 0.5) / (c1.size + 0.5 * k)) - np.log((n0 + 0.5) / (c0.size + 0.5 * k))
+    llr = np.log((n1 + 0.5) / (k1.size + 0.5 * k)) - np.log((n0 + 0.5) / (k0.size + 0.5 * k))
 
     def score(x: np.ndarray) -> np.ndarray:
-        i = np.clip(np.searchsorted(cats, x), 0, cats.size - 1)
-        return np.where(cats[i] == x, llr[i], 0.0)
+        kx = _keys(x)
+        i = np.clip(np.searchsorted(cats, kx), 0, cats.size - 1)
+        return np.where(cats[i] == kx, llr[i], 0.0)
 
     return score
 
@@ -409,13 +494,71 @@ def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int,
         else:
             fp = np.searchsorted(s0, cand, side="left")                 # T < τ on D
             fn = s1.size - np.searchsorted(s1, cand, side="left")       # T ≥ τ on D′
-        rfp, rfn = _cp_upper_vec(fp, s0.size, 1 - pessimism), _cp_upper_vec(fn, s1.size, 1 - pessimism)
-        e = _eps_vec(_cp_upper_vec(rfp * n_eval0, n_eval0, alpha), _cp_upper_vec(rfn * n_eval1, n_eval1, alpha),
+        rfp, rfn = _cp_upper_fast(fp, s0.size, 1 - pessimism), _cp_upper_fast(fn, s1.size, 1 - pessimism)
+        e = _eps_vec(_cp_upper_fast(rfp * n_eval0, n_eval0, alpha), _cp_upper_fast(rfn * n_eval1, n_eval1, alpha),
                      delta)
         i = int(np.argmax(e))
         if e[i] > best[2]:
             best = (float(cand[i]), d, float(e[i]))
     return best
+
+
+@dataclass(frozen=True)
+class Event:
+    """A test fixed on the selection split: say D′ when T > τ (direction +1) or T < τ (direction −1).
+
+    ``kind`` is ``threshold`` (τ chosen by projected rates) or ``rare`` (τ at the edge of the range
+    one data set produced in the selection split, ``note`` says which).
+    """
+
+    tau: float
+    direction: int
+    kind: str = "threshold"
+    projected: float = math.nan
+    note: str = ""
+
+    def says_dprime(self, t: np.ndarray) -> np.ndarray:
+        """Booleans: the test says D′ at statistic values t."""
+        return t > self.tau if self.direction == 1 else t < self.tau
+
+    def describe(self, stat: str = "T") -> str:
+        """The event in words."""
+        text = f"say D′ when {stat} {'>' if self.direction == 1 else '<'} {self.tau:.6g}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+def rare_events(t0: np.ndarray, t1: np.ndarray) -> list[Event]:
+    """The rare-event tests of a selection split's statistics t0 (on D) and t1 (on D′).
+
+    For each data set, the edge of its range (top or bottom) beyond which the *other* data set put
+    more selection outputs: "T beyond the range seen on D" (says D′) and "T beyond the range seen on
+    D′" (says D), each kept when that count is at least 1.  They catch events that never happen on
+    one data set (clamped noise, a value only one data set can produce) even when far too rare for a
+    threshold chosen by projected rates.
+
+    Examples
+    --------
+    >>> t0 = np.clip(np.random.default_rng(0).laplace(0, 1, 10_000), -8, 8)       # noise clamped at ±8
+    >>> t1 = 1 + np.clip(np.random.default_rng(1).laplace(0, 1, 10_000), -8, 8)
+    >>> [e.describe() for e in rare_events(t0, t1)]      # doctest: +NORMALIZE_WHITESPACE
+    ['say D′ when T > 8 (above every output on D in the selection split: rare event)',
+     'say D′ when T > -7 (below every output on D′ in the selection split says D: rare event)']
+    """
+    out = []
+    lo0, hi0, lo1, hi1 = float(t0.min()), float(t0.max()), float(t1.min()), float(t1.max())
+    up, down = int(np.sum(t1 > hi0)), int(np.sum(t1 < lo0))
+    if max(up, down) >= 1:
+        out.append(Event(hi0, 1, "rare", note="above every output on D in the selection split: rare event")
+                   if up >= down else
+                   Event(lo0, -1, "rare", note="below every output on D in the selection split: rare event"))
+    up, down = int(np.sum(t0 > hi1)), int(np.sum(t0 < lo1))
+    if max(up, down) >= 1:       # say D beyond D′'s range: say D′ when T ≤ hi1 (T ≥ lo1)
+        out.append(Event(float(np.nextafter(hi1, np.inf)), -1, "rare",
+                         note="above every output on D′ in the selection split says D: rare event")
+                   if up > down else
+                   Event(float(np.nextafter(lo1, -np.inf)), 1, "rare",
+                         note="below every output on D′ in the selection split says D: rare event"))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -447,6 +590,10 @@ class AuditResult:
         Smallest α at which this test calls the claim violated (1 when none).
     n0, n1 : int
         Outputs used on D and on D′ (selection + evaluation).
+
+    ``details`` also holds ``event`` (the chosen test in words), ``eps_max`` (the largest ε_lower
+    this n can give: what a consistent verdict can at most rule out) and ``min_event_prob`` (the
+    smallest probability of an event that never occurs on the other data set which this n detects).
     """
 
     eps_lower: float
@@ -472,6 +619,36 @@ class AuditResult:
         return "violated" if self.eps_lower > self.claim_eps else "consistent"
 
     @property
+    def eps_max(self) -> float:
+        """The largest ε_lower this audit could give (a perfect test at its n, α and number of tests).
+
+        A consistent verdict rules out nothing above it: a mechanism leaking more than ``eps_max``
+        gives at most ``eps_max``.
+        """
+        return float(self.details.get("eps_max", math.nan))
+
+    @property
+    def min_event_prob(self) -> float:
+        """Smallest probability of an event never occurring on the other data set that this n detects.
+
+        With counts at their expectations, the event gives ε_lower above the claim (above 0 without a
+        claim); ``inf`` when no event can (the claim is at least :attr:`eps_max`).
+        """
+        return float(self.details.get("min_event_prob", math.nan))
+
+    def meaning(self) -> str:
+        """What the verdict means at this n, in one sentence."""
+        pm = self.min_event_prob
+        rare = ("no event can exceed the claim at this n" if math.isinf(pm) else
+                f"an event of probability below {pm:.2g} on one data set that never occurs on the other "
+                "goes undetected")
+        if self.verdict == "violated":
+            return (f"the claim is violated: ε ≥ {self.eps_lower:.4g} at {self.confidence:.0%} confidence "
+                    f"(the largest ε this n can certify is {self.eps_max:.4g})")
+        return (f"no leak beyond the claim was found by this test; the largest ε this n could have detected "
+                f"is {self.eps_max:.4g} (a perfect distinguisher), and {rare}")
+
+    @property
     def margin(self) -> float | None:
         """ε_lower − claimed ε: positive by how much the claim is violated, negative the room left."""
         return None if self.claim_eps is None else self.eps_lower - self.claim_eps
@@ -482,11 +659,15 @@ class AuditResult:
                 "claim_eps": self.claim_eps, "verdict": self.verdict, "margin": self.margin,
                 "p_value": self.p_value, "n0": self.n0, "n1": self.n1, "confidence": self.confidence,
                 "delta": self.delta, "output": self.details.get("output"), "statistic": self.details.get("statistic"),
-                "threshold": self.threshold, "direction": self.direction, "fpr": self.fpr, "fnr": self.fnr,
+                "threshold": None if math.isnan(self.threshold) else self.threshold, "direction": self.direction,
+                "fpr": self.fpr, "fnr": self.fnr,
                 "n_selection": [self.details.get("n_selection0"), self.details.get("n_selection1")],
                 "n_evaluation": [self.details.get("n_evaluation0"), self.details.get("n_evaluation1")],
                 "false_positives": self.details.get("false_positives"),
-                "false_negatives": self.details.get("false_negatives")}
+                "false_negatives": self.details.get("false_negatives"), "event": self.details.get("event"),
+                "tests": self.details.get("tests"), "eps_max": self.eps_max,
+                "min_event_prob": None if math.isinf(self.min_event_prob) else self.min_event_prob,
+                "meaning": self.meaning()}
 
 
 # ---------------------------------------------------------------------------
@@ -494,12 +675,18 @@ class AuditResult:
 # ---------------------------------------------------------------------------
 
 class _Test:
-    """A statistic fitted on the selection split plus its threshold: maps outputs to 'say D′'."""
+    """A statistic fitted on the selection split plus its tests: maps outputs to 'say D′'."""
 
     def __init__(self, kind: str, sel0: np.ndarray, sel1: np.ndarray, n_ev0: int, n_ev1: int, delta: float,
-                 alpha: float, score: Any, seed: np.random.SeedSequence) -> None:
+                 alpha: float, score: Any, seed: np.random.SeedSequence, auto: bool = True) -> None:
+        user = score is not None and callable(score) and not hasattr(score, "fit")
+        if auto and not user and score is None:
+            if kind in ("scalar", "vector") and few_values(sel0, sel1):
+                kind = "categorical"                # codes saved as floats, ⊥/⊤ patterns: few distinct values
+            elif kind == "categorical" and sel0.ndim == 1 and not few_values(sel0, sel1):
+                kind = "scalar"                     # integers with many values (a noisy count): ordered
         self.kind = kind
-        if callable(score) and not hasattr(score, "fit"):
+        if user:
             self.stat = lambda x: np.asarray(score(x), dtype=float).reshape(-1)
             self.name = f"user statistic {getattr(score, '__name__', type(score).__name__)}"
             a0, a1 = sel0, sel1
@@ -507,24 +694,28 @@ class _Test:
             self.stat = lambda x: np.asarray(x, dtype=float).reshape(-1)
             self.name = "the output"
             a0, a1 = sel0, sel1
+        elif kind == "categorical":
+            self.stat = _categorical_score(sel0, sel1)
+            self.name = ("empirical log-likelihood ratio of the " + ("output vector" if sel0.ndim == 2 else "output")
+                         + " as a category (selection split)")
+            a0, a1 = sel0, sel1
         else:
-            h0, h1 = sel0.shape[0] // 2, sel1.shape[0] // 2      # fit on one half, threshold on the other
-            if kind == "categorical":
-                self.stat = _categorical_score(sel0[:h0], sel1[:h1])
-                self.name = "empirical log-likelihood ratio of the category (selection half 1)"
-            else:
-                self.stat = _fitted_score(score, sel0[:h0], sel1[:h1], seed)
-                est = "HistGradientBoostingClassifier" if score is None else type(score).__name__
-                self.name = f"log-odds of a {est} fitted on selection half 1"
+            h0, h1 = sel0.shape[0] // 2, sel1.shape[0] // 2      # fit on one half, choose the tests on the other
+            self.stat = _fitted_score(score, sel0[:h0], sel1[:h1], seed)
+            est = "HistGradientBoostingClassifier" if score is None else type(score).__name__
+            self.name = f"log-odds of a {est} fitted on selection half 1 (estimated log-likelihood ratio)"
             a0, a1 = sel0[h0:], sel1[h1:]
         t0, t1 = self._t(a0), self._t(a1)
-        tests: list[tuple[float, int, float]] = []
+        events: list[Event] = []
         for level in PESSIMISM:
-            k = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
-            if all(k[:2] != t[:2] for t in tests):
-                tests.append(k)
-        self.tests = tests
-        self.K = len(tests)        # Bonferroni over the distinct tests fixed before the evaluation split is seen
+            tau, d, projected = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
+            if all((tau, d) != (e.tau, e.direction) for e in events):
+                events.append(Event(tau, d, "threshold", projected=projected))
+        for e in rare_events(t0, t1):
+            if all((e.tau, e.direction) != (f.tau, f.direction) for f in events):
+                events.append(e)
+        self.tests = events
+        self.K = len(events)       # Bonferroni over the distinct tests fixed before the evaluation split is seen
 
     def _t(self, x: np.ndarray) -> np.ndarray:
         t = self.stat(x)
@@ -535,13 +726,45 @@ class _Test:
     def says_dprime(self, x: np.ndarray) -> np.ndarray:
         """(K, n) booleans: test k says D′ for output i."""
         t = self._t(x)
-        return np.array([t > tau if d == 1 else t < tau for tau, d, _ in self.tests]).reshape(len(self.tests), -1)
+        return np.array([e.says_dprime(t) for e in self.tests]).reshape(len(self.tests), -1)
 
 
 def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
     s0 = min(max(4, int(round(fraction * n0))), n0 - 10)
     s1 = min(max(4, int(round(fraction * n1))), n1 - 10)
     return s0, s1
+
+
+def min_event_prob(n0: int, n1: int, delta: float, confidence: float, claim: float | None = None) -> float:
+    """Smallest p such that an event of probability p on one data set and 0 on the other is detected.
+
+    Detected: with n0, n1 evaluation releases and counts at their expectations (no false positive,
+    p·n true positives), ε_lower exceeds the claim (0 without one).  ``inf`` when no p ≤ 1 does.
+
+    Examples
+    --------
+    >>> p = min_event_prob(90_000, 90_000, 0.0, 0.95)
+    >>> 5e-5 < p < 2e-4
+    True
+    """
+    a = (1 - confidence) / 2
+    target = max(0.0, claim or 0.0)
+    best = math.inf
+    for ne_zero, ne_hit in ((n0, n1), (n1, n0)):
+        u0 = cp_upper(0, ne_zero, a)
+
+        def ok(hits: int, u0: float = u0, ne_hit: int = ne_hit) -> bool:
+            num = 1 - delta - cp_upper(ne_hit - hits, ne_hit, a)
+            return num > 0 and math.log(num) - math.log(u0) > target
+
+        if not ok(ne_hit):
+            continue
+        lo, hi = 0, ne_hit                     # ok(hi), not ok(lo)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        best = min(best, hi / ne_hit)
+    return best
 
 
 def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n0: int, n1: int, s0: int,
@@ -554,11 +777,14 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
     point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
     pv = None if claim is None else min(1.0, K * min(p_value(int(a), ne0, int(c), ne1, claim, delta)
                                                      for a, c in zip(fps, fns, strict=True)))
-    tau, d, projected = test.tests[b]
-    return AuditResult(lowers[b], point, tau, d, fp / ne0, fn / ne1, max(n0, n1), confidence, delta,
+    ev = test.tests[b]
+    return AuditResult(lowers[b], point, ev.tau, ev.direction, fp / ne0, fn / ne1, max(n0, n1), confidence, delta,
                        {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,
                         "n_evaluation0": ne0, "n_evaluation1": ne1, "false_positives": fp, "false_negatives": fn,
-                        "output": test.kind, "statistic": test.name, "projected_eps": projected, "tests": K},
+                        "output": test.kind, "statistic": test.name, "projected_eps": ev.projected, "tests": K,
+                        "event": ev.describe("T"), "event_kind": ev.kind,
+                        "eps_max": eps_lower_bound(0, ne0, 0, ne1, delta, conf_k),
+                        "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim)},
                        claim_eps=claim, p_value=pv, n0=n0, n1=n1)
 
 
@@ -641,7 +867,7 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     alpha = (1 - confidence) / 2
     sel0, sel1 = draw(release0, ss[0], s0, "release0"), draw(release1, ss[1], s1, "release1")
     kind = output_kind(sel0, sel1, output)
-    test = _Test(kind, sel0, sel1, ne0, ne1, delta, alpha, score, ss[4])
+    test = _Test(kind, sel0, sel1, ne0, ne1, delta, alpha, score, ss[4], auto=output == "auto")
     counts = []
     for fn, s, k, name, say_dprime_is_error in ((release0, ss[2], ne0, "release0", True),
                                                 (release1, ss[3], ne1, "release1", False)):
@@ -697,7 +923,8 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     n0, n1 = a0.shape[0], a1.shape[0]
     s0, s1 = _split_sizes(n0, n1, frac)
     ne0, ne1 = n0 - s0, n1 - s1
-    test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2])
+    test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2],
+                 auto=output == "auto")
     fp = test.says_dprime(a0[s0:]).sum(axis=1)
     fn = (~test.says_dprime(a1[s1:])).sum(axis=1)
     return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim)

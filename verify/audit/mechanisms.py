@@ -28,7 +28,27 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, stats
 
-from .core import Releases, _cp_upper_vec, _eps_vec, check_probability
+from .core import Releases, _cp_upper_vec, _eps_vec, check_count, check_probability
+
+
+def check_positive(name: str, value: object, mechanism: str, why: str, *, zero: bool = False) -> float:
+    """``value`` as a finite real > 0 (≥ 0 with ``zero``), else ValueError naming the parameter and assumption.
+
+    Examples
+    --------
+    >>> check_positive("eps", -1, "the Laplace mechanism", "its scale is Δ/ε")
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter 'eps' = -1 of the Laplace mechanism must be a finite real > 0 (its scale is Δ/ε)
+    """
+    import numbers
+
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(float(value)) \
+        and (float(value) >= 0 if zero else float(value) > 0)
+    if not ok:
+        raise ValueError(f"parameter {name!r} = {value!r} of {mechanism} must be a finite real "
+                         f"{'≥' if zero else '>'} 0 ({why})")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -64,6 +84,7 @@ def ideal_eps_lower(m: Textbook, n: int, confidence: float = 0.95) -> float:
     positives, n·(1 − P[S | D′]) false negatives); maximised over the mechanism's candidate events.
     """
     confidence = check_probability("confidence", confidence, lo_open=True, hi_open=True)
+    n = check_count("n", n, 1)
     return _best_event(m, n, confidence)[1]
 
 
@@ -74,6 +95,8 @@ def oracle_eps_lower(m: Textbook, n: int, seed: np.random.SeedSequence | int = 0
     """
     from .core import check_seed, eps_lower_bound
 
+    n = check_count("n", n, 1)
+    confidence = check_probability("confidence", confidence, lo_open=True, hi_open=True)
     i, _ = _best_event(m, n, confidence)
     test = m.event_test(i)
     s0, s1 = check_seed(seed).spawn(2)
@@ -98,7 +121,17 @@ def _threshold_events(sf0: Callable, sf1: Callable, lo: float, hi: float) -> tup
 
 
 def laplace_releases(eps: float, sensitivity: float = 1.0) -> tuple[Releases, Releases]:
-    """The textbook Laplace mechanism on q(D) = 0, q(D′) = Δ, scale Δ/ε (true ε exactly ``eps``)."""
+    """The textbook Laplace mechanism on q(D) = 0, q(D′) = Δ, scale Δ/ε (true ε exactly ``eps``).
+
+    Examples
+    --------
+    >>> laplace_releases(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter 'eps' = 0 of the Laplace mechanism must be a finite real > 0 (its noise scale is Δ/ε)
+    """
+    eps = check_positive("eps", eps, "the Laplace mechanism", "its noise scale is Δ/ε")
+    sensitivity = check_positive("sensitivity", sensitivity, "the Laplace mechanism", "Δ is the change of q(D)")
     scale = sensitivity / eps
     return (lambda rng, k: rng.laplace(0.0, scale, k),
             lambda rng, k: sensitivity + rng.laplace(0.0, scale, k))
@@ -112,6 +145,7 @@ def laplace_mechanism(eps: float = 1.0) -> Textbook:
     >>> round(ideal_eps_lower(laplace_mechanism(1.0), 10**5), 3)
     0.981
     """
+    eps = check_positive("eps", eps, "the Laplace mechanism", "its noise scale is Δ/ε")
     b = 1.0 / eps
     r0, r1 = laplace_releases(eps)
     ev, test = _threshold_events(lambda t: stats.laplace.sf(t, 0, b), lambda t: stats.laplace.sf(t, 1, b),
@@ -121,6 +155,9 @@ def laplace_mechanism(eps: float = 1.0) -> Textbook:
 
 def gaussian_releases(eps: float, delta: float, sensitivity: float = 1.0) -> tuple[Releases, Releases]:
     """The classical Gaussian mechanism, σ = Δ√(2 ln(1.25/δ))/ε ((ε, δ)-DP for ε < 1; Dwork & Roth, Thm A.1)."""
+    eps = check_positive("eps", eps, "the Gaussian mechanism", "σ = Δ√(2 ln(1.25/δ))/ε")
+    delta = check_probability("delta", delta, lo_open=True, hi_open=True)
+    sensitivity = check_positive("sensitivity", sensitivity, "the Gaussian mechanism", "Δ is the change of q(D)")
     sigma = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
     return (lambda rng, k: rng.normal(0.0, sigma, k),
             lambda rng, k: sensitivity + rng.normal(0.0, sigma, k))
@@ -138,6 +175,9 @@ def gaussian_true_eps(sigma: float, delta: float, sensitivity: float = 1.0) -> f
     """
     from bounds.accounting import gaussian_eps
 
+    sigma = check_positive("sigma", sigma, "the Gaussian mechanism", "the noise's standard deviation")
+    delta = check_probability("delta", delta, lo_open=True, hi_open=True)
+    sensitivity = check_positive("sensitivity", sensitivity, "the Gaussian mechanism", "Δ is the change of q(D)")
     return gaussian_eps(sigma, delta, sensitivity)
 
 
@@ -151,6 +191,8 @@ def gaussian_mechanism(eps: float = 1.0, delta: float = 1e-5) -> Textbook:
     """
     from bounds.accounting import gaussian_sigma
 
+    eps = check_positive("eps", eps, "the Gaussian mechanism", "the analytic σ is calibrated to ε")
+    delta = check_probability("delta", delta, lo_open=True, hi_open=True)
     sigma = gaussian_sigma(eps, delta, 1.0)
 
     def sf(mu: float) -> Callable:
@@ -164,7 +206,8 @@ def gaussian_mechanism(eps: float = 1.0, delta: float = 1e-5) -> Textbook:
 
 def randomized_response(eps: float = 1.0) -> Textbook:
     """Randomized response on one bit (D holds 0, D′ holds 1), P[report the bit] = e^ε/(1 + e^ε)."""
-    keep = math.exp(eps) / (1 + math.exp(eps))
+    eps = check_positive("eps", eps, "randomized response", "P[report the bit] = e^ε/(1 + e^ε)", zero=True)
+    keep = 1.0 / (1.0 + math.exp(-eps))                  # e^ε/(1 + e^ε), no overflow for large ε
 
     def rel(bit: int) -> Releases:
         return lambda rng, k: np.where(rng.random(k) < keep, bit, 1 - bit).astype(np.int64)
@@ -195,6 +238,8 @@ def report_noisy_max(eps: float = 1.0, d: int = 4) -> Textbook:
     The true ε on this pair is max_i |ln(P[i | D′]/P[i | D])| (exact probabilities by quadrature),
     below the ε the mechanism is calibrated for.
     """
+    eps = check_positive("eps", eps, "report-noisy-max", "its noise scale is 1/ε")
+    d = check_count("d", d, 2)
     b = 1.0 / eps
     q0, q1 = np.zeros(d), np.eye(d)[0]
     p0, p1 = _rnm_probs(q0, b), _rnm_probs(q1, b)
