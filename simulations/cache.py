@@ -12,11 +12,22 @@ of trial indices.  Hence
 * changing one parameter of one configuration recomputes only that
   configuration; editing one paper's trials recomputes only that paper's
   trials, and editing a shared module recomputes every trial that imports it;
-* an entry carries the SHA-256 of its key and payload in a one-line header
-  (:data:`MAGIC`): an edited, truncated or older-format entry is *rejected* on
-  read: deleted, logged to ``<dir>/rejected.log`` (:data:`REJECT_LOG`), counted
-  (:func:`rejected_entries`) and treated as a miss, so the batch is recomputed
-  and stored again; it never reaches a result.
+* an entry carries an HMAC-SHA256 of its key and payload in a one-line header
+  (:data:`MAGIC`), keyed with the cache's own secret (:data:`KEY_FILE`: 32 random
+  bytes from :mod:`secrets`, made when the cache is first written, mode 0600): an
+  edited, truncated, moved, older-format or foreign entry is *rejected* on read,
+  before it is unpickled: deleted, logged to ``<dir>/rejected.log``
+  (:data:`REJECT_LOG`), counted (:func:`rejected_entries`) and treated as a miss,
+  so the batch is recomputed and stored again; it never reaches a result.
+
+Threat model.  The MAC defends against edits by someone who can write entries but
+cannot read the secret: a plain checksum recomputed after an edit (or any entry
+forged without the key) fails the MAC.  It does not defend against anyone who can
+read the key file (the cache's owner, root) or replace it (whoever can write the
+cache directory itself can delete the key and every entry: then everything is
+recomputed, or forged under their own key).  A key file readable by other users is
+refused (:class:`CacheKeyError`).  The symbolic snapshot (``<cache>/symbolic``,
+:mod:`bounds.snapshot`) carries a plain checksum: it detects corruption, not tampering.
 
 Examples
 --------
@@ -34,10 +45,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import hmac
 import json
 import logging
 import os
 import pickle
+import secrets
+import stat
 import tempfile
 import time
 from collections.abc import Mapping
@@ -45,12 +59,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bounds import snapshot as _snapshot
-
 log = logging.getLogger(__name__)
 
-#: first bytes of an entry: ``MAGIC + sha256(key NUL payload) hex + newline``, then the pickled rows
-MAGIC = b"dp-erm-verify trial-cache v2 sha256="
+#: first bytes of an entry: ``MAGIC + hmac_sha256(secret, key NUL payload) hex + newline``, then the pickled rows
+MAGIC = b"dp-erm-verify trial-cache v3 hmac-sha256="
+#: the cache's secret, in its directory: 64 hex digits (32 bytes from :mod:`secrets`), mode 0600
+KEY_FILE = ".hmac-key"
+_MAC_LEN = 64
+#: why an entry whose MAC does not match is rejected
+MAC_MISMATCH = "MAC mismatch (edited, truncated, moved or written under another key)"
 #: file (in the cache directory) listing the rejected entries, one ``time pid path reason`` line each
 REJECT_LOG = "rejected.log"
 
@@ -203,15 +220,115 @@ def rejected_entries() -> list[tuple[str, str]]:
     return list(_REJECTED)
 
 
-def pack(key: str, payload: bytes, magic: bytes = MAGIC) -> bytes:
-    """The bytes of an entry: the header line with the checksum, then ``payload`` (the format of
-    :func:`bounds.snapshot.pack`, with this cache's ``magic``)."""
-    return _snapshot.pack(key, payload, magic)
+class CacheKeyError(ValueError):
+    """The cache's key file cannot be trusted or used (readable by others, another owner, malformed)."""
 
 
-def unpack(key: str, data: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, str]:
-    """``(payload, "")`` when ``data`` is an intact entry of ``key``, else ``(None, reason)``."""
-    return _snapshot.unpack(key, data, magic)
+def mac(secret: bytes, key: str, payload: bytes) -> str:
+    """HMAC-SHA256 (hex) of an entry under ``secret``: its key, a NUL byte, its payload.
+
+    Examples
+    --------
+    >>> mac(b"s" * 32, "k", b"data") == mac(b"s" * 32, "k", b"data") != mac(b"t" * 32, "k", b"data")
+    True
+    """
+    return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).hexdigest()
+
+
+def pack(key: str, payload: bytes, secret: bytes, magic: bytes = MAGIC) -> bytes:
+    """The bytes of an entry: the header line with the MAC of ``key`` and ``payload``, then ``payload``.
+
+    Examples
+    --------
+    >>> unpack("k", pack("k", b"rows", b"s" * 32), b"s" * 32)
+    (b'rows', '')
+    >>> unpack("k", pack("k", b"rows", b"s" * 32), b"t" * 32)[1]
+    'MAC mismatch (edited, truncated, moved or written under another key)'
+    """
+    return magic + mac(secret, key, payload).encode() + b"\n" + payload
+
+
+def unpack(key: str, data: bytes, secret: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, str]:
+    """``(payload, "")`` when ``data`` is an intact entry of ``key`` under ``secret``, else ``(None, reason)``."""
+    if not data.startswith(magic):
+        return None, "no MAC header (older format, or not an entry)" if data else "empty file"
+    head = len(magic)
+    digest, nl = data[head:head + _MAC_LEN], data[head + _MAC_LEN:head + _MAC_LEN + 1]
+    if nl != b"\n":
+        return None, "truncated header"
+    payload = data[head + _MAC_LEN + 1:]
+    if not hmac.compare_digest(digest, mac(secret, key, payload).encode()):
+        return None, MAC_MISMATCH
+    return payload, ""
+
+
+def load_secret(directory: str | os.PathLike, create: bool = True) -> bytes | None:
+    """The secret of the cache in ``directory`` (:data:`KEY_FILE`), made first if ``create`` and absent.
+
+    A new secret is 32 bytes of :func:`secrets.token_bytes`, written to a private temporary file
+    (mode 0600) and linked into place, so concurrent writers (the worker processes of a run) all
+    end up with the one that got there first.  Returns None when absent and not ``create``.
+
+    Raises
+    ------
+    CacheKeyError
+        The key file is not a regular file, belongs to another user, is readable or writable by
+        group or others, or does not hold 64 hex digits (a ValueError naming it).
+    OSError
+        The directory cannot be created or written (the caller names its option).
+    """
+    d = Path(directory)
+    path = d / KEY_FILE
+    for _ in range(3):
+        try:
+            return _read_secret(path)
+        except FileNotFoundError:
+            if not create:
+                return None
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-key-")          # mode 0600
+        try:
+            os.write(fd, secrets.token_bytes(32).hex().encode() + b"\n")
+            os.fsync(fd)
+            os.close(fd)
+            try:
+                os.link(tmp, path)              # atomic, and fails if another process made one first
+            except FileExistsError:
+                pass
+            except OSError:                     # a file system without hard links
+                try:
+                    fd2 = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                except FileExistsError:
+                    pass
+                else:
+                    with os.fdopen(fd2, "wb") as fh:
+                        fh.write(Path(tmp).read_bytes())
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    return _read_secret(path)
+
+
+def _read_secret(path: Path) -> bytes:
+    """The secret in ``path``, after checking its type, owner and mode (FileNotFoundError if absent)."""
+    st = os.lstat(path)
+    where = f"trial cache {str(path.parent)!r} (--cache): its key file {str(path)!r}"
+    if not stat.S_ISREG(st.st_mode):
+        raise CacheKeyError(f"{where} is not a regular file; delete it (every entry is then recomputed)")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise CacheKeyError(f"{where} belongs to another user (uid {st.st_uid}): its entries cannot be trusted; "
+                            "use a cache directory of your own")
+    if st.st_mode & 0o077:
+        raise CacheKeyError(f"{where} is accessible to group or others (mode {stat.S_IMODE(st.st_mode):04o}): its "
+                            f"entries cannot be trusted; delete it (every entry is then recomputed)")
+    text = path.read_bytes().strip()
+    try:
+        secret = bytes.fromhex(text.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        secret = b""
+    if len(secret) != 32:
+        raise CacheKeyError(f"{where} does not hold a key (64 hex digits); delete it (every entry is then "
+                            "recomputed)")
+    return secret
 
 
 def reject(path: Path, reason: str, log_path: Path, what: str = "trial cache") -> None:
@@ -247,12 +364,23 @@ def read_reject_log(log_path: str | os.PathLike, offset: int = 0) -> list[tuple[
 
 
 class TrialCache:
-    """Pickled batches of trial rows in a directory, keyed by content, each with its checksum."""
+    """Pickled batches of trial rows in a directory, keyed by content, each authenticated with the
+    cache's secret (HMAC-SHA256; see the module's threat model).
+
+    Nothing is created until the first :meth:`put` (which makes the directory and its key file).
+    """
 
     def __init__(self, directory: str | os.PathLike) -> None:
         self.dir = Path(directory)
-        #: entries this instance rejected (edited, truncated, older format)
+        #: entries this instance rejected (edited, truncated, older format, another key)
         self.rejected = 0
+        self._secret: bytes | None = None
+
+    def secret(self, create: bool = True) -> bytes | None:
+        """The cache's secret (:func:`load_secret`; made by the first writer)."""
+        if self._secret is None:
+            self._secret = load_secret(self.dir, create=create)
+        return self._secret
 
     @property
     def reject_log(self) -> Path:
@@ -273,19 +401,39 @@ class TrialCache:
         return self.dir / key[:2] / f"{key}.pkl"
 
     def get(self, key: str) -> list[dict] | None:
-        """The rows stored under ``key``; None when absent or rejected (then deleted and logged)."""
+        """The rows stored under ``key``; None when absent or rejected (then deleted and logged).
+
+        The MAC is checked before anything is unpickled.  An entry in a cache without a key
+        file cannot be authenticated: it is rejected (and the key file is not made by a read).
+        """
         p = self._path(key)
-        ok, rows, why = _snapshot.read_entry(p, key, MAGIC, check=lambda r: isinstance(r, list))
-        if not ok and why:
-            self.rejected += 1
-            reject(p, why, self.reject_log)
-        return rows if ok else None
+        try:
+            data = p.read_bytes()
+        except OSError:
+            return None
+        secret = self.secret(create=False)
+        if secret is None:
+            payload, why = None, "no key file to authenticate it (the cache's key was deleted)"
+        else:
+            payload, why = unpack(key, data, secret)
+        if payload is not None:
+            try:
+                rows = pickle.loads(payload)
+            except Exception as exc:  # noqa: BLE001 - authentic bytes that no longer unpickle (a moved class)
+                why = f"unreadable pickle ({type(exc).__name__})"
+            else:
+                if isinstance(rows, list):
+                    return rows
+                why = f"unexpected content ({type(rows).__name__})"
+        self.rejected += 1
+        reject(p, why, self.reject_log)
+        return None
 
     def put(self, key: str, rows: list[dict]) -> None:
         """Store ``rows`` under ``key`` atomically (a reader sees the old entry or the new, never half)."""
         p = self._path(key)
         p.parent.mkdir(parents=True, exist_ok=True)
-        data = pack(key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+        data = pack(key, pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL), self.secret())
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as fh:

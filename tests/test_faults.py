@@ -191,7 +191,7 @@ def test_rerun_resumes_from_kept_batches_and_a_tampered_entry_changes_no_result(
         after[k].write_bytes(head + b"\n" + pickle.dumps(rows))      # the old checksum, a new payload
     again = subprocess.run(_verify_cmd(tmp_path), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
-    assert f"rejected {len(tampered)} corrupt cache entries ({len(tampered)} trial)" in again.stderr
+    assert f"rejected {len(tampered)} cache entries that failed their check ({len(tampered)} trial:" in again.stderr
     summary2 = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert "cache_rejected" in summary2["provenance"]
     for key in ("verdicts", "statements", "empirical", "evidence"):
@@ -264,9 +264,9 @@ def test_a_flipped_byte_in_an_entry_is_rejected_logged_and_recomputed(tmp_path):
     path.write_bytes(head + b"\n" + bad)
     n0 = len(C.rejected_entries())
     assert cache.get(k) is None and cache.rejected == 1
-    assert C.rejected_entries()[n0:] == [(str(path), "checksum mismatch (edited, truncated or moved)")]
+    assert C.rejected_entries()[n0:] == [(str(path), C.MAC_MISMATCH)]
     assert not path.exists()                                            # a miss from now on
-    assert C.read_reject_log(cache.reject_log) == [(str(path), "checksum mismatch (edited, truncated or moved)")]
+    assert C.read_reject_log(cache.reject_log) == [(str(path), C.MAC_MISMATCH)]
     cache.put(k, rows)                                                  # the recomputed batch
     assert cache.get(k) == rows
 

@@ -774,7 +774,8 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
             counts, where = _rejections(logs)
             if counts:
                 what = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-                line = (f"rejected {sum(counts.values())} corrupt cache entries ({what}) and recomputed them; "
+                line = (f"rejected {sum(counts.values())} cache entries that failed their check ({what}: edited, "
+                        f"damaged, of an older format or under another key) and recomputed them; "
                         f"listed in {', '.join(where)}")
                 print(f"cache: {line}", file=sys.stderr)
                 run_info["cache_rejected"] = line
