@@ -79,7 +79,7 @@ from .core import MIN_OUTPUTS, as_outputs, candidate_thresholds, check_probabili
 #: default share of the samples used to choose the tests
 SELECTION = 0.1
 #: level of the pessimistic (upper-limit) selection rates that are projected to the evaluation size
-PESSIMISM = 0.95
+PESSIMISM = 0.99
 #: thresholds tried on the selection split
 MAX_CANDIDATES = 600
 #: default numbers of tests chosen for μ, model-free for ε, GDP-guided for ε
@@ -394,7 +394,8 @@ def _at_mass(pooled: np.ndarray, mass: float, d: int) -> float:
         share = (pooled.size - np.searchsorted(pooled, u, side="right")) / pooled.size
     else:
         share = np.searchsorted(pooled, u, side="left") / pooled.size
-    return float(u[int(np.argmin(np.abs(share - mass)))])
+    gap = np.where((share > 0) & (share < 1), np.abs(share - mass), np.inf)   # trivial tests never
+    return float(u[int(np.argmin(gap))])
 
 
 class _Selection:
