@@ -182,7 +182,7 @@ def _lemma2K_derive(dep):
     return (2 * kappa * R + 2 * M) * kappa / (lam * m)
 
 
-add(
+LEMMA2_K = add(
     "lemma2.K",
     "Lemma 2",
     "lemma",
@@ -195,7 +195,7 @@ add(
     equation="proof of Lemma 2",
     doc="001_5df6aa3916744408.txt, proof of Lemma 2: ‖f_z,λ − f_z̄,λ‖_K ≤ (2Rκ + 2M)κ/(λm) ≤ 2Rκ(κ+1)/(λm) (R ≥ M).",
 )
-add(
+LEMMA2 = add(
     "lemma2",
     "Lemma 2",
     "lemma",
