@@ -365,12 +365,91 @@ def _result_line(r: Any) -> str:
             f"{_md_escape(r.method)}")
 
 
+def figure_index(evs: Sequence[Evaluation], figures: dict[str, str] | None = None,
+                 heatmaps: dict[str, str] | None = None, sens_figs: dict[str, str] | None = None,
+                 overview: dict[str, str] | None = None, utility_fig: str | None = None,
+                 audit_fig: str | None = None) -> list[dict[str, Any]]:
+    """Every figure of the report, per paper and statement, in the order of the report.
+
+    Returns
+    -------
+    list of dict
+        ``paper`` (None for a figure of several papers), ``key`` (None for a paper's overview),
+        ``kind`` (overview, rate, sensitivity, heatmap, utility, audit), ``title`` and ``path``
+        (relative to the report directory).  ``summary.json`` carries it as ``figures``;
+        ``python -m verify where KEY`` reads it.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> evs = [bounds.evaluate("jia.thm2")]
+    >>> idx = figure_index(evs, sens_figs={"jia.thm2": "figures/sensitivity_jia_thm2.png"},
+    ...                    overview={"jia": "figures/overview_jia.png"})
+    >>> [(f["paper"], f["key"], f["kind"]) for f in idx]
+    [('jia', None, 'overview'), ('jia', 'jia.thm2', 'sensitivity')]
+    """
+    figures, heatmaps, sens_figs, overview = figures or {}, heatmaps or {}, sens_figs or {}, overview or {}
+    rates: dict[str, list[tuple[str, str]]] = {}
+    for ident, path in figures.items():
+        key, _, variant = ident.split(":", 2)
+        rates.setdefault(key, []).append((variant, path))
+    out: list[dict[str, Any]] = []
+
+    def add(paper: str | None, key: str | None, kind: str, title: str, path: str) -> None:
+        out.append({"paper": paper, "key": key, "kind": kind, "title": title, "path": str(path)})
+
+    for pid in dict.fromkeys(e.statement.paper for e in evs):
+        if pid in overview:
+            add(pid, None, "overview", "overview of the empirical checks", overview[pid])
+        for e in (e for e in evs if e.statement.paper == pid):
+            for variant, path in rates.get(e.key, []):
+                add(pid, e.key, "rate", f"rate against m: {variant}", path)
+            if e.key in sens_figs:
+                add(pid, e.key, "sensitivity", "sensitivity against m", sens_figs[e.key])
+            if e.key in heatmaps:
+                add(pid, e.key, "heatmap", "bound over (ε, λ) at m = 10⁴", heatmaps[e.key])
+    if utility_fig:
+        add(None, None, "utility", "privacy–utility on real data", utility_fig)
+    if audit_fig:
+        add(None, None, "audit", "ε_lower against the claimed ε", audit_fig)
+    return out
+
+
+def figure_index_markdown(index: Sequence[dict[str, Any]]) -> list[str]:
+    """Report lines of the figure index: one item per paper, a nested one per statement, each figure linked."""
+    if not index:
+        return []
+
+    def link(f: dict[str, Any]) -> str:
+        return f"[{md_inline(f['title']).replace('[', '(').replace(']', ')')}]({f['path']})"
+
+    L = [f"<a id=\"figure-index\"></a>**Figure index**: the {_n(len(index), 'figure', 'figures')} of this "
+         "report, per paper and statement; each link opens the figure (`python -m verify where KEY` prints "
+         "the files of one statement).", ""]
+    for pid in dict.fromkeys(f["paper"] for f in index):
+        mine = [f for f in index if f["paper"] == pid]
+        if pid is None:
+            L.append("- **several papers**: " + "; ".join(link(f) for f in mine))
+            continue
+        head = [link(f) for f in mine if f["key"] is None]
+        L.append(f"- **`{pid}`** ([section](#{_paper_anchor(pid)}))" + (": " + "; ".join(head) if head else ""))
+        for key in dict.fromkeys(f["key"] for f in mine if f["key"] is not None):
+            L.append(f"    - [`{key}`](#{_anchor(key)}): " + "; ".join(link(f) for f in mine if f["key"] == key))
+    return L + [""]
+
+
 def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: dict[str, Any],
                     empirical: Sequence[Any] = (), figures: dict[str, str] | None = None,
                     heatmaps: dict[str, str] | None = None, utility: Any = None,
                     utility_fig: str | None = None, sens_figs: dict[str, str] | None = None,
                     overview: dict[str, str] | None = None, audits: Any = None,
-                    audit_fig: str | None = None, verdicts: dict[str, Verdict] | None = None) -> str:
+                    audit_fig: str | None = None, verdicts: dict[str, Verdict] | None = None,
+                    scope: dict[str, Any] | None = None) -> str:
+    """The text of ``REPORT.md``.
+
+    ``scope`` (from :func:`write_report`): the pattern, papers and whether the run is partial; a
+    partial run says so under the title, with the papers it covers and where it was written.
+    """
     tally = Counter(e.status for e in evs)
     vs = verdicts if verdicts is not None else registry.verdicts([*empirical, *(audits or [])],
                                                                   keys=[e.key for e in evs])
@@ -418,6 +497,16 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             "compared with the bound's own slope on the same grid (*faster than claimed* when it decays faster)."
         )
         L.append("")
+    if scope and scope.get("partial"):
+        L.append(f"**Partial run** (`--only {scope['pattern']}`): the statements of "
+                 + ", ".join(f"`{p}`" for p in scope["papers"]) + " matching the pattern only.  "
+                 + ("It was written into a directory of its own because the output directory holds the "
+                    "report of other papers, which it leaves as it was."
+                    if scope.get("own_directory") else
+                    "It replaced the report of these papers only; the figures of any other paper in the "
+                    "directory are kept as they were."))
+        L.append("")
+    L += figure_index_markdown(figure_index(evs, figures, heatmaps, sens_figs, overview, utility_fig, audit_fig))
     L.append(
         "Verdict rules (`bounds/verdict.py`), the first that applies: **refuted** (the statement is false: an exact "
         "counterexample to it, an empirical violation inside the paper's regime at the stated confidence, an audit "
@@ -761,7 +850,15 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     out : path
         Output directory (created if missing).
     only : str, optional
-        Glob pattern or substring of statement keys.
+        Glob pattern or substring of statement keys.  A run of only some statements is a
+        *partial run*: it never deletes or rewrites a file of a paper it did not run.  Into a
+        directory that holds no report, or the report of some of its own papers, it writes its
+        report there, replacing the files of its papers and keeping every figure of any other
+        paper byte for byte (:func:`keep_other_papers_figures`).  Into a directory that holds
+        the report of another paper (or report files whose papers cannot be told) it writes a
+        report of its own into ``<out>/partial/<paper ids joined by +>/`` (:func:`report_dir`)
+        and leaves the whole report as it was: it does not merge into it.  The returned paths,
+        ``REPORT.md`` and ``summary.json`` (``scope``) say which.
     picks : bool
         Include the ε/λ table.
     empirical : sequence of Result
@@ -802,6 +899,12 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     keys = registry.keys() if not only else keys_matching(registry, only)
     if not keys:
         raise ValueError(f"pattern {only!r} matches no statement; try one of: {', '.join(p + '.*' for p in sorted(PAPERS))}")
+    partial = bool(only) and len(keys) < len(registry.keys())
+    papers_run = sorted({registry.get(k).paper for k in keys}
+                        | {r.key.split(".")[0] for r in [*empirical, *audits] if r.key.split(".")[0] in PAPERS})
+    root = Path(out)
+    out = report_dir(root, papers_run, partial)
+    scope = {"pattern": only, "papers": papers_run, "partial": partial, "own_directory": out != root}
     before = registry.store
     use_symbolic_cache(symbolic_cache if symbolic_cache is not None else cache)
     try:
@@ -815,7 +918,6 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     prov.update(run_info or {})
     prov["bounds_version"] = getattr(bounds, "__version__", None) or _dist_version()
     emp = empirical_summary(empirical)
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".verify-", dir=out))
     try:
@@ -839,9 +941,12 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                     os.replace(part, fig_cache)
                 shutil.rmtree(part, ignore_errors=True)
         vs = registry.verdicts([*empirical, *audits], keys=keys)
-        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig, vs)
+        md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig, vs,
+                             scope=scope)
         summary = {
             "provenance": prov,
+            "scope": scope,
+            "figures": figure_index(evs, figs, hms, sfigs, ovs, ufig, afig),
             "verdicts": dict(Counter(v.verdict for v in vs.values())),
             "tally": dict(Counter(e.status for e in evs)),
             "empirical_tally": dict(Counter(r.verdict for r in empirical)),
@@ -884,6 +989,8 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             names.append("figures")
         for name in names:
             target = out / name
+            if name == "figures" and partial:
+                keep_other_papers_figures(target, tmp / name, papers_run)
             if (tmp / name).is_dir():
                 old = out / f".old-{name}-{os.getpid()}"
                 if target.exists():
@@ -895,6 +1002,119 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
+
+
+# --- partial runs: which files belong to which papers ----------------------------------------------
+
+#: the files and directories a report consists of (all replaced together)
+REPORT_FILES = ("REPORT.md", "index.html", "summary.json", "results", "figures")
+#: where a partial run writes when the output directory holds the report of other papers
+PARTIAL_DIR = "partial"
+#: figure file names that carry their paper id after this prefix (``overview_jia.png``, ``rate_jia_thm4_….png``)
+_FIGURE_KINDS = ("overview", "rate", "heatmap", "sensitivity")
+
+
+def report_papers(directory: Path | str) -> set[str] | None:
+    """The papers whose report ``directory`` holds, read from its ``summary.json``.
+
+    An empty set when the directory holds no report file; None when it holds report files but
+    no readable ``summary.json`` (whose they are cannot be told).
+
+    Examples
+    --------
+    >>> import tempfile, json, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> report_papers(d)
+    set()
+    >>> _ = (d / "summary.json").write_text(json.dumps({"statements": [{"key": "jia.thm2", "paper": "jia"}]}))
+    >>> report_papers(d)
+    {'jia'}
+    >>> _ = (d / "summary.json").write_text("{broken")
+    >>> report_papers(d) is None
+    True
+    """
+    d = Path(directory)
+    if not any((d / n).exists() for n in REPORT_FILES):
+        return set()
+    try:
+        data = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        return {str(s.get("paper") or s["key"].split(".")[0]) for s in data["statements"]}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def figure_paper(name: str, papers: Iterable[str] | None = None) -> str | None:
+    """The paper a figure file belongs to, from its name (None for a figure of several papers).
+
+    Examples
+    --------
+    >>> figure_paper("rate_jia_thm4_problem_svm.png", ["jia", "jamp"]), figure_paper("overview_jamp.svg", ["jamp"])
+    ('jia', 'jamp')
+    >>> figure_paper("audit_eps.png", ["jia"]) is None, figure_paper("rate_other_thm1.png", ["jia"]) is None
+    (True, True)
+    """
+    ids = sorted(papers if papers is not None else PAPERS, key=len, reverse=True)
+    for kind in _FIGURE_KINDS:
+        if name.startswith(kind + "_"):
+            rest = name[len(kind) + 1:]
+            for pid in ids:
+                if rest.startswith(pid) and rest[len(pid):len(pid) + 1] in ("_", "."):
+                    return pid
+    return None
+
+
+def report_dir(out: Path | str, papers: Iterable[str], partial: bool) -> Path:
+    """Where a run of ``papers`` writes its report.
+
+    A whole run (``partial`` false) writes into ``out``.  So does a partial run when ``out`` holds
+    no report, or the report of some of the papers the run covers (it replaces it).  When ``out``
+    holds the report of any other paper (or report files whose papers cannot be told), a partial
+    run writes its own report into ``out/partial/<paper ids joined by +>/`` and touches nothing
+    else: the whole report stays as it was.
+
+    Examples
+    --------
+    >>> import tempfile, json, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> report_dir(d, ["jamp"], partial=True) == d
+    True
+    >>> _ = (d / "summary.json").write_text(json.dumps({"statements": [{"key": "jia.thm2", "paper": "jia"}]}))
+    >>> report_dir(d, ["jamp", "jcc"], partial=True).relative_to(d).as_posix()
+    'partial/jamp+jcc'
+    >>> report_dir(d, ["jia"], partial=True) == d, report_dir(d, ["jamp"], partial=False) == d
+    (True, True)
+    """
+    out = Path(out)
+    papers = set(papers)
+    if not partial:
+        return out
+    scope = report_papers(out)
+    if scope is not None and scope <= papers:
+        return out
+    return out / PARTIAL_DIR / "+".join(sorted(papers))
+
+
+def keep_other_papers_figures(old: Path, new: Path, papers: Iterable[str]) -> list[str]:
+    """Copy into ``new`` the figure files of ``old`` that belong to a paper not in ``papers``.
+
+    Used when a partial run replaces a ``figures/`` directory: a file whose name says it belongs
+    to another paper (:func:`figure_paper`; also a paper the registry no longer knows) is kept byte
+    for byte; the run's own papers' figures, and the figures of several papers (``audit_eps``,
+    ``privacy_utility``), are the run's to redraw or drop.  Returns the names kept.
+    """
+    papers = set(papers)
+    kept: list[str] = []
+    if not old.is_dir():
+        return kept
+    for p in sorted(old.iterdir()):
+        if not p.is_file() or not p.name.startswith(tuple(k + "_" for k in _FIGURE_KINDS)):
+            continue                          # a figure of several papers: the run's report redraws it
+        owner = figure_paper(p.name)          # None: a paper not in the registry, never the run's
+        if owner not in papers and not (new / p.name).exists():
+            new.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(p, new / p.name)
+            kept.append(p.name)
+    return kept
 
 
 def statement_verdict(v: Verdict) -> dict[str, Any]:
@@ -937,16 +1157,17 @@ def evaluate_symbolic(cache: str | os.PathLike | None, executor: Any, keys: Sequ
     """Evaluate the statements missing from the snapshot at ``<cache>/symbolic`` on ``executor``.
 
     The evaluations land in the snapshot, where :func:`write_report` reads them.  The statements
-    missing from the snapshot are sent one paper per task (statements depend only on their own
-    paper's).  Returns the submitted futures (empty when the snapshot is complete or off).
+    missing from the snapshot are sent one statement per task, dependencies first
+    (:func:`bounds.snapshot.evaluation_tasks`: a task waits for a dependency another task is
+    deriving).  Returns the submitted futures (empty when the snapshot is complete or off).
     """
     store = use_symbolic_cache(cache)
     if store is None:
         return []
     todo = [k for k in (keys if keys is not None else registry.keys()) if not store.has(k)]
-    from bounds.snapshot import by_paper, evaluate_task
+    from bounds.snapshot import evaluate_task, evaluation_tasks
 
-    return [executor.submit(evaluate_task, (str(store.root), ks)) for ks in by_paper(todo)]
+    return [executor.submit(evaluate_task, (str(store.root), ks)) for ks in evaluation_tasks(todo, registry)]
 
 
 def _figure_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:

@@ -4,7 +4,8 @@ For one statement key this lists where it is stated (file:line of the paper's
 ``PAPER.add`` call), its source in the paper, its derivation and extra checks
 (file:line), its empirical checks and audits (file:line) with the trial
 functions they run (found by reading the checks' code), and the report
-figures drawn for it.
+figures drawn for it (from the figure index in ``summary.json`` of the report
+and of every partial run under ``reports/partial/``), one path per line.
 
 Examples
 --------
@@ -81,13 +82,17 @@ def trials_run_by(fn: Callable[..., Any], depth: int = 4) -> list[Callable[..., 
     return list(found.values())
 
 
-def figures_for(key: str, reports: str | Path = "reports") -> list[str]:
-    """Figures under ``reports/figures`` drawn for ``key`` (the longest key whose slug a file name carries)."""
-    d = Path(reports) / "figures"
+def _figures_by_name(key: str, directory: Path) -> list[str]:
+    """Figures under ``directory/figures`` whose file name carries ``key`` (the longest key whose slug it carries).
+
+    For a report written before ``summary.json`` had a figure index; the paper's overview first.
+    """
+    d = directory / "figures"
     if not d.is_dir():
         return []
     slugs = {k: "_" + k.replace(".", "_") for k in bounds.registry.keys()}
-    out = []
+    overview = d / f"overview_{bounds.get(key).paper}.png"
+    out = [str(overview)] if overview.is_file() else []
     for p in sorted(d.glob("*.png")):
         stem = p.stem
         best = None
@@ -99,6 +104,61 @@ def figures_for(key: str, reports: str | Path = "reports") -> list[str]:
         if best == key:
             out.append(str(p))
     return out
+
+
+def report_dirs(reports: str | Path = "reports") -> list[Path]:
+    """The report directories under ``reports``: the report itself, then each partial run's
+    (``reports/partial/<papers>/``, :func:`verify.report.report_dir`)."""
+    root = Path(reports)
+    part = root / "partial"
+    return [root] + (sorted(p for p in part.iterdir() if p.is_dir()) if part.is_dir() else [])
+
+
+def figure_entries(key: str, reports: str | Path = "reports") -> list[dict[str, str]]:
+    """Every figure drawn for ``key`` in the report directories under ``reports``, from their figure index.
+
+    The statement's own figures (rate against m, sensitivity, heat map) and its paper's overview;
+    each a dict with ``path`` (an existing PNG), ``kind``, ``title`` and ``report`` (the directory
+    whose report shows it).  A report without a figure index (written before it existed) is
+    searched by file name.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> d = Path(tempfile.mkdtemp()); (d / "figures").mkdir()
+    >>> _ = (d / "figures" / "overview_jia.png").write_bytes(b"png")
+    >>> idx = [{"paper": "jia", "key": None, "kind": "overview", "title": "overview", "path": "figures/overview_jia.png"}]
+    >>> _ = (d / "summary.json").write_text(json.dumps({"figures": idx}))
+    >>> [(e["kind"], Path(e["path"]).name) for e in figure_entries("jia.thm2", d)]
+    [('overview', 'overview_jia.png')]
+    """
+    import json
+
+    paper = bounds.get(key).paper
+    out: list[dict[str, str]] = []
+    for d in report_dirs(reports):
+        try:
+            index = json.loads((d / "summary.json").read_text(encoding="utf-8"))["figures"]
+        except (OSError, ValueError, KeyError, TypeError):
+            index = None
+        if not isinstance(index, list):
+            out += [{"path": p, "kind": "overview" if Path(p).stem.startswith("overview_") else "figure",
+                     "title": Path(p).stem, "report": str(d)} for p in _figures_by_name(key, d)]
+            continue
+        for f in index:
+            if not isinstance(f, dict) or not isinstance(f.get("path"), str):
+                continue
+            if f.get("key") == key or (f.get("key") is None and f.get("paper") == paper):
+                p = d / f["path"]
+                if p.is_file():
+                    out.append({"path": str(p), "kind": str(f.get("kind", "figure")),
+                                "title": str(f.get("title", "")), "report": str(d)})
+    return out
+
+
+def figures_for(key: str, reports: str | Path = "reports") -> list[str]:
+    """Paths of the figures drawn for ``key`` (:func:`figure_entries`)."""
+    return [e["path"] for e in figure_entries(key, reports)]
 
 
 def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
@@ -115,6 +175,8 @@ def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
     ev = bounds.evaluate(key)
     paper = bounds.registry.paper_of(key)
     specs = discover_checks([paper.id]).for_key(key)
+
+    figs = figure_entries(key, reports)
 
     def spec_info(s: Any) -> dict[str, Any]:
         return {"name": s.name, "function": s.fn.__qualname__, "where": s.where,
@@ -135,7 +197,8 @@ def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
         "check_functions": [{"function": getattr(f, "__qualname__", repr(f)), "where": _where(f)} for f in st.checks],
         "empirical": [spec_info(s) for s in specs if s.evidence == "empirical"],
         "audits": [spec_info(s) for s in specs if s.evidence == "audit"],
-        "figures": figures_for(key, reports),
+        "figure_index": figs,
+        "figures": [e["path"] for e in figs],
     }
 
 
@@ -157,5 +220,9 @@ def render(info: dict[str, Any]) -> str:
             L.append(f"  {title if i == 0 else '':<11} {s['name']}: {s['function']} at {s['where']}")
             for t in s["trials"]:
                 L.append(f"              runs {t['function']} at {t['where']}")
-    L.append("  figures     " + (", ".join(info["figures"]) or "— (none in the report directory)"))
+    entries = info.get("figure_index") or [{"path": p, "kind": "figure", "title": ""} for p in info["figures"]]
+    if not entries:
+        L.append("  figures     — (none in the report directory)")
+    for i, e in enumerate(entries):
+        L.append(f"  {'figures' if i == 0 else '':<11} {e['path']}  ({e.get('title') or e['kind']})")
     return "\n".join(L)
