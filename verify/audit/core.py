@@ -636,6 +636,26 @@ class AuditResult:
         """
         return float(self.details.get("min_event_prob", math.nan))
 
+    @property
+    def tradeoff(self) -> Any:
+        """The trade-off-curve audit of the same statistic (:class:`verify.audit.tradeoff.TradeoffResult`), or None.
+
+        Its own confidence statement: ``mu_lower`` and ``eps_lower`` hold for any mechanism,
+        ``eps_gdp`` only if the trade-off curve is exactly Gaussian (``tradeoff.assumption``).
+        """
+        return self.details.get("tradeoff")
+
+    def tradeoff_line(self) -> str | None:
+        """The trade-off audit in one line with its assumption (None when it was not run)."""
+        t = self.tradeoff
+        if t is None:
+            return None
+        gdp = "∞" if math.isinf(t.eps_gdp) else f"{t.eps_gdp:.4f}"
+        return (f"trade-off curve (many thresholds, Nasr et al. 2023): μ_lower = {t.mu_lower:.4f} and "
+                f"ε_lower = {t.eps_lower:.4f} at δ = {t.delta:g} (valid for any mechanism); "
+                f"ε at δ of μ_lower-GDP = {gdp}, a lower bound only if the trade-off curve is exactly Gaussian"
+                + (" (the data reject a Gaussian curve)" if t.gdp_rejected else ""))
+
     def meaning(self) -> str:
         """What the verdict means at this n, in one sentence."""
         pm = self.min_event_prob
@@ -645,8 +665,10 @@ class AuditResult:
         if self.verdict == "violated":
             return (f"the claim is violated: ε ≥ {self.eps_lower:.4g} at {self.confidence:.0%} confidence "
                     f"(the largest ε this n can certify is {self.eps_max:.4g})")
-        return (f"no leak beyond the claim was found by this test; the largest ε this n could have detected "
-                f"is {self.eps_max:.4g} (a perfect distinguisher), and {rare}")
+        found = ("no leak beyond the claim was found by this test" if self.claim_eps is not None else
+                 f"ε ≥ {self.eps_lower:.4g} at {self.confidence:.0%} confidence")
+        return (f"{found}; the largest ε this n could have detected is {self.eps_max:.4g} (a perfect "
+                f"distinguisher), and {rare}")
 
     @property
     def margin(self) -> float | None:
@@ -667,7 +689,9 @@ class AuditResult:
                 "false_negatives": self.details.get("false_negatives"), "event": self.details.get("event"),
                 "tests": self.details.get("tests"), "eps_max": self.eps_max,
                 "min_event_prob": None if math.isinf(self.min_event_prob) else self.min_event_prob,
-                "meaning": self.meaning()}
+                "meaning": self.meaning(),
+                "tradeoff": None if self.tradeoff is None else
+                {k: v for k, v in self.tradeoff.as_dict().items() if k not in ("mu_points", "eps_points")}}
 
 
 # ---------------------------------------------------------------------------
@@ -723,10 +747,24 @@ class _Test:
             raise ValueError("parameter 'score': the statistic must map n outputs to n finite numbers")
         return t
 
-    def says_dprime(self, x: np.ndarray) -> np.ndarray:
-        """(K, n) booleans: test k says D′ for output i."""
-        t = self._t(x)
+    def says_dprime(self, x: np.ndarray | None = None, t: np.ndarray | None = None) -> np.ndarray:
+        """(K, n) booleans: test k says D′ for output i (from outputs ``x`` or their statistic ``t``)."""
+        t = self._t(x) if t is None else t
         return np.array([e.says_dprime(t) for e in self.tests]).reshape(len(self.tests), -1)
+
+
+def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, seed: np.random.SeedSequence
+              ) -> Any:
+    """The trade-off-curve audit (:mod:`verify.audit.tradeoff`) of the evaluation split's statistic values.
+
+    The statistic was fixed on the selection split, so it is independent of these values; the
+    trade-off audit splits them again for its own tests.  None when there are too few.
+    """
+    from .tradeoff import tradeoff_audit
+
+    if min(t0.size, t1.size) < 2 * MIN_OUTPUTS:
+        return None
+    return tradeoff_audit(t0, t1, delta=delta, confidence=confidence, seed=seed)
 
 
 def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
@@ -768,7 +806,7 @@ def min_event_prob(n0: int, n1: int, delta: float, confidence: float, claim: flo
 
 
 def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n0: int, n1: int, s0: int,
-            s1: int, confidence: float, delta: float, claim: float | None) -> AuditResult:
+            s1: int, confidence: float, delta: float, claim: float | None, tradeoff: Any = None) -> AuditResult:
     K = test.K
     conf_k = 1 - (1 - confidence) / K          # Bonferroni over the K tests fixed on the selection split
     lowers = [eps_lower_bound(int(a), ne0, int(c), ne1, delta, conf_k) for a, c in zip(fps, fns, strict=True)]
@@ -784,7 +822,7 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                         "output": test.kind, "statistic": test.name, "projected_eps": ev.projected, "tests": K,
                         "event": ev.describe("T"), "event_kind": ev.kind,
                         "eps_max": eps_lower_bound(0, ne0, 0, ne1, delta, conf_k),
-                        "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim)},
+                        "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff},
                        claim_eps=claim, p_value=pv, n0=n0, n1=n1)
 
 
@@ -800,7 +838,7 @@ def _common(confidence: Any, delta: Any, claim_eps: Any, selection_fraction: Any
 def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.random.SeedSequence = 0,
           confidence: float = 0.95, delta: float = 0.0, claim_eps: float | None = None,
           selection_fraction: float | None = None, chunk: int = 200_000, output: str = "auto",
-          score: Any = None) -> AuditResult:
+          score: Any = None, tradeoff: bool = True) -> AuditResult:
     """Audit a mechanism on one neighbouring pair from release functions.
 
     Parameters
@@ -827,8 +865,12 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     output : {"auto", "scalar", "categorical", "vector"}
         How to read the outputs ("auto": integers are categories, (k, d) arrays vectors).
     score : callable or scikit-learn classifier, optional
-        For vector outputs: a fixed statistic ``x -> (k,)`` or a classifier to fit on the selection
-        split (default ``HistGradientBoostingClassifier``).
+        A fixed statistic ``x -> (k,)`` of the outputs (any kind; named in the result), or a classifier
+        to fit on the selection split for vector outputs (default ``HistGradientBoostingClassifier``).
+    tradeoff : bool
+        Also run the trade-off-curve audit (:func:`verify.audit.tradeoff.tradeoff_audit`) on the
+        evaluation split's statistic values: its own line (``result.tradeoff``), with its own
+        confidence statement and assumptions.
 
     Returns
     -------
@@ -848,7 +890,7 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     for name, fn in (("release0", release0), ("release1", release1)):
         if not callable(fn):
             raise ValueError(f"parameter {name!r} must be a callable (rng, k) -> k outputs")
-    ss = check_seed(seed).spawn(5)
+    ss = check_seed(seed).spawn(6)
 
     def draw(fn: Releases, s: np.random.SeedSequence, k: int, name: str) -> np.ndarray:
         rng = np.random.default_rng(s)
@@ -868,25 +910,30 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     sel0, sel1 = draw(release0, ss[0], s0, "release0"), draw(release1, ss[1], s1, "release1")
     kind = output_kind(sel0, sel1, output)
     test = _Test(kind, sel0, sel1, ne0, ne1, delta, alpha, score, ss[4], auto=output == "auto")
-    counts = []
+    counts, stats = [], []
     for fn, s, k, name, say_dprime_is_error in ((release0, ss[2], ne0, "release0", True),
                                                 (release1, ss[3], ne1, "release1", False)):
         rng = np.random.default_rng(s)
-        left, errors = k, np.zeros(len(test.tests), dtype=np.int64)
+        left, errors, ts = k, np.zeros(len(test.tests), dtype=np.int64), []
         while left > 0:
             c = min(chunk, left)
             x = as_outputs(fn(rng, c), name, c)
             output_kind(sel0, x, "auto")           # same shape as the selection outputs
-            says = test.says_dprime(x)
+            t = test._t(x)
+            if tradeoff:
+                ts.append(t)
+            says = test.says_dprime(t=t)
             errors += says.sum(axis=1) if say_dprime_is_error else (~says).sum(axis=1)
             left -= c
         counts.append(errors)
-    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim)
+        stats.append(np.concatenate(ts) if ts else None)
+    tr = _tradeoff(stats[0], stats[1], delta, confidence, ss[5]) if tradeoff else None
+    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim, tr)
 
 
 def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int | np.random.SeedSequence = 0,
                   confidence: float = 0.95, delta: float = 0.0, selection_fraction: float | None = None,
-                  output: str = "auto", score: Any = None) -> AuditResult:
+                  output: str = "auto", score: Any = None, tradeoff: bool = True) -> AuditResult:
     """Audit saved outputs: ``d0`` released on D, ``d1`` on D′ (independent releases).
 
     Parameters
@@ -895,7 +942,7 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
         Outputs, shape (n0,) / (n1,) real scalars or integer categories, or (n0, k) / (n1, k) vectors;
         finite; at least 20 each.  Each is permuted with a seeded generator before the split, so saved
         outputs in any order (sorted, grouped) give a valid bound.
-    claim_eps, seed, confidence, delta, selection_fraction, output, score
+    claim_eps, seed, confidence, delta, selection_fraction, output, score, tradeoff
         As in :func:`audit`.
 
     Returns
@@ -917,7 +964,7 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
             raise ValueError(f"parameter {name!r}: {a.shape[0]} outputs; an audit needs at least {MIN_OUTPUTS}")
     kind = output_kind(a0, a1, output)
     frac = selection_fraction if selection_fraction is not None else SELECTION[kind]
-    ss = check_seed(seed).spawn(3)
+    ss = check_seed(seed).spawn(4)
     a0 = a0[np.random.default_rng(ss[0]).permutation(a0.shape[0])]
     a1 = a1[np.random.default_rng(ss[1]).permutation(a1.shape[0])]
     n0, n1 = a0.shape[0], a1.shape[0]
@@ -925,9 +972,11 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     ne0, ne1 = n0 - s0, n1 - s1
     test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2],
                  auto=output == "auto")
-    fp = test.says_dprime(a0[s0:]).sum(axis=1)
-    fn = (~test.says_dprime(a1[s1:])).sum(axis=1)
-    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim)
+    t0, t1 = test._t(a0[s0:]), test._t(a1[s1:])
+    fp = test.says_dprime(t=t0).sum(axis=1)
+    fn = (~test.says_dprime(t=t1)).sum(axis=1)
+    tr = _tradeoff(t0, t1, delta, confidence, ss[3]) if tradeoff else None
+    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr)
 
 
 def audit_mechanism(release: Callable[[Any, np.random.Generator, int], Any], dataset0: Any, dataset1: Any, n: int,
