@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -80,11 +80,14 @@ def laplace_noise(rng: np.random.Generator | np.random.RandomState, scale: float
 
 
 def _positive_finite(value: Any) -> bool:
+    """A real number (not a bool or a string) that is positive and finite."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return False
     try:
         v = float(value)
     except (TypeError, ValueError, OverflowError):
         return False
-    return not isinstance(value, bool) and math.isfinite(v) and v > 0
+    return math.isfinite(v) and v > 0
 
 
 @dataclass(frozen=True, eq=False, repr=False)

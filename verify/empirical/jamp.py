@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 import bounds
+from bounds.core import Statement
 from bounds.papers import jamp as jamp_paper
 from bounds.symbols import S
 from simulations.trials import jamp as T
@@ -80,12 +81,12 @@ def _constants() -> dict[str, float]:
     return {"M": P.M, "kappa": P.kappa, "r": P.r, "fnorm": P.source_norm, "bayes": P.bayes_risk}
 
 
-def _bound(key: str, which: str, **values: float) -> float:
+def _bound(key: str | Statement, which: str, **values: float) -> float:
     st = bounds.get(key)
     return bounds.value(key, {k: v for k, v in values.items() if k in st.params}, which=which)
 
 
-def _both(key: str, **values: float) -> dict[str, float]:
+def _both(key: str | Statement, **values: float) -> dict[str, float]:
     """Stated and derived value of a bound (equal unless the statement is an erratum)."""
     return {w: _bound(key, w, **values) for w in ("stated", "derived")}
 
@@ -179,7 +180,7 @@ def check_lemma2_K(ctx: Context) -> list[Result]:
     out = []
     for m, lam, g, vals, rej in _sens_groups(ctx):
         w = _worst(g, "rkhs")
-        bd = _both("jamp.lemma2.K", **vals)
+        bd = _both(jamp_paper.LEMMA2_K, **vals)
         lo, hi = w["value"] - w["err"], w["value"] + w["err"]
         out.append(Result(evidence="empirical", key="jamp.lemma2.K", kind="sensitivity", name=f"m={m}, lam={lam:g}", statistic=w["value"], lo=lo, hi=hi, bound=bd["derived"], verdict=verdict(lo, hi, bd["derived"]), confidence=1.0, method=f"max ‖f_z − f_z̄‖_K by {_SEARCH_DOC}; bound at {_CONST_DOC}", n=int(g["n_pairs"].sum()), details={"worst": w, "bound_stated": bd["stated"], "bound_derived": bd["derived"], **vals,
              "n_rejected": rej, "per_base": g.set_index("base")["rkhs"].to_dict(),
@@ -200,7 +201,7 @@ def check_lemma2(ctx: Context) -> list[Result]:
     """
     out = []
     for m, lam, g, vals, rej in _sens_groups(ctx):
-        bd = _both("jamp.lemma2", **vals)
+        bd = _both(jamp_paper.LEMMA2, **vals)
         for crit, label in (("sup", "unclipped"), ("clip", "clipped π")):
             w = _worst(g, crit)
             lo, hi = w["value"] - w["err"], w["value"] + w["err"] + w["disc"]
