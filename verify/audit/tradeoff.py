@@ -11,17 +11,18 @@ is not μ-GDP for any μ below
     μ(p, q) = Φ⁻¹(1 − p) − Φ⁻¹(q) = −Φ⁻¹(p) − Φ⁻¹(q)        (symmetric in p and q).
 
 Since μ(p, q) decreases in p and in q, replacing the rates by *upper* confidence limits keeps the
-claim valid.  :func:`tradeoff_audit` does this for K tests ("say D′ when T > τ" or "when T < τ")
-chosen on a **selection split**, with one-sided Clopper–Pearson limits at α/(2K) on each of the 2K
-rates of the **evaluation split** (Bonferroni), so that with probability ≥ 1 − α *all* true rates lie
-below their limits at once (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis,
-USENIX Security 2023, "Tight auditing of differentially private machine learning", fit μ to the
-empirical trade-off curve in the same way).  Three numbers follow, each a function of the same
-simultaneous limits:
+claim valid.  :func:`tradeoff_audit` does this for tests "say D′ when T > τ" (or "when T < τ") chosen
+on a **selection split** in two families (a μ family and an (ε, δ) family); each family's K tests
+get one-sided Clopper–Pearson limits at α/(2K) on each of their 2K rates, counted on the
+**evaluation split** (Bonferroni), so that with probability ≥ 1 − α *all* true rates of a family lie
+below their limits at once.  (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis,
+USENIX Security 2023, "Tight auditing of differentially private machine learning", estimate μ from
+the rates of threshold tests and convert it to (ε, δ) assuming the mechanism is Gaussian; here the
+bound on μ is kept apart from that assumption.)  Three numbers follow:
 
-* ``mu_lower`` = max over the K points of μ(p_up, q_up): **valid for any mechanism** — a μ-GDP
-  mechanism produces such limits with probability ≤ α for every μ < ``mu_lower``.
-* ``eps_lower`` = max over the K points of max{ln((1 − δ − q_up)/p_up), ln((1 − δ − p_up)/q_up)}:
+* ``mu_lower`` = max over the μ family's points of μ(p_up, q_up): **valid for any mechanism** — a
+  μ-GDP mechanism produces such limits with probability ≤ α for every μ < ``mu_lower``.
+* ``eps_lower`` = max over the ε family's points of max{ln((1 − δ − q_up)/p_up), ln((1 − δ − p_up)/q_up)}:
   **valid for any mechanism** — the largest ε for which one confident point violates (ε, δ)-DP.
   (The convex hull of the points adds nothing: the (ε, δ)-DP region and the μ-GDP region of the
   (FPR, FNR) square are both convex.)
@@ -36,15 +37,19 @@ simultaneous limits:
 
 Choosing the tests (selection split only; the evaluation split is used once, for the counts):
 
-* **μ tests**: thresholds maximising μ(p, q) *projected* to the evaluation split's size from
-  pessimistic selection rates (Clopper–Pearson upper limits at level ``PESSIMISM``), as the
-  single-threshold auditor (:mod:`verify.audit.core`) does for ε;
-* **ε tests, model-free**: the same projection of the (ε, δ) bound;
-* **ε tests, GDP-guided**: μ is fitted on the selection split (μ̂ at the best μ test), the
-  (ε, δ) bound is projected along the fitted curve G_μ̂ (expected counts at the evaluation size),
-  and the optimal false-positive rate p* is turned into a threshold by matching the pooled
-  selection sample's tail mass — a smooth model picks the tail threshold instead of a handful of
-  noisy tail counts (the winner's curse of the model-free choice).
+* **μ, GDP-guided** (``mu_gdp``): the symmetric point of the fitted curve, where a Gaussian curve is
+  estimated best — the threshold leaving half of the pooled selection sample on each side, in the
+  direction of the larger μ̂ (this μ̂ is the selection split's GDP fit);
+* **μ, model-free** (``mu``): the threshold maximising μ(p, q) *projected* to the evaluation split's
+  size from pessimistic selection rates (Clopper–Pearson upper limits at level :data:`PESSIMISM`),
+  as the single-threshold auditor (:mod:`verify.audit.core`) does for ε — for curves whose best
+  point is not central;
+* **ε, model-free** (``eps``): the same projection of the (ε, δ) bound;
+* **ε, GDP-guided** (``eps_gdp``): the (ε, δ) bound is projected along the fitted curve G_μ̂
+  (expected counts at the evaluation size), and the optimal false-positive rate p* is turned into a
+  threshold by matching the pooled selection sample's tail mass — a smooth model picks the tail
+  threshold instead of a handful of noisy tail counts (the winner's curse of the model-free choice).
+  Validity never depends on the model: it only chooses.
 
 Inputs are scalar outputs or a score already computed per sample (for vector or categorical outputs,
 any statistic fixed independently of these samples, e.g. fitted on other releases: ``score``).
@@ -422,7 +427,7 @@ class _Selection:
             tau = _at_mass(pooled, 0.5, d)
             f, g = _counts(s0, s1, np.array([tau]), d)
             sym.append((float(gdp_mu(f[0] / s0.size, g[0] / s1.size)), d, tau))
-        mu_hat, d_hat, tau_sym = max(sym)
+        mu_hat, d_hat, tau_sym = max(sym, key=lambda c: c[0] if math.isfinite(c[0]) or c[0] == math.inf else -math.inf)
         if tests["mu_gdp"] > 0:
             mu_tests.append((tau_sym, d_hat, "mu_gdp"))
         # model-free: rates at every candidate, pessimistic on the selection split, projected
