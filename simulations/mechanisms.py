@@ -327,6 +327,10 @@ def laplace_scale(mechanism: str | Mechanism, which: str = "derived", **values: 
     return bounds.value(st, vals, which=form)
 
 
+#: the most numbers one :func:`release` call returns (n × p; 10⁸ float64 = 800 MB)
+MAX_RELEASED = 10**8
+
+
 def release(
     values: np.ndarray,
     scale: float,
@@ -389,6 +393,9 @@ has a proper law
     if v.ndim != 1 or not np.all(np.isfinite(v)):
         raise ValueError(f"release: parameter 'values' must be a finite 1-d array f(x) on evaluation points "
                          f"(got shape {v.shape}{'' if np.all(np.isfinite(v)) else ', not finite'})")
+    if n * max(v.size, 1) > MAX_RELEASED:
+        raise ValueError(f"release: parameter 'n' = {n} releases of {v.size} values exceed {MAX_RELEASED:.0e} "
+                         "numbers (the output is held in memory): release in batches")
     rng = np.random.default_rng() if rng is None else rng
     if clip is not None:
         v = np.clip(v, -clip, clip)

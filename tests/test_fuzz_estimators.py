@@ -25,6 +25,7 @@ from simulations.estimators import (
     DPOnlineKernelRegression,
 )
 from simulations.kernels import GaussianKernel, LinearKernel, PeriodicSobolevKernel
+from simulations.mechanisms import Mechanism, mechanisms, release
 
 pytestmark = [pytest.mark.filterwarnings("ignore::simulations.estimators.PrivacyLeakWarning"),
               pytest.mark.filterwarnings("ignore::bounds.core.PrivacyWarning"),
@@ -46,10 +47,13 @@ BAD_KERNEL = st.sampled_from(["rbf", "", 1.5, GaussianKernel, np.inf])
 RANDOM_STATE = st.one_of(st.none(), st.integers(0, 2**70), st.builds(np.random.default_rng, st.integers(0, 9)),
                          st.builds(np.random.RandomState, st.integers(0, 9)))
 BAD_RANDOM_STATE = st.one_of(st.integers(-2**70, -1), st.text(max_size=2), st.just(0.5))
-#: the mechanisms of each estimator's algorithm
-OWN = {DPKernelLeastSquares: ["jia.s5_1", "jamp.prop1"], DPKernelSVM: ["jia.s5_2"],
-       DPOnlineKernelRegression: ["jcc.thm1"]}
-FOREIGN = ["jia.prop1", "jia.s5_1", "jcc.thm1", "nope", "", None, 3]
+#: the declared mechanisms (objects); each estimator's own are those of its algorithm, given as the
+#: object or by name (a convenience resolved to the same object)
+MECHS = mechanisms()
+OWN = {cls: [x for m in MECHS.values() if m.applies_to(cls.algorithm) for x in (m, m.name)]
+       for cls in (DPKernelLeastSquares, DPKernelSVM, DPOnlineKernelRegression)}
+FOREIGN = {cls: [x for m in MECHS.values() if not m.applies_to(cls.algorithm) for x in (m, m.name)]
+           + ["nope", "", None, 3] for cls in OWN}
 
 
 def _params(cls) -> st.SearchStrategy:
@@ -71,10 +75,10 @@ def _params(cls) -> st.SearchStrategy:
     return st.fixed_dictionaries(ok)
 
 
-def _bad_value(key: str) -> st.SearchStrategy:
+def _bad_value(key: str, cls: type) -> st.SearchStrategy:
     """A value outside ``key``'s assumptions (or at the edge of float64)."""
     if key == "mechanism":
-        return st.sampled_from(FOREIGN)
+        return st.sampled_from(FOREIGN[cls])
     if key == "kernel":
         return BAD_KERNEL
     if key == "random_state":
@@ -205,7 +209,7 @@ def _fuzz(cls, data, make_y) -> None:
     params = data.draw(_params(cls), label="params")
     if fault in ("param", "all"):
         for key in data.draw(st.lists(st.sampled_from(sorted(params)), min_size=1, max_size=2, unique=True)):
-            params[key] = data.draw(_bad_value(key), label=key)
+            params[key] = data.draw(_bad_value(key, cls), label=key)
     est = cls(**params)
     if fault in ("X", "all"):
         X = data.draw(matrices(), label="X")
@@ -247,3 +251,90 @@ def test_sensible_inputs_always_fit(X, eps, lam, seed) -> None:
                         (DPKernelSVM(mechanism="jia.s5_2", lam=lam, eps=eps, random_state=seed), labels_),
                         (DPOnlineKernelRegression(mechanism="jcc.thm1", eps=eps, random_state=seed), y)]:
         assert _check(est, X, target, X[::-1])
+
+
+# -- the mechanism is an object of one algorithm (issue 25: a mismatch fitted silently) ---------------
+
+
+@FUZZ
+@given(cls=st.sampled_from(sorted(OWN, key=lambda c: c.__name__)), name=st.sampled_from(sorted(MECHS)),
+       by_name=st.booleans(), eps=st.floats(1e-2, 1e3), lam=st.floats(1e-3, 10.0), seed=st.integers(0, 2**32),
+       m=st.integers(3, 12))
+def test_fuzz_mechanism_of_another_algorithm_is_refused(cls, name, by_name, eps, lam, seed, m) -> None:
+    """Any estimator × any declared mechanism: its own fits with that mechanism's scale, any other is a
+    ValueError naming the estimator, the mechanism, its statement and both algorithms."""
+    mech = MECHS[name]
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-0.5, 0.5, (m, 2))
+    y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0) if cls is DPKernelSVM else np.tanh(X[:, 0])
+    params = dict(mechanism=name if by_name else mech, eps=eps, random_state=seed)
+    if cls is not DPOnlineKernelRegression:
+        params["lam"] = lam
+    est = cls(**params)
+    if not mech.applies_to(cls.algorithm):
+        with pytest.raises(ValueError) as err:
+            est.fit(X, y)
+        msg = str(err.value)
+        for part in (cls.__name__, repr(name), mech.statement.key, repr(cls.algorithm), *mech.algorithms):
+            assert part in msg, f"{part!r} not in {msg}"
+        event("refused")
+        return
+    try:
+        est.fit(X, y)
+    except ValueError as err:                     # outside the statement's assumptions at this point
+        _informative(err, cls.__name__)
+        event("outside assumptions")
+        return
+    problem = dict(kappa=est.kernel_.kappa, m=m, eps=eps, M=est.M if hasattr(est, "M") else 1.0,
+                   **({"lam": lam} if "lam" in params else {"t0": est.t0_, "theta": est.theta}))
+    assert est.noise_scale_ == mech.scale(est.calibration, **problem)
+    event("fitted")
+
+
+# -- releases and mechanisms validate their parameters ------------------------------------------------
+
+VALUES = st.one_of(hnp.arrays(np.float64, st.integers(0, 5), elements=st.floats(-1e3, 1e3)),
+                   hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3), elements=ANY_FLOAT),
+                   st.sampled_from(["ab", None, [1.0, "x"]]))
+
+
+@FUZZ
+@given(values=VALUES, scale=st.one_of(st.floats(1e-6, 1e6), ODD), n=st.one_of(st.integers(1, 4), ODD),
+       clip=st.one_of(st.none(), st.floats(1e-3, 1e3), ODD), seed=st.integers(0, 2**32))
+def test_fuzz_release(values, scale, n, clip, seed) -> None:
+    """A release either raises a ValueError naming the parameter, or returns n finite copies of π(f) + b."""
+    try:
+        out = release(values, scale, n=n, rng=np.random.default_rng(seed), clip=clip)
+    except ValueError as err:
+        assert re.match(r"release: parameter '(values|scale|n|clip|rng)'", str(err)), str(err)
+        event(str(err)[:32])
+        return
+    v = np.asarray(values, dtype=float)
+    c = v if clip is None else np.clip(v, -clip, clip)
+    assert out.shape == (n, v.size) and np.all(np.isfinite(out))
+    if v.size:
+        b = out[:, :1] - c[0]              # one scalar per copy, added to every value
+        assert np.allclose(out, c[None, :] + b, rtol=0, atol=1e-9 * (1 + np.abs(c).max() + np.abs(b).max()))
+    event("released")
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_mechanism_constructor(data) -> None:
+    """Mechanism(...) with one field spoilt is a ValueError naming that field; unspoilt it is valid."""
+    base = MECHS[data.draw(st.sampled_from(sorted(MECHS)))]
+    good = dict(name=base.name + "_x", statement=base.statement, algorithms=base.algorithms, per_eps=base.per_eps,
+                clip=base.clip, inputs=base.inputs, release=base.release, output=base.output, sampler=base.sampler)
+    bad = {"name": st.sampled_from(["", "nodot", " x.y", 3, None]),
+           "statement": st.sampled_from([base.statement.key, None, 1.0, base]),
+           "algorithms": st.sampled_from([(), "kls", ["kls"], ("",), (1,), None]),
+           "per_eps": st.sampled_from([1, "yes", None]), "clip": st.sampled_from([0, "no", None]),
+           "inputs": st.sampled_from([1, "f"]), "release": st.sampled_from([None, 3]),
+           "output": st.sampled_from(["vector", "", None]), "sampler": st.sampled_from([None, 2.0, "laplace"])}
+    spoil = data.draw(st.sampled_from([None, *sorted(bad)]))
+    if spoil is None:
+        assert Mechanism(**good).statement is base.statement
+        return
+    good[spoil] = data.draw(bad[spoil])
+    with pytest.raises(ValueError, match=f"parameter '{spoil}'"):
+        Mechanism(**good)
