@@ -401,11 +401,12 @@ def _pickable_hint(key: Any) -> str:
     """``pickable statements of paper P: ...`` (those under ``key`` first), or why P has none."""
     pid = _paper_id(key)
     if pid is None:
-        return "pickable statements: " + ", ".join(pickable_keys())
+        return "pickable statements: " + (", ".join(pickable_keys()) or "none")
     mine = pickable_keys(pid)
     if not mine:
-        others = ", ".join(pickable_keys())
-        return f"paper {pid} has no pickable statement: {not_pickable_reason(pid)}; pickable elsewhere: {others}"
+        others = ", ".join(pickable_keys())       # a registry of one paper (the command line's) has none
+        return (f"paper {pid} has no pickable statement: {not_pickable_reason(pid)}"
+                + (f"; pickable elsewhere: {others}" if others else ""))
     under = [k for k in mine if isinstance(key, str) and k.startswith(key)]
     return f"pickable statements of paper {pid}: " + ", ".join([*under, *(k for k in mine if k not in under)])
 

@@ -3,6 +3,7 @@ and the inverse queries return the boundary they claim."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -99,3 +100,225 @@ def test_unreachable_target_is_an_error() -> None:
 def test_not_pickable() -> None:
     with pytest.raises(ValueError, match="no ε/λ schedule"):
         pick.paper_schedule("jia.thm2", 100)
+
+
+# --------------------------------------------------------------------------- issue 24: verdict-bearing answers
+import dataclasses  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import bounds  # noqa: E402
+from bounds.cli import main as cli_main  # noqa: E402
+from bounds.evidence import VERDICT_TEXT  # noqa: E402
+from bounds.verdict import Verdict  # noqa: E402
+
+THM4 = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
+THM4_ARGS = [f"{k}={v}" for k, v in THM4.items()]
+
+
+def _refuted_uncorrected(key: str) -> Verdict:
+    return Verdict(key=key, verdict="refuted", truth="false", corrected=False,
+                   correction="none: the derived form is refuted too (test)")
+
+
+def test_basis_of_a_refuted_bound_with_an_established_correction_uses_it():
+    v = pick.statement_verdict("jia.thm4.bound", evidence=[])
+    b = pick.basis("jia.thm4.bound", evidence=[])
+    assert (b.verdict, b.established) == (v.verdict, True)
+    if v.verdict in pick.WRONG_AS_PRINTED and v.corrected:
+        assert b.form == "derived" and "corrected (derived) form is used" in b.note
+    # the Pick carries the same basis, and its bound is the derived expression's value
+    o = pick.optimise("jia.thm4", m=10_000, evidence=[], **THM4)
+    assert (o.form, o.verdict, o.verdict_text) == (b.form, b.verdict, VERDICT_TEXT[b.verdict])
+    expr = bounds.registry.evaluate("jia.thm4.bound").derived
+    ns = bounds.registry.get("jia.thm4.bound").ns
+    at = {ns[k].symbol: v for k, v in {**THM4, "m": 10_000, "eps": o.eps, "lam": o.lam}.items() if k in ns}
+    assert float(expr.subs(at)) == pytest.approx(o.bound, rel=1e-9)
+
+
+def test_no_established_form_is_refused_unless_allowed(monkeypatch):
+    monkeypatch.setattr(pick, "statement_verdict", lambda key, evidence=None: _refuted_uncorrected(key))
+    with pytest.raises(pick.UnverifiedError, match="no form of it is established"):
+        pick.optimise("jia.thm4", m=10_000, **THM4)
+    with pytest.raises(pick.UnverifiedError):
+        pick.min_m("jia.thm4", 0.5, eps=0.1, **THM4)
+    o = pick.optimise("jia.thm4", m=10_000, allow_unverified=True, **THM4)
+    assert o.warning.startswith("unverified") and o.verdict == "refuted"
+
+
+def test_open_statement_is_refused(monkeypatch):
+    monkeypatch.setattr(pick, "statement_verdict",
+                        lambda key, evidence=None: Verdict(key=key, verdict="unsupported", truth="open"))
+    with pytest.raises(pick.UnverifiedError, match="unsupported"):
+        pick.paper_schedule("jia.thm4", 10_000, **THM4)
+
+
+def test_cli_refusal_is_one_line_exit_2_and_allow_unverified_warns(monkeypatch, capsys):
+    monkeypatch.setattr(pick, "statement_verdict", lambda key, evidence=None: _refuted_uncorrected(key))
+    assert cli_main(["pick", "jia.thm4", "--m", "10000", *THM4_ARGS]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.strip().splitlines()) == 1 and "no form of it is established" in out.err
+    assert cli_main(["pick", "jia.thm4", "--m", "10000", "--allow-unverified", *THM4_ARGS]) == 0
+    out = capsys.readouterr().out
+    assert "warning: unverified" in out and "verdict: refuted" in out
+
+
+def test_cli_eval_of_a_refuted_statement_without_correction_exits_2(capsys):
+    v = pick.statement_verdict("jia.prop1.scale")
+    args = ["eval", "jia.prop1.scale", "kappa=1", "C_L=1", "lam=0.1", "gamma=2", "m=100", "eps=0.5"]
+    rc = cli_main(args)
+    out = capsys.readouterr()
+    if v.verdict in pick.OPEN or (v.verdict in pick.WRONG_AS_PRINTED and not v.corrected):
+        assert rc == 2 and len(out.err.strip().splitlines()) == 1
+        assert cli_main([*args, "--allow-unverified"]) == 0
+        assert "warning: unverified" in capsys.readouterr().out
+    else:
+        assert rc == 0
+
+
+def test_pick_output_names_the_verdict_and_never_says_erratum_for_another_verdict(capsys):
+    for key, args in (("jamp.thm3", ["--unit"]), ("jia.thm4", THM4_ARGS)):
+        assert cli_main(["pick", key, "--m", "50000", *args]) == 0
+        out = capsys.readouterr().out
+        v = pick.statement_verdict(pick.pickable(key).key)
+        assert f"verdict: {VERDICT_TEXT[v.verdict]}" in out
+        if v.verdict != "erratum":
+            assert "erratum" not in out
+        assert cli_main(["pick", key, "--m", "50000", "--json", *args]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["verdict"] == v.verdict and d["optimised"]["verdict"] == v.verdict and d["form"] in ("stated", "derived")
+
+
+def test_inverse_queries_carry_their_basis():
+    n = pick.min_m("jia.thm4", 0.5, eps=0.1, evidence=[], **THM4)
+    e = pick.min_eps("jia.thm4", 0.6, m=100_000, lam=0.01, evidence=[], **THM4)
+    v = pick.value_at("jia.thm4", 10_000, 0.1, lam=0.01, evidence=[], **THM4)
+    assert isinstance(n, int) and isinstance(e, float) and isinstance(v, float)
+    assert {n.basis.key, e.basis.key, v.basis.key} == {"jia.thm4.bound"}
+    assert n.basis.verdict == pick.statement_verdict("jia.thm4.bound", evidence=[]).verdict
+
+
+# --------------------------------------------------------------------------- which="derived" and meanings
+def test_derived_is_the_derived_form_not_the_stated_one():
+    c = dict(eps=1.0, n=100, Lam=0.1, c=0.25)
+    t = c["c"] / (c["n"] * c["Lam"])
+    assert bounds.value("cms.alg2.eps_prime", which="derived", **c) == pytest.approx(1 - math.log(1 + t))
+    assert bounds.value("cms.alg2.eps_prime", which="stated", **c) == pytest.approx(1 - 2 * math.log(1 + t))
+    assert bounds.value("cms.alg2.eps_prime", **c) == pytest.approx(1 - 2 * math.log(1 + t))   # recommended
+
+
+def test_derived_raises_where_nothing_derives():
+    reg = bounds.registry
+    key = next(k for k in reg.keys() if reg.get(k).stated is not None and reg.evaluate(k).derived is None
+               and not reg.get(k).stated.free_symbols)
+    with pytest.raises(ValueError, match="no derived form"):
+        reg.value(key, {}, which="derived")
+
+
+def test_value_outside_its_meaning_names_the_assumption_and_branch(capsys):
+    with pytest.raises(ValueError, match=r"Delta >= 0.*first branch"):
+        bounds.value("cms.alg2.delta", eps=1, n=1000, Lam=0.1, c=0.25)
+    assert cli_main(["eval", "cms.alg2.delta", "eps=1", "n=1000", "Lam=0.1", "c=0.25"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "branch" in err
+    with pytest.raises(ValueError, match=r"eps_p > 0.*second branch"):
+        bounds.value("cms.alg2.eps_prime", eps=0.1, n=10, Lam=0.01, c=0.25)
+    # where Δ ≥ 0 the stated value is the printed formula
+    eps, n, lam, c = 0.5, 100, 0.001, 0.25
+    assert bounds.value("cms.alg2.delta", eps=eps, n=n, Lam=lam, c=c) == pytest.approx(
+        c / (n * (math.exp(eps / 4) - 1)) - lam)
+
+
+def test_every_declared_meaning_is_a_parameter_of_its_paper():
+    reg = bounds.registry
+    declared = [reg.get(k) for k in reg.keys() if reg.get(k).value_of]
+    assert declared
+    for statement in declared:
+        assert statement.value_of in statement.ns
+
+
+# --------------------------------------------------------------------------- suggestions
+def test_section_key_suggests_its_pickable_statement_first():
+    with pytest.raises(ValueError) as exc:
+        pick.pickable("jia.s5_1")
+    text = str(exc.value)
+    assert "pickable statements of paper jia: jia.s5_1.bound" in text
+    assert set(pick.pickable_keys("jia")) <= set(text.replace(",", " ").split())
+
+
+def test_every_paper_has_pickable_statements_or_a_reason(capsys):
+    for pid in bounds.registry.papers:
+        reason = pick.not_pickable_reason(pid)
+        assert bool(reason) != bool(pick.pickable_keys(pid)), pid
+    assert cli_main(["pick", "cms.alg2.eps_prime", "--m", "1000"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert pick.not_pickable_reason("cms")[:60] in err and not err.endswith(":")
+    with pytest.raises(ValueError, match="unknown paper"):
+        pick.not_pickable_reason("nosuch")
+
+
+# --------------------------------------------------------------------------- the trade-off
+def test_terms_add_up_to_the_bound_and_one_rises_with_eps():
+    o = pick.optimise("jia.thm4", m=10_000, evidence=[], **THM4)
+    b = pick._bound(pick.pickable("jia.thm4"), 10_000, {k: v for k, v in THM4.items()}, o.form)
+    terms = pick.terms_at(b, {"eps": o.eps, "lam": o.lam})
+    assert sum(float(v) for _, v in terms) == pytest.approx(o.bound, rel=1e-9)
+    assert o.dominant == max(terms, key=lambda t: abs(float(t[1])))[0]
+    # the U shape: a term grows with ε, and at ε = 0.99 the bound is worse than at the optimum
+    assert o.rising_in_eps and any("exp(eps)" in t for t in o.rising_in_eps)
+    assert pick.value_at("jia.thm4", 10_000, 0.99, lam=o.lam, evidence=[], **THM4) > o.bound
+    assert any(line.startswith("U-shaped in eps") for line in pick.explain(o))
+
+
+def test_plot_tradeoff_draws_both_points_and_the_dominant_terms(tmp_path):
+    path = tmp_path / "t.png"
+    fig = pick.plot_tradeoff("jia.thm4", 10_000, path, evidence=[], n=25, **THM4)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    ax1 = next(ax for ax in fig.axes if ax.get_title().endswith("log10 bound"))
+    ax2 = next(ax for ax in fig.axes if ax.get_title() == "dominant term")
+    assert {line.get_label() for line in ax2.lines} >= {"paper", "optimised"}
+    labels = {line.get_label() for line in ax1.lines}
+    assert {"paper", "optimised"} <= labels
+    b = pick._bound(pick.pickable("jia.thm4"), 10_000, THM4, "derived")
+    terms = [t for t, _ in pick._term_functions(b)]
+    legend = [t.get_text() for t in ax2.get_legend().get_texts()]
+    assert legend == terms and len(terms) >= 2
+
+
+def test_cli_plot_and_plot_rate_write_files(tmp_path, capsys):
+    a, r = tmp_path / "a.png", tmp_path / "r.png"
+    assert cli_main(["pick", "jia.thm4", "--m", "10000", "--plot", str(a), "--plot-rate", str(r), *THM4_ARGS]) == 0
+    out = capsys.readouterr().out
+    assert a.stat().st_size > 1000 and r.stat().st_size > 1000 and str(a) in out and str(r) in out
+    assert "dominant term at the optimum:" in out
+
+
+def test_plot_rate_decreases_in_m():
+    fig = pick.plot_rate("jia.thm4", 10_000, evidence=[], n=6, **THM4)
+    best = next(line for line in fig.axes[0].lines if line.get_label() == "optimised at every m")
+    y = np.asarray(best.get_ydata(), dtype=float)
+    assert np.all(np.diff(y) < 0)
+
+
+# --------------------------------------------------------------------------- the report's table
+def test_choosing_rows_name_form_and_verdict_and_refuse_unestablished():
+    vs = bounds.registry.verdicts([], keys=["jia.thm4.bound", "jamp.thm3.bound"])
+    rows = pick.choosing_rows(vs, ms=[1e4])
+    assert {r["key"] for r in rows} == {"jia.thm4.bound", "jamp.thm3.bound"}
+    for r in rows:
+        assert r["verdict"] == vs[r["key"]].verdict and r["form"] in ("stated", "derived") and not r["refused"]
+        assert r["opt_bound"] <= r["paper_bound"]
+    bad = {"jia.thm4.bound": dataclasses.replace(vs["jia.thm4.bound"], verdict="refuted", corrected=False)}
+    (row,) = pick.choosing_rows(bad, ms=[1e4])
+    assert row["refused"] and "opt_bound" not in row
+
+
+def test_one_blas_thread_inside_pick():
+    from threadpoolctl import threadpool_info
+
+    from bounds.cli import _one_blas_thread
+
+    with _one_blas_thread(True):
+        infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+        assert all(i["num_threads"] == 1 for i in infos)
+
