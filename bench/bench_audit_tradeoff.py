@@ -20,7 +20,8 @@ at n ∈ {10⁴, 10⁵}, prints the mean over seeds of
   (the peer, same process, same samples).
 
 Goal line (issue 26): Gaussian (1, 1e-5) ≥ 0.75 of the true ε at 10⁵, printed for the valid bound
-and for ε_GDP separately.  No assertions.  Run: ``python bench/bench_audit_tradeoff.py [--quick]``.
+and for ε_GDP separately, next to what a single known event could show at that n (the ideal, and a
+z-test without the Bonferroni split: :func:`z_test_reach`).  No assertions.  Run: ``python bench/bench_audit_tradeoff.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -69,6 +70,24 @@ MECHANISMS: dict[str, Callable[[], Textbook]] = {
     "gaussian_classical": classical_gaussian,
     "randomized_response": randomized_response,
 }
+
+
+def z_test_reach(sigma: float, delta: float, n: int, alpha: float = 0.05) -> float:
+    """Largest ε a one-sided z-test of P[S | D′] − e^ε P[S | D] ≤ δ would reject at level α, for the best
+    threshold event S of the Gaussian mechanism (Δ = 1) known in advance, every release used, counts at
+    their expectations (normal approximation): an estimate of what any valid single-event (ε, δ) lower
+    bound can reach at n, without the Bonferroni split of two Clopper–Pearson limits."""
+    from scipy import optimize, stats
+
+    t = np.linspace(-2.0, 10.0, 6001)
+    p0, p1 = stats.norm.sf(t), stats.norm.sf(t - 1.0 / sigma)
+    z = float(stats.norm.isf(alpha))
+
+    def margin(e: float) -> float:
+        sd = np.sqrt((p1 * (1 - p1) + math.exp(2 * e) * p0 * (1 - p0)) / n)
+        return float(np.max((p1 - math.exp(e) * p0 - delta) / sd)) - z
+
+    return float(optimize.brentq(margin, 0.0, 10.0)) if margin(0.0) > 0 else 0.0
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -126,8 +145,13 @@ def main() -> None:
                          ("ε_GDP (assumes an exactly Gaussian curve)", r["gdp"])):
             print(f"goal: Gaussian (1, 1e-5) at n = 1e5 ≥ 0.75 of the true ε -> {label}: {v / r['true']:.3f} "
                   f"({'met' if v / r['true'] >= 0.75 else 'NOT met'})")
+        from bounds.accounting import gaussian_sigma
+
+        reach = z_test_reach(gaussian_sigma(1.0, 1e-5), 1e-5, 10**5)
         print(f"      the ideal single-event bound at this n (optimal event known, all releases, expected counts) "
-              f"is {r['ideal'] / r['true']:.3f}: no valid (ε, δ) bound of this form reaches 0.75 at n = 1e5")
+              f"is {r['ideal'] / r['true']:.3f}; even a z-test of that event without the Bonferroni split "
+              f"(normal approximation) reaches {reach / r['true']:.3f}: a valid (ε, δ) bound does not reach 0.75 "
+              "at n = 1e5 (the goal's 0.75 is met only by ε_GDP, under its assumption)")
 
 
 if __name__ == "__main__":

@@ -218,6 +218,8 @@ def test_a_mechanism_ignoring_its_data_shows_nothing():
     c = np.zeros(5000)
     r = tradeoff_audit(c, c, delta=1e-5)
     assert r.mu_lower == 0.0 and r.eps_lower == 0.0 and r.eps_gdp == 0.0
+    r = tradeoff_audit(c, c, tests={"mu": 1, "eps_gdp": 1})      # no direction at all: empty families
+    assert (r.mu_lower, r.eps_lower, r.eps_points) == (0.0, 0.0, ())
     x = np.random.default_rng(1).normal(size=(2, 5000))
     r = tradeoff_audit(x[0], x[1])
     assert r.mu_lower < 0.2 and r.eps_lower < 0.2

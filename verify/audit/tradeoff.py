@@ -505,6 +505,8 @@ def _evaluate(tests: list[tuple[float, int, str]], e0: np.ndarray, e1: np.ndarra
               delta: float) -> tuple[np.ndarray, np.ndarray, list[TradeoffPoint]]:
     """Counts of each test on the sorted evaluation scores and its points at upper limits (level a)."""
     ne0, ne1 = e0.size, e1.size
+    if not tests:
+        return np.zeros(0), np.zeros(0), []
     fp = np.array([_counts(e0, e1, np.array([tau]), d)[0][0] for tau, d, _ in tests], dtype=float)
     fn = np.array([_counts(e0, e1, np.array([tau]), d)[1][0] for tau, d, _ in tests], dtype=float)
     pu, qu = _cp_upper(fp, ne0, a), _cp_upper(fn, ne1, a)
@@ -591,23 +593,25 @@ def tradeoff_audit(d0: Any, d1: Any, *, delta: float = 0.0, confidence: float = 
     sel = _Selection(t0[:k0], t1[:k1], ne0, ne1, delta, alpha, tests)
     e0, e1 = np.sort(t0[k0:]), np.sort(t1[k1:])
     # each family: Bonferroni over its distinct tests, a number fixed before the evaluation split is seen
+    # (a family may be empty when the selection split shows no direction at all: its bound is then 0)
     K_mu, K_eps = len(sel.mu_tests), len(sel.eps_tests)
-    fp_m, fn_m, pts_m = _evaluate(sel.mu_tests, e0, e1, alpha / (2 * K_mu), delta)
-    fp_e, fn_e, pts_e = _evaluate(sel.eps_tests, e0, e1, alpha / (2 * K_eps), delta) if K_eps else \
-        (np.zeros(0), np.zeros(0), [])
-    mu_lower = max(0.0, max(p.mu for p in pts_m))
+    fp_m, fn_m, pts_m = _evaluate(sel.mu_tests, e0, e1, alpha / (2 * max(K_mu, 1)), delta)
+    fp_e, fn_e, pts_e = _evaluate(sel.eps_tests, e0, e1, alpha / (2 * max(K_eps, 1)), delta)
+    mu_lower = max(0.0, max((p.mu for p in pts_m), default=0.0))
     eps_lower = max(0.0, max((p.eps for p in pts_e), default=0.0))
-    best = max(range(K_mu), key=lambda i: pts_m[i].mu)
-    mu_point = float(gdp_mu(fp_m[best] / ne0, fn_m[best] / ne1))
+    mu_point = 0.0
+    if K_mu:
+        best = max(range(K_mu), key=lambda i: pts_m[i].mu)
+        mu_point = float(gdp_mu(fp_m[best] / ne0, fn_m[best] / ne1))
     # exact-GDP diagnostic (its own test at level α): two-sided limits at α/(4K) on every rate of
     # both families must admit one μ; only tests in the fitted direction above the diagonal can lie
     # on the curve, and only if the statistic orders outputs by likelihood ratio
     tests_all = sel.mu_tests + sel.eps_tests
     fp, fn = np.concatenate([fp_m, fp_e]), np.concatenate([fn_m, fn_e])
-    a2 = alpha / (4 * len(tests_all))
-    lo_mu = float(np.max(gdp_mu(_cp_upper(fp, ne0, a2), _cp_upper(fn, ne1, a2))))
+    a2 = alpha / (4 * max(len(tests_all), 1))
+    lo_mu = float(np.max(gdp_mu(_cp_upper(fp, ne0, a2), _cp_upper(fn, ne1, a2)), initial=-math.inf))
     pl, ql = _cp_lower(fp, ne0, a2), _cp_lower(fn, ne1, a2)
-    on = np.array([c[1] == sel.info["direction"] for c in tests_all]) & (pl + ql <= 1)
+    on = np.array([c[1] == sel.info["direction"] for c in tests_all], dtype=bool) & (pl + ql <= 1)
     hi_mu = float(np.min(gdp_mu(pl, ql)[on])) if on.any() else math.inf
     info = dict(sel.info)
     info.update({"n_selection0": k0, "n_selection1": k1, "n_evaluation0": ne0, "n_evaluation1": ne1,
