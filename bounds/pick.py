@@ -1207,7 +1207,7 @@ def _additive_terms(expr: sp.Expr, syms: set[sp.Symbol]) -> list[sp.Expr]:
     Examples
     --------
     >>> x, y = sp.symbols("x y", positive=True)
-    >>> _additive_terms(sp.sqrt(2 * (x + 1 / y)), {x, y})
+    >>> _additive_terms(3 * sp.sqrt(x + 1 / y), {x, y})
     [x, 1/y]
     """
     e = expr
