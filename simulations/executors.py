@@ -346,8 +346,11 @@ class DaskExecutor(Executor):
         try:
             if scheduler is None:
                 n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
+                # the cluster's logs (a task cancelled, a heartbeat failing while the run stops) stay off
+                # stderr, whose last line is the command's one line on an error or interruption
                 self._cluster = LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                    silence_logs=logging.CRITICAL,
                 )
                 self._client = Client(self._cluster, timeout=timeout)
             else:
@@ -363,6 +366,7 @@ class DaskExecutor(Executor):
             hint = f" (start one with `dask worker {scheduler}`)" if scheduler is not None else ""
             raise ValueError(f"{where}: no Dask worker joined the scheduler within {wt:g} s{hint}") from exc
         self.workers = max(1, self._count_workers() or 0)
+        _quiet_lost_tasks(self._client)
         #: monotonic time since which the scheduler has had no worker (None: it has one)
         self._empty_since: float | None = None
         self._last_poll = 0.0
@@ -408,26 +412,27 @@ class DaskExecutor(Executor):
     def _result(self, fut: Any, timeout: float | None = None) -> Any:
         """``fut.result()``, polling for lost workers meanwhile; ``KilledWorker`` becomes :class:`WorkersLost`.
 
-        It waits with :func:`distributed.wait` in steps of :data:`POLL_S` and asks for the result only
-        once the task is done (a ``result(timeout=...)`` that times out leaves a gather task behind,
-        which asyncio reports, traceback and all, when the client closes).
+        It waits with :func:`distributed.wait` in steps of :data:`POLL_S` until the task is done,
+        then fetches the result in steps too: a finished task whose worker dies before its result
+        is fetched is computed again, so fetching it can wait as long as a task does.
         """
         from distributed import KilledWorker
         from distributed import wait as dask_wait
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not fut.done():
+        while True:
             step = POLL_S if deadline is None else max(0.0, min(POLL_S, deadline - time.monotonic()))
             try:
-                dask_wait([fut], timeout=step)
+                if not fut.done():
+                    dask_wait([fut], timeout=step)
+                    continue
+                return fut.result(timeout=step)
+            except KilledWorker as exc:
+                raise self._lost(exc) from None
             except TimeoutError:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise
                 self.check_workers()
-        try:
-            return fut.result()
-        except KilledWorker as exc:
-            raise self._lost(exc) from None
 
     # -- tasks ------------------------------------------------------------------------------------
 
@@ -532,6 +537,25 @@ class _DaskFuture:
     def add_done_callback(self, fn: Callable[[Any], Any]) -> None:
         """Call ``fn(self)`` once the task is done (in Dask's client thread)."""
         self._fut.add_done_callback(lambda _f: fn(self))
+
+
+def _quiet_lost_tasks(client: Any) -> None:
+    """Let the client's event loop drop the "Task exception was never retrieved" reports of the
+    fetches a closing client ends (``AllExit``, a closed connection, a cancellation), which asyncio
+    would print with a traceback; every other report goes to the loop's default handler."""
+    try:
+        loop = client.loop.asyncio_loop
+    except AttributeError:  # pragma: no cover - another Dask version
+        return
+
+    def handler(lp: Any, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if exc is not None and type(exc).__name__ in ("AllExit", "CommClosedError", "CancelledError",
+                                                      "StreamClosedError"):
+            return
+        lp.default_exception_handler(context)
+
+    loop.call_soon_threadsafe(loop.set_exception_handler, handler)
 
 
 def _first_line(exc: BaseException) -> str:
