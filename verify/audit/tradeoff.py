@@ -79,8 +79,11 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from .core import MIN_OUTPUTS, as_outputs, candidate_thresholds, check_probability, check_seed
+# (no import of verify.audit.core: core runs this audit on its own statistic, and the layers test
+# forbids import cycles; the few input checks below follow core's wording)
 
+#: smallest number of samples per data set (as the single-threshold auditor)
+MIN_OUTPUTS = 20
 #: default share of the samples used to choose the tests
 SELECTION = 0.1
 #: level of the pessimistic (upper-limit) selection rates that are projected to the evaluation size
@@ -97,6 +100,61 @@ ASSUMPTION_EPS = ("eps_lower: valid for any mechanism (one confident point viola
 ASSUMPTION_GDP = ("eps_gdp: a lower bound on ε at δ only if the mechanism's trade-off curve is exactly Gaussian "
                   "(G_μ for some μ, as for the Gaussian mechanism); not valid for Laplace, randomized response "
                   "or other non-Gaussian mechanisms, whose ε it can exceed")
+
+
+# ---------------------------------------------------------------------------
+# input checks
+# ---------------------------------------------------------------------------
+
+def check_probability(name: str, value: Any, *, lo_open: bool, hi_open: bool) -> float:
+    """``value`` as a float in [0, 1] with the given open ends, else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"parameter {name!r} = {value!r} must be a real number")
+    v = float(value)
+    if not (math.isfinite(v) and (0 < v if lo_open else 0 <= v) and (v < 1 if hi_open else v <= 1)):
+        raise ValueError(f"parameter {name!r} = {value!r} must lie in {'(' if lo_open else '['}0, 1"
+                         f"{')' if hi_open else ']'}")
+    return v
+
+
+def _check_seed(seed: Any) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(f"parameter 'seed' = {seed!r} must be an integer ≥ 0 or a numpy SeedSequence")
+    return np.random.SeedSequence(int(seed))
+
+
+def _as_array(x: Any, name: str) -> np.ndarray:
+    """Outputs as a finite real array of shape (n,) or (n, d) (booleans as integers), else ValueError."""
+    try:
+        a = np.asarray(x)
+    except Exception as exc:       # ragged lists and the like
+        raise ValueError(f"parameter {name!r}: outputs are not a numeric array ({exc})") from None
+    if a.dtype == bool:
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"parameter {name!r}: outputs must be real numbers or integer categories, not dtype {a.dtype}")
+    if a.ndim not in (1, 2):
+        raise ValueError(f"parameter {name!r}: outputs must have shape (n,) or (n, d), not {a.shape}")
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a).reshape(a.shape[0], -1).all(axis=1)
+        if bad.any():
+            raise ValueError(f"parameter {name!r}: {int(bad.sum())} of {a.shape[0]} outputs are NaN or infinite; "
+                             "an audit needs finite outputs")
+    return a
+
+
+def _candidates(pooled_sorted: np.ndarray, max_candidates: int) -> np.ndarray:
+    """Thresholds spanning the whole range: every distinct value when few, else order statistics at ranks
+    spaced geometrically from both ends (the tails, the extremes) and uniformly in between."""
+    u = np.unique(pooled_sorted)
+    if u.size <= max_candidates:
+        return u
+    N = pooled_sorted.size
+    g = np.unique(np.round(np.geomspace(1, N / 2, max_candidates // 4)).astype(np.int64)) - 1
+    ranks = np.unique(np.concatenate([g, N - 1 - g, np.linspace(0, N - 1, max_candidates // 2).astype(np.int64)]))
+    return np.unique(pooled_sorted[ranks])
 
 
 # ---------------------------------------------------------------------------
@@ -432,7 +490,7 @@ class _Selection:
             mu_tests.append((tau_sym, d_hat, "mu_gdp"))
         # model-free: rates at every candidate, pessimistic on the selection split, projected
         if tests["mu"] > 0 or tests["eps"] > 0:
-            cand = candidate_thresholds(pooled, MAX_CANDIDATES)
+            cand = _candidates(pooled, MAX_CANDIDATES)
             lev = 1 - PESSIMISM
             cols: dict[str, list[np.ndarray]] = {"mu": [], "eps": []}
             for d in (1, -1):
@@ -476,7 +534,7 @@ def _distinct(tests: list[tuple[float, int, str]]) -> list[tuple[float, int, str
 # ---------------------------------------------------------------------------
 
 def _scores(x: Any, name: str, score: Callable[[np.ndarray], Any] | None) -> np.ndarray:
-    a = as_outputs(x, name)
+    a = _as_array(x, name)
     if score is not None:
         t = np.asarray(score(a), dtype=float).reshape(-1)
         if t.shape[0] != a.shape[0] or not np.all(np.isfinite(t)):
@@ -582,7 +640,7 @@ def tradeoff_audit(d0: Any, d1: Any, *, delta: float = 0.0, confidence: float = 
     for name, t in (("d0", t0), ("d1", t1)):
         if t.size < MIN_OUTPUTS:
             raise ValueError(f"parameter {name!r}: {t.size} outputs; a trade-off audit needs at least {MIN_OUTPUTS}")
-    ss = check_seed(seed).spawn(2)
+    ss = _check_seed(seed).spawn(2)
     t0 = t0[np.random.default_rng(ss[0]).permutation(t0.size)]
     t1 = t1[np.random.default_rng(ss[1]).permutation(t1.size)]
     n0, n1 = t0.size, t1.size
