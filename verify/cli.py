@@ -89,6 +89,24 @@ def _load_attr(spec: str, what: str):
     return mod, getattr(mod, attr)
 
 
+def user_statistic(spec: str | None):
+    """The user's statistic of ``--statistic module:attr``: a callable outputs -> (n,) floats, or a
+    scikit-learn classifier (class or instance, fitted on the selection split); None when not given."""
+    if spec is None:
+        return None
+    _, stat = _load_attr(spec, "--statistic")
+    if isinstance(stat, type) and hasattr(stat, "fit"):
+        try:
+            stat = stat()
+        except Exception as exc:
+            raise ValueError(f"parameter '--statistic' = {spec!r}: cannot instantiate the classifier "
+                             f"({type(exc).__name__}: {exc})") from None
+    if not callable(stat) and not hasattr(stat, "fit"):
+        raise ValueError(f"parameter '--statistic' = {spec!r} is neither a callable outputs -> (n,) floats "
+                         "nor a classifier with fit")
+    return stat
+
+
 def user_audit(a: argparse.Namespace):
     """The audit of a user's mechanism (``--samples`` or ``--mechanism``) from parsed options."""
     import numpy as np
@@ -98,7 +116,8 @@ def user_audit(a: argparse.Namespace):
     if a.claim_eps is None:
         raise ValueError("parameter '--claim-eps' is required: the ε the mechanism claims")
     kw = dict(claim_eps=a.claim_eps, delta=a.delta, confidence=a.confidence if a.confidence is not None else 0.95,
-              seed=a.seed, output=a.output, selection_fraction=a.selection_fraction)
+              seed=a.seed, output=a.output, selection_fraction=a.selection_fraction,
+              score=user_statistic(a.statistic), tradeoff=not a.no_tradeoff)
     if a.samples:
         try:
             with np.load(a.samples, allow_pickle=False) as z:
@@ -402,6 +421,11 @@ def audit_parser() -> argparse.ArgumentParser:
     ap.add_argument("--chunk", type=float, default=None, help="releases per call of the mechanism (default 1e5)")
     ap.add_argument("--output", default=None, help="auto, scalar, categorical or vector (default auto)")
     ap.add_argument("--selection-fraction", type=float, default=None, help="share of outputs used to choose the test")
+    ap.add_argument("--statistic", default=None,
+                    help="module:attr (or file.py:attr): your statistic outputs -> (n,) floats, or a scikit-learn "
+                         "classifier fitted on the selection split (default: chosen by the kind of output)")
+    ap.add_argument("--no-tradeoff", action="store_true",
+                    help="skip the trade-off-curve line (many thresholds, its own assumption)")
     ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
     ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
     ap.add_argument("--only", help="glob pattern or substring of statement keys")
@@ -438,6 +462,9 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
                              "--samples or --mechanism")
         if a.samples is not None and not a.samples.strip():
             raise ValueError("parameter '--samples' = '' is empty: give a FILE.npz")
+        if a.statistic is not None and (":" not in a.statistic or not a.statistic.rpartition(":")[2].strip()
+                                        or not a.statistic.rpartition(":")[0].strip()):
+            raise ValueError(f"parameter '--statistic' = {a.statistic!r} must have the form module:attr")
         if a.mechanism is not None and (":" not in a.mechanism or not a.mechanism.rpartition(":")[2].strip()
                                         or not a.mechanism.rpartition(":")[0].strip()):
             raise ValueError(f"parameter '--mechanism' = {a.mechanism!r} must have the form module:function")
@@ -458,7 +485,8 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
             check_count("--n", a.n, 20)
             check_count("--chunk", a.chunk, 1)
         return a
-    for opt in ("claim_eps", "datasets", *_USER_AUDIT_DEFAULTS, "selection_fraction", "fail_on_violation"):
+    for opt in ("claim_eps", "datasets", *_USER_AUDIT_DEFAULTS, "selection_fraction", "fail_on_violation",
+                "statistic", "no_tradeoff"):
         if getattr(a, opt) is not None and getattr(a, opt) is not False:   # 0.0 == False: compare by identity
             raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism "
                              "(it does not apply to the papers' audits)")
@@ -500,9 +528,12 @@ def audit_main(argv: Sequence[str]) -> int:
             pv = "p < 1e-300" if res.p_value is not None and res.p_value < 1e-300 else f"p = {res.p_value:.3g}"
             print(f"ε_lower = {res.eps_lower:.4f} at {res.confidence:.0%} confidence "
                   f"(n0 = {res.n0}, n1 = {res.n1}, {res.details['output']} outputs, statistic: "
-                  f"{res.details['statistic']})")
+                  f"{res.details['statistic']}; test: {res.details['event']}, best of {res.details['tests']})")
             print(f"claimed ε = {res.claim_eps:g}" + (f", δ = {res.delta:g}" if res.delta else "")
                   + f": {res.verdict} (margin ε_lower − ε = {res.margin:+.4f}, {pv})")
+            print(f"what this means: {res.meaning()}")
+            if res.tradeoff_line():
+                print(res.tradeoff_line())
         return 1 if a.fail_on_violation and res.verdict == "violated" else 0
     try:
         rows = papers_audit(a)

@@ -300,7 +300,11 @@ def _cp_upper_fast(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
     True
     """
     g, v = _cp_table(n, alpha)
-    return np.interp(np.asarray(k, dtype=float), g, v)
+    k = np.asarray(k, dtype=float)
+    out = np.interp(k, g, v)
+    last = k > n - _CP_SMALL                   # few successes: exact (the relative error of 1 − u matters)
+    out[last] = _cp_upper_vec(k[last], n, alpha)
+    return out
 
 
 def eps_from_rates(fpr: float, fnr: float, delta: float = 0.0) -> float:
@@ -436,15 +440,19 @@ def _fitted_score(estimator: Any, x0: np.ndarray, x1: np.ndarray, seed: np.rando
                                              random_state=int(seed.generate_state(1)[0] % 2**31))
     else:
         est = clone(estimator)
+    from threadpoolctl import threadpool_limits
+
     X = np.concatenate([x0, x1]).astype(float)
     y = np.concatenate([np.zeros(len(x0)), np.ones(len(x1))])
-    est.fit(X, y)
+    with threadpool_limits(1):            # one thread: the same fit on any machine, no oversubscription
+        est.fit(X, y)
 
     def score(x: np.ndarray) -> np.ndarray:
         x = x.astype(float)
-        if hasattr(est, "decision_function"):
-            return np.asarray(est.decision_function(x), dtype=float).reshape(-1)
-        p = np.clip(np.asarray(est.predict_proba(x))[:, 1], 1e-300, 1 - 1e-16)
+        with threadpool_limits(1):
+            if hasattr(est, "decision_function"):
+                return np.asarray(est.decision_function(x), dtype=float).reshape(-1)
+            p = np.clip(np.asarray(est.predict_proba(x))[:, 1], 1e-300, 1 - 1e-16)
         return np.log(p) - np.log1p(-p)
 
     return score
@@ -475,32 +483,65 @@ def candidate_thresholds(t: np.ndarray, max_candidates: int = 4000) -> np.ndarra
 
 
 def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int, delta: float,
-                     alpha: float, pessimism: float = 0.95) -> tuple[float, int, float]:
+                     alpha: float, pessimism: float = 0.95, totals: tuple[int, int] | None = None
+                     ) -> tuple[float, int, float]:
     """Threshold τ and direction d maximising the bound projected to the evaluation split.
 
     Direction +1 says D′ when T > τ, direction −1 when T < τ.  The error rates on the selection
     split are replaced by pessimistic estimates (Clopper–Pearson upper limits at level
     ``pessimism``) and projected to ``n_eval0``/``n_eval1`` releases, so that a tail event seen a
     handful of times in the selection split is not taken for a sure one (the winner's curse of
-    choosing among many thresholds).  Returns (τ, d, projected ε).
+    choosing among many thresholds).  ``totals`` = (selection outputs on D, on D′) when t0, t1 are
+    the statistic of one group of them only (the test then says D′ only inside the group).
+    Returns (τ, d, projected ε).
     """
+    n0, n1 = totals if totals is not None else (t0.size, t1.size)
     cand = candidate_thresholds(np.concatenate([t0, t1]), MAX_CANDIDATES)
     s0, s1 = np.sort(t0), np.sort(t1)
     best = (float(cand[0]), 1, -math.inf)
     for d in (1, -1):
         if d == 1:
             fp = s0.size - np.searchsorted(s0, cand, side="right")      # T > τ on D
-            fn = np.searchsorted(s1, cand, side="right")                # T ≤ τ on D′
+            fn = n1 - (s1.size - np.searchsorted(s1, cand, side="right"))   # not (T > τ) on D′
         else:
             fp = np.searchsorted(s0, cand, side="left")                 # T < τ on D
-            fn = s1.size - np.searchsorted(s1, cand, side="left")       # T ≥ τ on D′
-        rfp, rfn = _cp_upper_fast(fp, s0.size, 1 - pessimism), _cp_upper_fast(fn, s1.size, 1 - pessimism)
+            fn = n1 - np.searchsorted(s1, cand, side="left")            # not (T < τ) on D′
+        rfp, rfn = _cp_upper_fast(fp, n0, 1 - pessimism), _cp_upper_fast(fn, n1, 1 - pessimism)
         e = _eps_vec(_cp_upper_fast(rfp * n_eval0, n_eval0, alpha), _cp_upper_fast(rfn * n_eval1, n_eval1, alpha),
                      delta)
         i = int(np.argmax(e))
         if e[i] > best[2]:
             best = (float(cand[i]), d, float(e[i]))
-    return best
+    # the same selection counts hold up to the next pooled value beyond τ: move τ halfway there (a margin)
+    tau, d, e = best
+    pooled = np.sort(np.concatenate([t0, t1]))
+    j = np.searchsorted(pooled, tau, side="right") if d == 1 else np.searchsorted(pooled, tau, side="left") - 1
+    if 0 <= j < pooled.size:
+        tau = float(0.5 * tau + 0.5 * pooled[j])
+    return tau, d, e
+
+
+def value_and_groups(a0: np.ndarray, a1: np.ndarray) -> tuple[int, list[int]] | None:
+    """(value column, group columns) of vector outputs like (index, value): one column with many distinct
+    values, the others with few (jointly at most :data:`MAX_CATEGORIES` groups); else None.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.column_stack([rng.integers(0, 5, 1000), rng.laplace(size=1000)])   # (index, value)
+    >>> value_and_groups(x, x)
+    (1, [0])
+    """
+    if a0.ndim != 2 or a0.shape[1] < 2:
+        return None
+    X = np.concatenate([a0, a1]).astype(float)
+    limit = min(MAX_CATEGORIES, max(2, X.shape[0] // 20))
+    few = [np.unique(X[:, j]).size <= limit for j in range(X.shape[1])]
+    value = [j for j, f in enumerate(few) if not f]
+    groups = [j for j, f in enumerate(few) if f]
+    if len(value) != 1 or np.unique(_keys(X[:, groups])).size > limit:
+        return None
+    return value[0], groups
 
 
 @dataclass(frozen=True)
@@ -516,14 +557,19 @@ class Event:
     kind: str = "threshold"
     projected: float = math.nan
     note: str = ""
+    group: int | None = None          # only inside this group of the outputs (pairs (index, value))
+    group_label: str = ""
 
-    def says_dprime(self, t: np.ndarray) -> np.ndarray:
-        """Booleans: the test says D′ at statistic values t."""
-        return t > self.tau if self.direction == 1 else t < self.tau
+    def says_dprime(self, t: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
+        """Booleans: the test says D′ at statistic values t (group ids g of the outputs)."""
+        out = t > self.tau if self.direction == 1 else t < self.tau
+        return out if self.group is None or g is None else out & (g == self.group)
 
     def describe(self, stat: str = "T") -> str:
         """The event in words."""
         text = f"say D′ when {stat} {'>' if self.direction == 1 else '<'} {self.tau:.6g}"
+        if self.group is not None:
+            text += f" and {self.group_label}"
         return f"{text} ({self.note})" if self.note else text
 
 
@@ -710,7 +756,27 @@ class _Test:
             elif kind == "categorical" and sel0.ndim == 1 and not few_values(sel0, sel1):
                 kind = "scalar"                     # integers with many values (a noisy count): ordered
         self.kind = kind
-        if user:
+        self.groups: Callable[[np.ndarray], np.ndarray] | None = None
+        pair = value_and_groups(sel0, sel1) if auto and score is None and kind == "vector" else None
+        if pair is not None:
+            self.kind = kind = "pair"
+        if pair is not None:
+            c, gcols = pair
+            gkeys = np.unique(np.concatenate([_keys(sel0[:, gcols]), _keys(sel1[:, gcols])]))
+
+            def groups(x: np.ndarray, gkeys: np.ndarray = gkeys, gcols: list[int] = gcols) -> np.ndarray:
+                k = _keys(x[:, gcols])
+                i = np.clip(np.searchsorted(gkeys, k), 0, gkeys.size - 1)
+                return np.where(gkeys[i] == k, i, -1)
+
+            self.groups = groups
+            self.stat = lambda x, c=c: np.asarray(x[:, c], dtype=float)
+            self.name = (f"column {c} of the output (the value), thresholded within each group of column"
+                         f"{'s' if len(gcols) > 1 else ''} {', '.join(map(str, gcols))} (the index) or over all")
+            a0, a1 = sel0, sel1
+            glabel = [f"column{'s' if len(gcols) > 1 else ''} {', '.join(map(str, gcols))} = "
+                      f"{', '.join(f'{v:g}' for v in np.frombuffer(g.tobytes(), dtype=float))}" for g in gkeys]
+        elif user:
             self.stat = lambda x: np.asarray(score(x), dtype=float).reshape(-1)
             self.name = f"user statistic {getattr(score, '__name__', type(score).__name__)}"
             a0, a1 = sel0, sel1
@@ -733,8 +799,19 @@ class _Test:
         events: list[Event] = []
         for level in PESSIMISM:
             tau, d, projected = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
-            if all((tau, d) != (e.tau, e.direction) for e in events):
-                events.append(Event(tau, d, "threshold", projected=projected))
+            best = Event(tau, d, "threshold", projected=projected)
+            if pair is not None:            # the same within each group (selection only: no test is added)
+                g0, g1 = self.groups(a0), self.groups(a1)
+                for g in range(len(glabel)):
+                    m0, m1 = g0 == g, g1 == g
+                    if m0.sum() + m1.sum() < 20:
+                        continue
+                    tau, d, projected = choose_threshold(t0[m0], t1[m1], n_ev0, n_ev1, delta,
+                                                         alpha / len(PESSIMISM), level, totals=(t0.size, t1.size))
+                    if projected > best.projected:
+                        best = Event(tau, d, "threshold", projected=projected, group=g, group_label=glabel[g])
+            if all((best.tau, best.direction, best.group) != (e.tau, e.direction, e.group) for e in events):
+                events.append(best)
         for e in rare_events(t0, t1):
             if all((e.tau, e.direction) != (f.tau, f.direction) for f in events):
                 events.append(e)
@@ -747,10 +824,16 @@ class _Test:
             raise ValueError("parameter 'score': the statistic must map n outputs to n finite numbers")
         return t
 
-    def says_dprime(self, x: np.ndarray | None = None, t: np.ndarray | None = None) -> np.ndarray:
-        """(K, n) booleans: test k says D′ for output i (from outputs ``x`` or their statistic ``t``)."""
-        t = self._t(x) if t is None else t
-        return np.array([e.says_dprime(t) for e in self.tests]).reshape(len(self.tests), -1)
+    def group_ids(self, x: np.ndarray) -> np.ndarray | None:
+        """Group of each output (pairs (index, value)), −1 for a group unseen in the selection split."""
+        return None if self.groups is None else self.groups(x)
+
+    def says_dprime(self, x: np.ndarray | None = None, t: np.ndarray | None = None,
+                    g: np.ndarray | None = None) -> np.ndarray:
+        """(K, n) booleans: test k says D′ for output i (from outputs ``x``, or their statistic ``t`` and groups ``g``)."""
+        if t is None:
+            t, g = self._t(x), self.group_ids(x)
+        return np.array([e.says_dprime(t, g) for e in self.tests]).reshape(len(self.tests), -1)
 
 
 def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, seed: np.random.SeedSequence
@@ -922,7 +1005,7 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
             t = test._t(x)
             if tradeoff:
                 ts.append(t)
-            says = test.says_dprime(t=t)
+            says = test.says_dprime(t=t, g=test.group_ids(x))
             errors += says.sum(axis=1) if say_dprime_is_error else (~says).sum(axis=1)
             left -= c
         counts.append(errors)
@@ -973,8 +1056,8 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2],
                  auto=output == "auto")
     t0, t1 = test._t(a0[s0:]), test._t(a1[s1:])
-    fp = test.says_dprime(t=t0).sum(axis=1)
-    fn = (~test.says_dprime(t=t1)).sum(axis=1)
+    fp = test.says_dprime(t=t0, g=test.group_ids(a0[s0:])).sum(axis=1)
+    fn = (~test.says_dprime(t=t1, g=test.group_ids(a1[s1:]))).sum(axis=1)
     tr = _tradeoff(t0, t1, delta, confidence, ss[3]) if tradeoff else None
     return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr)
 

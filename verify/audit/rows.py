@@ -14,7 +14,7 @@ import numpy as np
 
 from bounds.evidence import Result
 
-from .core import AuditResult, audit, audit_seed
+from .core import AuditResult, audit, audit_seed, min_event_prob
 from .mechanisms import gaussian_releases, gaussian_true_eps, laplace_releases
 
 # ---------------------------------------------------------------------------
@@ -67,6 +67,23 @@ LEAK_FUNCTION = ("one scalar b is added to the whole function, so differences of
 LEAK_VALUE = "no leak beyond the claim was detected at this pair"
 
 
+def no_leak(eps_max: float | None = None, min_event: float | None = None) -> str:
+    """What a non-violation means: nothing found, and the largest ε this n could have detected.
+
+    Examples
+    --------
+    >>> no_leak(9.84, 1.8e-4)
+    'no leak beyond the claim was detected at this pair; the largest ε this n could have detected is 9.84, and an event of probability below 0.00018 that never occurs on the other data set goes undetected'
+    """
+    if eps_max is None or not math.isfinite(eps_max):
+        return LEAK_VALUE
+    text = f"{LEAK_VALUE}; the largest ε this n could have detected is {eps_max:.3g}"
+    if min_event is not None and math.isfinite(min_event):
+        text += (f", and an event of probability below {min_event:.2g} that never occurs on the other data set "
+                 "goes undetected")
+    return text
+
+
 def audit_result(key: str, *, mechanism: str, source: str, release: str, calibration: str, claimed: float,
                  result: AuditResult, attack: str, leak: str = LEAK_VALUE, details: dict[str, Any] | None = None,
                  delta: float = 0.0) -> Result:
@@ -85,21 +102,30 @@ def audit_result(key: str, *, mechanism: str, source: str, release: str, calibra
     ('audit', 'holds', 0.5)
     """
     violated = result.eps_lower > claimed
+    pmin = min_event_prob(result.details["n_evaluation0"], result.details["n_evaluation1"], delta,
+                          1 - (1 - result.confidence) / result.details.get("tests", 1), claimed) \
+        if "n_evaluation0" in result.details else None
+    tr = result.tradeoff
     return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}",
                   verdict="violated" if violated else "holds", statistic=result.eps_lower, lo=result.eps_lower,
                   hi=result.eps_point, bound=claimed, confidence=result.confidence, n=result.n, method=attack,
-                  detail=leak if violated else LEAK_VALUE,
+                  detail=leak if violated else no_leak(result.eps_max, pmin),
                   details={"mechanism": mechanism, "source": source, "release": release, "calibration": calibration,
                            "delta": delta, "eps_point": result.eps_point, "fpr": result.fpr, "fnr": result.fnr,
-                           "threshold": result.threshold, **(details or {})})
+                           "threshold": result.threshold, "eps_max": result.eps_max, "min_event_prob": pmin,
+                           "event": result.details.get("event"), "statistic": result.details.get("statistic"),
+                           **({} if tr is None else {"tradeoff_mu_lower": tr.mu_lower, "tradeoff_eps_lower": tr.eps_lower,
+                                                     "tradeoff_eps_gdp": tr.eps_gdp}),
+                           **(details or {})})
 
 
 def audit_row(key: str, mechanism: str, source: str, release: str, calibration: str, claimed_eps: float,
               delta: float, eps_lower: float, eps_point: float, confidence: float, n: int, verdict: str,
-              attack: str, leak: str, details: dict[str, Any] | None = None) -> Result:
+              attack: str, leak: str, details: dict[str, Any] | None = None, eps_max: float | None = None) -> Result:
     """An audit row from its fields, for audits that compute ε_lower themselves (a pre-registered test).
 
     ``verdict`` is ``violated`` or ``consistent``/``holds``; it must agree with ε_lower > claimed ε.
+    ``eps_max``: the largest ε_lower this audit's n could give (said in a non-violated row's detail).
     """
     violated = eps_lower > claimed_eps
     if (verdict == "violated") != violated:
@@ -108,9 +134,9 @@ def audit_row(key: str, mechanism: str, source: str, release: str, calibration: 
     return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}",
                   verdict="violated" if violated else "holds", statistic=eps_lower, lo=eps_lower, hi=eps_point,
                   bound=claimed_eps, confidence=confidence, n=n, method=attack,
-                  detail=leak if violated else LEAK_VALUE,
+                  detail=leak if violated else no_leak(eps_max),
                   details={"mechanism": mechanism, "source": source, "release": release, "calibration": calibration,
-                           "delta": delta, "eps_point": eps_point, **(details or {})})
+                           "delta": delta, "eps_point": eps_point, "eps_max": eps_max, **(details or {})})
 
 
 def scalar_noise_audits(key: str, *, mechanism: str, source: str, pair: dict[str, Any], scales: dict[str, float],
