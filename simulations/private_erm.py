@@ -41,6 +41,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +51,26 @@ from scipy import stats
 from .solvers import Certificate, CertificateError
 
 FloatArray = NDArray[np.float64]
+
+
+def _check_release(who: str, algorithm: str, rng: Any = None, **params: Any) -> None:
+    """Validate the parameters of a private release; a ValueError names the parameter, the algorithm
+    whose calibration assumes it (the paper's statement is the caller's) and the assumption.  ``params``: name -> (value, kind) with kind
+    ``"count"`` (an int ≥ 1), ``"reps"`` (an int ≥ 0), ``"positive"`` (a finite real > 0) or
+    ``"noise"`` (a finite real ≥ 0; 0 is the non-private algorithm)."""
+    what = {"count": "an int ≥ 1", "reps": "an int ≥ 0 (independent chains)", "positive": "a finite real > 0",
+            "noise": "a finite real ≥ 0 (0 is the non-private algorithm)"}
+    for name, (value, kind) in params.items():
+        if kind in ("count", "reps"):
+            ok = isinstance(value, Integral) and not isinstance(value, bool) and value >= (1 if kind == "count" else 0)
+        else:
+            ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value)) and (
+                value > 0 if kind == "positive" else value >= 0)
+        if not ok:
+            raise ValueError(f"{who}: parameter {name!r} = {value!r} must be {what[kind]} (assumption of "
+                             f"{algorithm} and of its noise calibration)")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        raise ValueError(f"{who}: parameter 'rng' = {rng!r} must be a numpy Generator (from a SeedSequence)")
 
 __all__ = [
     "md_step_size",
@@ -217,7 +239,12 @@ def private_frank_wolfe(grad: Callable[[FloatArray], FloatArray], vertices: Floa
     -------
     array (n_rep, p)
     """
+    _check_release("private_frank_wolfe", "private Frank–Wolfe", rng, T=(T, "count"), scale=(scale, "noise"),
+                   n_rep=(n_rep, "reps"))
     V = np.asarray(vertices, dtype=float)
+    if V.ndim != 2 or V.shape[0] == 0 or not np.all(np.isfinite(V)):
+        raise ValueError(f"private_frank_wolfe: parameter 'vertices' must be a finite non-empty (k, p) array "
+                         f"(got shape {V.shape}); assumption: C = conv(vertices) is a polytope")
     k_, p_ = V.shape
     th = np.zeros((n_rep, p_)) if theta0 is None else np.tile(np.asarray(theta0, dtype=float), (n_rep, 1))
     for t in range(1, T):
@@ -253,9 +280,14 @@ def private_fw_lasso(A: FloatArray, c: FloatArray, T: int, scale: float, rng: np
     >>> bool(np.array_equal(th, th2)), th.shape
     (True, (3, 2))
     """
+    _check_release("private_fw_lasso", "private Frank–Wolfe on the LASSO", rng, T=(T, "count"), scale=(scale, "noise"),
+                   n_rep=(n_rep, "reps"), radius=(radius, "positive"))
     A = np.ascontiguousarray(A, dtype=float)
     c = np.ascontiguousarray(c, dtype=float)
     p_ = c.size
+    if c.ndim != 1 or A.shape != (p_, p_) or not (np.all(np.isfinite(A)) and np.all(np.isfinite(c))):
+        raise ValueError(f"private_fw_lasso: parameters 'A' and 'c' must be finite of shapes (p, p) and (p,) "
+                         f"(got {A.shape} and {c.shape}); assumption: the LASSO's sufficient statistics")
     th = np.zeros((n_rep, p_))
     u = np.zeros((n_rep, p_))  # Aθ, row-wise
     if compiled:
@@ -309,6 +341,8 @@ def private_mirror_descent(grad: Callable[[FloatArray], FloatArray], p: int, geo
     """
     if geometry not in ("l2", "l1", "simplex"):
         raise ValueError(f"parameter 'geometry' = {geometry!r} must be 'l2', 'l1' or 'simplex'")
+    _check_release("private_mirror_descent", "noisy mirror descent", rng, p=(p, "count"), T=(T, "count"),
+                   eta=(eta, "positive"), sigma=(sigma, "noise"), n_rep=(n_rep, "reps"), radius=(radius, "positive"))
     if geometry == "l2":
         th = np.zeros((n_rep, p))
         acc = np.zeros((n_rep, p))

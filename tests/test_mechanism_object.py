@@ -262,3 +262,33 @@ def test_privacy_leak_warning_is_short_and_once_per_class() -> None:
     with pytest.warns(PrivacyLeakWarning, match="Gaussian-process release"):
         DPKernelSVM(mechanism=next(m for m in MECHS.values() if m.applies_to("svm")), random_state=0).fit(
             *_data(DPKernelSVM))
+
+
+# -- the iterative private releases validate their parameters ------------------------------------------
+
+
+@pytest.mark.parametrize("kw, param", [
+    (dict(T=0), "T"), (dict(T=2.5), "T"), (dict(scale=-1.0), "scale"), (dict(scale=math.inf), "scale"),
+    (dict(scale=math.nan), "scale"), (dict(n_rep=-1), "n_rep"), (dict(n_rep=True), "n_rep"),
+    (dict(radius=0.0), "radius"), (dict(rng=np.random.RandomState(0)), "rng"), (dict(c=np.ones(3)), "'A' and 'c'"),
+])
+def test_private_frank_wolfe_validates(kw: dict, param: str) -> None:
+    from simulations.private_erm import private_fw_lasso
+
+    args = {**dict(A=np.eye(2), c=np.ones(2), T=5, scale=0.1, rng=np.random.default_rng(0), n_rep=2), **kw}
+    with pytest.raises(ValueError, match=f"private_fw_lasso: parameters? '?{param.strip(chr(39))}"):
+        private_fw_lasso(**args)
+
+
+@pytest.mark.parametrize("kw, param", [(dict(T=0), "T"), (dict(eta=0.0), "eta"), (dict(sigma=-0.1), "sigma"),
+                                       (dict(p=0), "p"), (dict(sigma=math.inf), "sigma")])
+def test_private_mirror_descent_validates(kw: dict, param: str) -> None:
+    from simulations.private_erm import private_mirror_descent
+
+    args = {**dict(grad=lambda t: np.zeros_like(t), p=2, geometry="l2", T=5, eta=0.1, sigma=0.1,
+                   rng=np.random.default_rng(0)), **kw}
+    with pytest.raises(ValueError, match=f"private_mirror_descent: parameter '{param}'"):
+        private_mirror_descent(**args)
+    # the same call with valid parameters runs (the refusal above is about the parameter alone)
+    good = dict(args, **{k: v for k, v in dict(T=5, eta=0.1, sigma=0.1, p=2).items() if k in kw})
+    assert private_mirror_descent(**good).shape == (1, 2)
