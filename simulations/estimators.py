@@ -56,7 +56,7 @@ Traceback (most recent call last):
 ...
 sklearn.utils._param_validation.InvalidParameterError: The 'eps' parameter of DPKernelLeastSquares must be \
 a float in the range (0.0, inf). Got 0 instead. Assumption: the privacy parameter ε is positive and \
-finite (ε = ∞ would be no privacy).
+finite (ε = ∞ would be no privacy). Statement: jia.s5_1.scale (mechanism jia.s5_1).
 """
 
 from __future__ import annotations
@@ -214,6 +214,10 @@ _ASSUMPTIONS: dict[str, str] = {
 }
 
 
+#: the parameters a mechanism's noise calibration uses (their errors name its statement)
+_CALIBRATED = frozenset({"eps", "lam", "M", "theta", "t0", "kernel"})
+
+
 def _culprit(X: Any, err: Exception) -> str:
     """Which of X and y sklearn's validation rejected (its messages do not always say)."""
     if "inconsistent numbers of samples" in str(err):
@@ -245,22 +249,35 @@ class _DPBase(BaseEstimator):
     }
 
     # -- validation -----------------------------------------------------------------------
+    def _statement_note(self, key: str) -> str:
+        """`` Statement: <key> (mechanism <name>).`` for a parameter the mechanism's calibration uses."""
+        if key not in _CALIBRATED:
+            return ""
+        try:
+            mech = get_mechanism(self.mechanism)
+        except ValueError:            # no usable mechanism: its own error comes next
+            return ""
+        return f" Statement: {mech.statement.key} (mechanism {mech.name})."
+
     def _validate_params(self) -> None:
-        """sklearn's parameter validation, one parameter at a time, with the assumption it violates."""
+        """sklearn's parameter validation, one parameter at a time, with the assumption it violates
+        and, for a parameter the noise calibration uses, the statement that calibrates it."""
         params = self.get_params(deep=False)
         name = type(self).__name__
         for key, constraints in self._parameter_constraints.items():
             try:
                 validate_parameter_constraints({key: constraints}, {key: params[key]}, caller_name=name)
             except InvalidParameterError as err:
-                raise InvalidParameterError(f"{err} Assumption: {_ASSUMPTIONS[key]}.") from None
+                raise InvalidParameterError(f"{err} Assumption: {_ASSUMPTIONS[key]}."
+                                            f"{self._statement_note(key)}") from None
             value = params[key]
             if key != "random_state" and isinstance(value, Real):
                 try:
                     float(value)
                 except OverflowError:
                     raise InvalidParameterError(f"The {key!r} parameter of {name} = {str(value)[:12]}… is not "
-                                                f"representable as a float. Assumption: {_ASSUMPTIONS[key]}.") from None
+                                                f"representable as a float. Assumption: {_ASSUMPTIONS[key]}."
+                                                f"{self._statement_note(key)}") from None
 
     def _fail(self, message: str) -> ValueError:
         return ValueError(f"{type(self).__name__}: {message}")
@@ -631,7 +648,7 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
     ...
     sklearn.utils._param_validation.InvalidParameterError: The 'theta' parameter of DPOnlineKernelRegression \
 must be a float in the range (0.5, 1.0). Got 1.5 instead. Assumption: the step exponent of Theorem 1 \
-satisfies 1/2 < θ < 1.
+satisfies 1/2 < θ < 1. Statement: jcc.thm1.C_t (mechanism jcc.thm1).
     """
 
     algorithm: ClassVar[str] = "online_kls"

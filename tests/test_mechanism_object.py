@@ -292,3 +292,13 @@ def test_private_mirror_descent_validates(kw: dict, param: str) -> None:
     # the same call with valid parameters runs (the refusal above is about the parameter alone)
     good = dict(args, **{k: v for k, v in dict(T=5, eta=0.1, sigma=0.1, p=2).items() if k in kw})
     assert private_mirror_descent(**good).shape == (1, 2)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_a_bad_calibration_parameter_names_the_statement(cls) -> None:
+    mech = next(m for m in MECHS.values() if m.applies_to(cls.algorithm))
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError) as err:
+            cls(mechanism=mech, eps=bad).fit(*_data(cls))
+        msg = str(err.value)
+        assert "'eps'" in msg and "Assumption:" in msg and mech.statement.key in msg and cls.__name__ in msg, msg
