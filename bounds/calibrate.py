@@ -107,11 +107,11 @@ class Calibration:
             lines.append(f"  note: {b.note}")
         if b.warning:
             lines.append(f"  warning: {b.warning}")
-        w = max(len(self.noise_name), 10)
+        cells = [("—" if r.noise is None else f"{r.noise:.6g}", "—" if r.eps_spent is None else f"{r.eps_spent:.6g}")
+                 for r in self.rows]
+        w = max(len(self.noise_name), *(len(c[0]) for c in cells))
         lines.append(f"  {'':<9}{self.noise_name:>{w}}  {'eps spent':>10}  status")
-        for r in self.rows:
-            noise = "—" if r.noise is None else f"{r.noise:.6g}"
-            spent = "—" if r.eps_spent is None else f"{r.eps_spent:.6g}"
+        for r, (noise, spent) in zip(self.rows, cells, strict=True):
             lines.append(f"  {r.calibration:<9}{noise:>{w}}  {spent:>10}  {r.status}")
         for r in self.rows:
             if r.how:
