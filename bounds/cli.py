@@ -413,7 +413,7 @@ def _cmd_eval(a: argparse.Namespace) -> int:
         return 0
     print(repr(v) if a.repr else f"{v:.10g}")
     print(f"  statement {b.line()}")
-    for line in (b.note, b.warning and f"warning: {b.warning}"):
+    for line in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}"):
         if line:
             print(f"  {line}")
     return 0
@@ -534,7 +534,7 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
             out.update({k: x for k, x in b.as_dict().items() if k != "key"})
             return json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False)
         lines = [" ".join(f"{k}={v}" for k, v in out.items() if k != "constants"), f"  statement {b.line()}"]
-        lines += [f"  {x}" for x in (b.note, b.warning and f"warning: {b.warning}") if x]
+        lines += [f"  {x}" for x in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}") if x]
         return "\n".join(lines)
     given = {}
     if o.eps is not None:
