@@ -124,6 +124,16 @@ class Mechanism:
     ------
     ValueError
         Naming the mechanism, the parameter and the assumption it violates.
+
+    Examples
+    --------
+    >>> from bounds.papers.jia import S5_1_SCALE
+    >>> from simulations.mechanisms import Mechanism
+    >>> ls = Mechanism("jia.ls_demo", S5_1_SCALE, algorithms=("kls",), release="f_z + b")
+    >>> ls.statement is S5_1_SCALE, ls.applies_to("kls"), ls.applies_to("svm")
+    (True, True, False)
+    >>> round(ls.scale("stated", kappa=1.0, lam=0.1, m=100, eps=0.5, M=1.0), 6)   # Mκ²(κ+1)/(ελ^{3/2}m)
+    1.264911
     """
 
     name: str
@@ -242,6 +252,28 @@ jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanis
     def scale(self, which: str = "derived", **problem: float) -> float:
         """The Laplace scale at the problem's values (mapped by ``inputs``; see :func:`laplace_scale`)."""
         return laplace_scale(self, which, **self.statement_values(problem))
+
+    def scales(self, **problem: float) -> dict[str, float]:
+        """Both calibrations at the problem's values: ``{"stated": ..., "derived": ...}``."""
+        return {which: self.scale(which, **problem) for which in ("stated", "derived")}
+
+    def audit_args(self, **problem: float) -> dict[str, Any]:
+        """What an audit of this mechanism's release needs from it, at the problem's values.
+
+        ``key`` (the calibrating statement, the audit row's key), ``mechanism`` (its name), ``scales``
+        (both calibrations) and ``sign`` (whether the output is sgn(f + b)): the keyword arguments of
+        :func:`verify.audit.scalar_noise_audits` that come from the mechanism, so an audit takes the
+        object rather than a name and a key typed apart.
+
+        Examples
+        --------
+        >>> from simulations.trials.jia import S5_2
+        >>> a = S5_2.audit_args(kappa=1.0, lam=0.1, m=100, eps=0.5)
+        >>> a["key"], a["mechanism"], a["sign"], a["scales"]["derived"] / a["scales"]["stated"]
+        ('jia.s5_2.scale', 'jia.s5_2', True, 2.0)
+        """
+        return {"key": self.statement.key, "mechanism": self.name, "scales": self.scales(**problem),
+                "sign": self.output == "sign"}
 
     def noise(self, scale: float, size: int | tuple[int, ...] | None = None,
               rng: np.random.Generator | np.random.RandomState | None = None) -> float | np.ndarray:

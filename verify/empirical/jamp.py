@@ -509,10 +509,9 @@ def audit_prop1(ctx: Context) -> list[Result]:
                         desc="jamp audit pair")
     p = ctx.profile
     mech = T.PROP1.require("kls", "the audit of jamp.prop1")
-    scales = {c: mech.scale(c, M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps) for c in ("stated", "derived")}
-    rows = scalar_noise_audits(mech.scale_key, mechanism=mech.name, source="001 Proposition 1, eq. (2)",
-                               pair=pair, scales=scales, claimed=eps, n=p.n_audit, seed=ctx.seed,
-                               confidence=p.confidence)
+    rows = scalar_noise_audits(**mech.audit_args(M=P.M, kappa=P.kappa, lam=lam, m=m, eps=eps),
+                               source="001 Proposition 1, eq. (2)", pair=pair, claimed=eps, n=p.n_audit,
+                               seed=ctx.seed, confidence=p.confidence)
     return tag_function_rows(rows)
 
 

@@ -686,10 +686,8 @@ def audit_s5_2(ctx: Context) -> list[Result]:
     sens = bounds.value(jia_paper.PROP1_SENSITIVITY, {"kappa": P.kappa, "C_L": 1, "lam": AUDIT["lam"], "gamma": 2,
                                                   "m": AUDIT["m"]})
     return tag_releases(scalar_noise_audits(
-        T.S5_2.scale_key, mechanism=T.S5_2.name, source="000 §5.2", pair=pair,
-        scales={c: laplace_scale(T.S5_2.require("svm", "the audit of jia.s5_2"), c, **vals)
-                for c in ("stated", "derived")},
-        claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence, sign=True,
+        **T.S5_2.require("svm", "the audit of jia.s5_2").audit_args(**vals), source="000 §5.2", pair=pair,
+        claimed=AUDIT["eps"], n=p.n_audit, seed=ctx.seed, confidence=p.confidence,
         details={"sensitivity_bound": sens}, value_attack="the released label at x*",
         function_attack="the released labels at two points (sgn(f+b) flips at a level set of f)",
         function_leak=("the classifier {f_z + b > 0} is a level set of f_z; the order of f_z at two points does "
