@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import html as html_lib
+import json
 import re
 import shutil
 import subprocess
@@ -318,3 +319,39 @@ def test_committed_page_in_headless_chromium(tmp_path) -> None:
     copy = tmp_path / "index.html"
     shutil.copy(index, copy)                                      # no chance of touching reports/
     _check_in_browser(copy, tmp_path)
+
+
+# --- the figure index ---------------------------------------------------------------------------------
+
+def _results_with_figures() -> list:
+    from bounds.evidence import Result
+
+    rows = [Result(key="jia.thm2", evidence="empirical", kind="sensitivity", name=f"m={m}", verdict="holds",
+                   statistic=0.1 / m ** 0.5, lo=0.1 / m ** 0.5, hi=0.1 / m ** 0.5, bound=1.0, confidence=0.95, n=50,
+                   details={"m": m}) for m in (50, 200, 800)]
+    ms = [100.0, 200.0, 400.0, 800.0]
+    rows.append(Result(key="jia.thm2", evidence="empirical", kind="rate", name="a schedule [with brackets]",
+                       verdict="holds", statistic=-0.5, lo=-0.6, hi=-0.4, bound=-0.5, confidence=0.95, n=50,
+                       details={"m": ms, "mean": [m ** -0.5 for m in ms]}))
+    return rows
+
+
+def test_the_report_opens_with_a_figure_index_linking_every_figure(tmp_path) -> None:
+    out = tmp_path / "report"
+    write_report(out, only="jia.thm2", picks=False, empirical=_results_with_figures())
+    md = (out / "REPORT.md").read_text()
+    start, roots = md.index("**Figure index**"), md.index("## Root errors")
+    assert start < roots and md.index("## ") == roots               # before the first section, not a section
+    block = md[start:roots]
+    linked = re.findall(r"\]\((figures/[^)]+\.png)\)", block)
+    files = sorted(p.relative_to(out).as_posix() for p in (out / "figures").glob("*.png"))
+    assert len(files) == 3 and sorted(linked) == files                # every figure, each once, nothing else
+    assert "[`jia.thm2`](#s-jia-thm2)" in block and "(#p-jia)" in block   # per paper and per statement
+    index = json.loads((out / "summary.json").read_text())["figures"]
+    assert sorted(f["path"] for f in index) == files
+    assert {(f["key"], f["kind"]) for f in index} == {(None, "overview"), ("jia.thm2", "sensitivity"),
+                                                     ("jia.thm2", "rate")}
+    page = parse((out / "index.html").read_text())
+    fig_links = [h for h in page.hrefs if h.startswith("fig-")]
+    assert {f"fig-{Path(f).stem}" for f in files} <= set(fig_links)  # the index links to the embedded figures
+    assert not [h for h in page.hrefs if h not in page.ids], "internal links without a target"

@@ -151,33 +151,40 @@ def dependents(keys: Iterable[str]) -> dict[str, list[str]]:
     return out
 
 
-def picks_table() -> list[dict[str, Any]]:
-    """Paper schedule vs optimised ε/λ for the pickable bounds at a few m."""
-    from bounds.pick import optimise, paper_schedule
+def picks_table(verdicts: dict[str, Verdict] | None = None) -> list[dict[str, Any]]:
+    """The "Choosing ε and λ" rows: paper schedule vs optimised ε/λ for the pickable bounds at a few m.
 
-    rows = []
-    for key, consts in pick_constants().items():
-        if key not in registry:
-            continue
-        for m in PICK_M:
-            p = paper_schedule(key, m, **dict(consts))
-            o = optimise(key, m, **dict(consts))
-            rows.append(
-                {
-                    "key": key,
-                    "m": m,
-                    "constants": {k: v for k, v in consts.items()},
-                    "paper_eps": p.eps,
-                    "paper_lam": p.lam,
-                    "paper_bound": p.bound,
-                    "paper_bound_stated": p.bound_stated,
-                    "opt_eps": o.eps,
-                    "opt_lam": o.lam,
-                    "opt_bound": o.bound,
-                    "improvement": o.improvement,
-                }
-            )
-    return rows
+    Each row names the form of the bound used (the established correction of a wrong printed
+    bound), that statement's verdict and regime; a bound with no established form is listed with
+    the reason and never optimised (:func:`bounds.pick.choosing_rows`).  ``verdicts``: the
+    report's own verdicts (default: from the symbolic evidence alone).
+    """
+    from bounds.pick import choosing_rows
+
+    consts = {k: v for k, v in pick_constants().items() if k in registry}
+    if verdicts is None:
+        verdicts = registry.verdicts([], keys=list(consts))
+    return choosing_rows(verdicts, ms=PICK_M, constants=consts)
+
+
+def not_pickable(papers: Iterable[str]) -> dict[str, str]:
+    """Paper id → why it has no statement to pick ε and λ from, for each of ``papers`` that has none.
+
+    From :func:`bounds.pick.not_pickable_reason` (the paper's declarations).
+
+    Examples
+    --------
+    >>> "jia" in not_pickable(["jia", "cms"]), bool(not_pickable(["cms"]).get("cms"))
+    (False, True)
+    """
+    from bounds.pick import not_pickable_reason
+
+    out = {}
+    for pid in papers:
+        why = not_pickable_reason(pid)
+        if why:
+            out[pid] = why
+    return out
 
 
 # --- plain text into Markdown: sympy expressions as code, no accidental emphasis -----------------
@@ -769,32 +776,65 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                      f"{r.statistic:.4g} [{r.lo:.4g}, {r.hi:.4g}] | {r.bound:.4g} | {ratio} |")
         L.append("")
     if picks:
-        L.append("## Choosing ε and λ")
-        L.append("")
-        L.append(
-            "The paper's schedule against the minimiser of the same bound (the derived expression for an "
-            "erratum) over ε ∈ (0, 1) and λ in its domain, by `bounds.pick`.  Constants per row."
-        )
-        L.append("")
-        L.append("| bound | constants | m | paper ε | paper λ | paper bound | optimised ε | optimised λ | optimised bound | improvement |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|")
-        for r in picks:
-            cs = ", ".join(f"{k}={v:g}" for k, v in r["constants"].items())
-            L.append(
-                f"| `{r['key']}` | {cs} | {r['m']:.0e} | {r['paper_eps']:.3g} | {_g(r['paper_lam'])} | "
-                f"{r['paper_bound']:.4g} | {r['opt_eps']:.3g} | {_g(r['opt_lam'])} | {r['opt_bound']:.4g} | "
-                f"{r['improvement']:.3g}× |"
-            )
-        L.append("")
-        for key, fig in (heatmaps or {}).items():
-            L += _figure_md(f"{key}: bound over (ε, λ) at m = 10⁴", fig)
-            L.append("")
+        L += choosing_markdown(picks, not_pickable(dict.fromkeys(e.statement.paper for e in evs)), heatmaps)
     L.append("## Provenance")
     L.append("")
     for k, v in prov.items():
         L.append(f"- {k}: {v}")
     L.append("")
     return "\n".join(L)
+
+
+def choosing_markdown(picks: Sequence[dict[str, Any]], none: dict[str, str],
+                      heatmaps: dict[str, str] | None = None) -> list[str]:
+    """The "Choosing ε and λ" section: one row per pickable bound and m, with the form used and its
+    verdict; a refused bound says why; then each paper without a pickable statement and why."""
+    L = ["## Choosing ε and λ", "",
+         "The paper's schedule against the minimiser of the same bound over ε ∈ (0, 1) and λ in its domain, "
+         "by `bounds.pick`, at the constants of each row.  *form* is the form of the bound used: the printed "
+         "(stated) one when it is established, else its established correction (derived); *verdict* is that "
+         "statement's one verdict.  A bound with no established form (refuted without a correction, or open) "
+         "is not optimised: its row says why.  *dominant* is the term of the bound that is largest at the "
+         "optimum; a bound with a term rising in ε is U-shaped in ε, so a larger ε is not always better.", "",
+         "| bound | constants | m | form | verdict | paper ε | paper λ | paper bound | optimised ε | "
+         "optimised λ | optimised bound | improvement | dominant at the optimum |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in picks:
+        cs = ", ".join(f"{k}={v:g}" for k, v in r["constants"].items())
+        head = (f"| [`{r['key']}`](#{_anchor(r['key'])}) | {cs} | {r['m']:.0e} | {r.get('form') or '—'} | "
+                f"**{r.get('verdict_text') or r.get('verdict', '')}** |")
+        if r.get("refused"):
+            L.append(head + f" not picked: {_short(r['refused'], 200)} |" + " — |" * 7)
+            continue
+        L.append(head + f" {r['paper_eps']:.3g} | {_g(r['paper_lam'])} | {_g4(r['paper_bound'])} | "
+                 f"{r['opt_eps']:.3g} | {_g(r['opt_lam'])} | {_g4(r['opt_bound'])} | "
+                 f"{_g(r['improvement'])}× | {md_inline(str(r.get('dominant') or '—'))} |")
+    L.append("")
+    notes: dict[str, list[str]] = {}
+    for r in picks:
+        parts = notes.setdefault(r["key"], [])
+        if r.get("basis_note") and md_inline(r["basis_note"]) not in parts:
+            parts.append(md_inline(r["basis_note"]))
+        rising = r.get("rising_in_eps") or []
+        if rising and not any(p.startswith("terms rising in ε") for p in parts):
+            parts.append("terms rising in ε (the bound is U-shaped in ε, so a larger ε can give a larger bound): "
+                         + ", ".join(md_inline(str(t)) for t in rising))
+    L += [f"- `{key}`: " + "; ".join(parts) for key, parts in notes.items() if parts]
+    if any(notes.values()):
+        L.append("")
+    if none:
+        L.append("Papers without a statement to pick ε and λ from, and why:")
+        L.append("")
+        L += [f"- **`{pid}`**: {md_inline(why)}" for pid, why in none.items()]
+        L.append("")
+    for key, fig in (heatmaps or {}).items():
+        L += _figure_md(f"{key}: bound over (ε, λ) at m = 10⁴", fig)
+        L.append("")
+    return L
+
+
+def _g4(x: float | None) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
 
 
 def _dict_table(rows: list[dict[str, Any]]) -> list[str]:
@@ -913,7 +953,8 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             registry.store.save_registry(registry)     # the light papers: `python -m bounds` reads them
     finally:
         registry.store = before                        # no lasting change to bounds.registry
-    pk = picks_table() if picks and not only else []
+    vs = registry.verdicts([*empirical, *audits], keys=keys)
+    pk = picks_table(vs) if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
     prov.update(run_info or {})
     prov["bounds_version"] = getattr(bounds, "__version__", None) or _dist_version()
@@ -940,7 +981,6 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                 if not fig_cache.exists():
                     os.replace(part, fig_cache)
                 shutil.rmtree(part, ignore_errors=True)
-        vs = registry.verdicts([*empirical, *audits], keys=keys)
         md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig, vs,
                              scope=scope)
         summary = {
@@ -960,7 +1000,8 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "empirical": [_jsonable(r.as_row()) for r in empirical],
             "audits": [_jsonable(r.as_row()) for r in (audits or [])],
             "evidence": [_jsonable(r.as_row()) for r in evidence_rows(evs, empirical, audits)],
-            "picks": pk,
+            "picks": _jsonable(pk),
+            "not_pickable": not_pickable(dict.fromkeys(e.statement.paper for e in evs)),
             "calibrations": calibration_rows() if audits else [],
         }
         from .html import render_html
@@ -1225,7 +1266,8 @@ def figure_jobs(directory: Path, empirical: Sequence[Any], pk: list, utility: An
         for rs in by_paper.values():
             jobs += [("sensitivity", rs, directory), ("overview", rs, directory)]
     if pk:
-        jobs += [("heatmap", {k: v}, directory) for k, v in pick_constants().items()]
+        drawn = {r["key"]: r["constants"] for r in pk if not r.get("refused")}   # a refused bound: no map
+        jobs += [("heatmap", {k: v}, directory) for k, v in pick_constants().items() if k in drawn]
     if utility is not None and len(utility):
         jobs.append(("utility", utility, directory))
     if audits:
