@@ -1376,7 +1376,7 @@ def plot_tradeoff(key: str, m: float, path: Any = None, allow_unverified: bool =
         ax1.legend(loc="lower left", fontsize=8)
         ax2.set_title("dominant term", fontsize=9)
         ax2.legend(handles=[Patch(color=colors(i), label=t) for i, t in enumerate(names)], loc="upper center",
-                   bbox_to_anchor=(0.5, -0.14), fontsize=7, ncol=1)
+                   bbox_to_anchor=(0.5, -0.2), fontsize=7, ncol=1)
     else:
         var = free[0] if free else b.choice[0]
         xs = rng[var]
@@ -1403,7 +1403,7 @@ def plot_tradeoff(key: str, m: float, path: Any = None, allow_unverified: bool =
         ax2.set_title("dominant term: each term's value", fontsize=9)
         ax1.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
-    fig.subplots_adjust(bottom=0.3, wspace=0.35, top=0.86)
+    fig.subplots_adjust(bottom=0.36, wspace=0.35, top=0.86)
     if path is not None:
         fig.savefig(path, dpi=110)
     return fig
