@@ -178,3 +178,17 @@ def test_an_isolated_registry_leaves_the_global_one_untouched() -> None:
     assert reg.evaluate("demo_iso.thm1").status == "consistent"
     assert (len(bounds.registry), set(bounds.PAPERS)) == before
     assert "demo_iso.thm1" not in bounds.registry
+
+
+@pytest.mark.parametrize("paper", PAPERS, ids=IDS)
+def test_paper_mechanisms_carry_their_statement_objects(paper: bounds.Paper) -> None:
+    """A paper's declared mechanisms are objects holding its registered Statement handles (not string keys)."""
+    from simulations.discovery import paper_module
+    from simulations.mechanisms import Mechanism
+
+    mod = paper_module(paper.id)
+    for mech in getattr(mod, "MECHANISMS", ()) if mod is not None else ():
+        assert isinstance(mech, Mechanism) and mech.name.startswith(paper.id + ".")
+        for st in mech.statements:
+            assert paper.statements.get(st.key) is st and bounds.registry.get(st.key) is st, (mech.name, st.key)
+        assert mech.algorithms, mech.name
