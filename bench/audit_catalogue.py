@@ -56,9 +56,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scipy import stats  # noqa: E402
+
 from verify.audit import (  # noqa: E402
     gaussian_mechanism,
     gaussian_true_eps,
+    laplace_mechanism,
     randomized_response,
     report_noisy_max,
 )
@@ -85,6 +88,31 @@ class Entry:
     release0: Releases
     release1: Releases
     saved_as: str
+    events: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None   # P[S | D], P[S | D′] of candidate events
+
+    def ideal(self, n: int, confidence: float = 0.95) -> float:
+        """The best ε_lower with n releases when the optimal event is known in advance (counts at their
+        expectations, every release for evaluation); nan when the event probabilities are not known."""
+        if self.events is None:
+            return math.nan
+        from verify.audit.core import _cp_upper_vec, _eps_vec
+
+        p0, p1 = self.events()
+        a = (1 - confidence) / 2
+        return float(max(0.0, np.max(_eps_vec(_cp_upper_vec(n * p0, n, a), _cp_upper_vec(n * (1 - p1), n, a),
+                                              self.delta))))
+
+
+def _lr_events(p0: np.ndarray, p1: np.ndarray) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """Unions of outputs in likelihood-ratio order (the optimal events of a discrete mechanism)."""
+    with np.errstate(divide="ignore"):
+        order = np.argsort(-(np.log(p1) - np.log(p0)), kind="stable")
+    return lambda: (np.cumsum(p0[order]), np.cumsum(p1[order]))
+
+
+def _threshold_events(sf0: Callable, sf1: Callable, lo: float, hi: float) -> Callable:
+    t = np.linspace(lo, hi, 200_001)
+    return lambda: (np.concatenate([sf0(t), 1 - sf0(t)]), np.concatenate([sf1(t), 1 - sf1(t)]))
 
 
 # ---------------------------------------------------------------------------
@@ -238,28 +266,32 @@ def catalogue() -> tuple[Entry, ...]:
     out: list[Entry] = []
     lap = lambda q: (lambda rng, k: q + rng.laplace(0, 1 / E, k))      # noqa: E731
     out.append(Entry("Laplace", "Dwork & Roth 2014, Thm 3.6", True, E, 0.0, E, "exact", lap(0.0), lap(1.0),
-                     "scalar"))
+                     "scalar", laplace_mechanism(E).events))
     rr = randomized_response(E)
     out.append(Entry("randomized response", "Warner 1965", True, E, 0.0, E, "exact", rr.release0, rr.release1,
-                     "integers"))
+                     "integers", rr.events))
     g = gaussian_mechanism(E, 1e-5)
     out.append(Entry("Gaussian, analytic σ (1, 1e-5)", "Balle & Wang 2018, Thm 8", True, E, 1e-5, g.true_eps,
-                     "exact (Balle & Wang)", g.release0, g.release1, "scalar"))
+                     "exact (Balle & Wang)", g.release0, g.release1, "scalar", g.events))
     sig = math.sqrt(2 * math.log(1.25 / 1e-5)) / E
     gc = lambda q: (lambda rng, k: q + rng.normal(0, sig, k))           # noqa: E731
     out.append(Entry("Gaussian, classical σ (1, 1e-5)", "Dwork & Roth 2014, Thm A.1", True, E, 1e-5,
-                     gaussian_true_eps(sig, 1e-5), "exact (Balle & Wang)", gc(0.0), gc(1.0), "scalar"))
+                     gaussian_true_eps(sig, 1e-5), "exact (Balle & Wang)", gc(0.0), gc(1.0), "scalar",
+                     _threshold_events(lambda t: stats.norm.sf(t, 0, sig), lambda t: stats.norm.sf(t, 1, sig),
+                                       -12 * sig, 12 * sig + 1)))
     rnm = report_noisy_max(E, 4)
     out.append(Entry("report-noisy-max index (4 counts)", "Dwork & Roth 2014, Claim 3.9", True, E, 0.0,
-                     rnm.true_eps, "quadrature", rnm.release0, rnm.release1, "integers"))
+                     rnm.true_eps, "quadrature", rnm.release0, rnm.release1, "integers", rnm.events))
     u0, u1 = np.array([0.0] + [1.0] * 9), np.array([1.0] + [0.0] * 9)
     p0, p1 = exponential_probs(u0, E), exponential_probs(u1, E)
     out.append(Entry("exponential mechanism (10 candidates)", "McSherry & Talwar 2007", True, E, 0.0,
-                     _pure_eps(p0, p1), "closed form", _categorical(p0), _categorical(p1), "integers"))
+                     _pure_eps(p0, p1), "closed form", _categorical(p0), _categorical(p1), "integers",
+                     _lr_events(p0, p1)))
     b_rho, b_nu = 2 / E, 4 / E
+    c0, c1 = svt_code_probs(Q_D, b_rho, b_nu), svt_code_probs(Q_D1, b_rho, b_nu)
     out.append(Entry("SVT Alg. 1 (Lyu et al. 2017)", "Lyu, Su & Li 2017, Alg. 1", True, E, 0.0,
-                     _pure_eps(svt_code_probs(Q_D, b_rho, b_nu), svt_code_probs(Q_D1, b_rho, b_nu)), "quadrature",
-                     _svt_codes(Q_D, b_rho, b_nu), _svt_codes(Q_D1, b_rho, b_nu), "codes saved as floats"))
+                     _pure_eps(c0, c1), "quadrature", _svt_codes(Q_D, b_rho, b_nu), _svt_codes(Q_D1, b_rho, b_nu),
+                     "codes saved as floats", _lr_events(c0, c1)))
     h0 = np.array([5.0, 3.0] + [0.0] * 8)
     h1 = np.array([4.0, 4.0] + [0.0] * 8)
     out.append(Entry("histogram, replacement scale 2/ε", "Dwork & Roth 2014, §3.3", True, E, 0.0, 2 / (2 / E),
@@ -270,10 +302,10 @@ def catalogue() -> tuple[Entry, ...]:
                      "numerical sup of the density ratio", _svt3(Q_D, b3, b3), _svt3(Q_D1, b3, b3),
                      "(index, value) pairs"))
     b_rho4, b_nu4 = 4 / E, 4 / (3 * E)                     # ε1 = ε/4, ν ~ Lap(Δ/ε2), ε2 = 3ε/4
+    c0, c1 = svt_code_probs(Q_D, b_rho4, b_nu4), svt_code_probs(Q_D1, b_rho4, b_nu4)
     out.append(Entry("SVT Alg. 4 (Lee & Clifton 2014)", "Lyu, Su & Li 2017, Alg. 4", False, E, 0.0,
-                     _pure_eps(svt_code_probs(Q_D, b_rho4, b_nu4), svt_code_probs(Q_D1, b_rho4, b_nu4)),
-                     "quadrature", _svt_codes(Q_D, b_rho4, b_nu4), _svt_codes(Q_D1, b_rho4, b_nu4),
-                     "codes saved as floats"))
+                     _pure_eps(c0, c1), "quadrature", _svt_codes(Q_D, b_rho4, b_nu4), _svt_codes(Q_D1, b_rho4, b_nu4),
+                     "codes saved as floats", _lr_events(c0, c1)))
     out.append(Entry("SVT Alg. 5 (Stoddard et al. 2014)", "Lyu, Su & Li 2017, Alg. 5", False, E, 0.0,
                      _pure_eps(svt_code_probs(Q_D, 2 / E, 0.0), svt_code_probs(Q_D1, 2 / E, 0.0)),
                      "quadrature (an output impossible on one side)", _svt_codes(Q_D, 2 / E, 0.0),
@@ -286,16 +318,21 @@ def catalogue() -> tuple[Entry, ...]:
                      _noisy_max_value(np.ones(5), 2 / E), "(index, value) pairs"))
     out.append(Entry("histogram, add/remove scale 1/ε", "Dwork & Roth 2014, §3.3 (misapplied)", False, E, 0.0,
                      2 / (1 / E), "exact", _histogram(h0, 1 / E), _histogram(h1, 1 / E), "vectors (10 bins)"))
+    tail = 0.5 * math.exp(-7 * E)                         # P[release > 8 | D′]; 0 on D
     out.append(Entry("Laplace, noise clamped at ±8", "issue 26", False, E, 0.0, math.inf,
-                     "exact (P[> 8] = 0 on D)", _clamped(0.0, 1 / E, 8.0), _clamped(1.0, 1 / E, 8.0), "scalar"))
+                     "exact (P[> 8] = 0 on D)", _clamped(0.0, 1 / E, 8.0), _clamped(1.0, 1 / E, 8.0), "scalar",
+                     lambda: (np.array([0.0]), np.array([tail]))))
     return tuple(out)
 
 
 def main() -> None:
-    print(f"{'mechanism':<40} {'correct':>7} {'claim ε':>7} {'δ':>6} {'true ε':>8}  how; saved as")
+    print(f"{'mechanism':<40} {'correct':>7} {'claim ε':>7} {'δ':>6} {'true ε':>8} {'ideal 1e4':>9} {'ideal 1e5':>9}"
+          "  how; saved as")
     for e in catalogue():
-        print(f"{e.name:<40} {'yes' if e.correct else 'no':>7} {e.claim_eps:>7g} {e.delta:>6g} {e.true_eps:>8.4f}  "
-              f"{e.how}; {e.saved_as}")
+        print(f"{e.name:<40} {'yes' if e.correct else 'no':>7} {e.claim_eps:>7g} {e.delta:>6g} {e.true_eps:>8.4f} "
+              f"{e.ideal(10**4):>9.4f} {e.ideal(10**5):>9.4f}  {e.how}; {e.saved_as}")
+    print("ideal: the best ε_lower at n releases per data set when the optimal event is known in advance "
+          "(expected counts, no selection split); nan where the event probabilities are not computed")
 
 
 if __name__ == "__main__":

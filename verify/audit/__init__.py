@@ -2,7 +2,11 @@
 
 * :mod:`verify.audit.core` — the auditor: :func:`audit` (release functions), :func:`audit_samples`
   (saved outputs), :func:`audit_mechanism` (``release(dataset, rng, k)`` on two neighbouring data
-  sets); scalar, categorical and vector outputs; a verdict with margin and p-value for a claim.
+  sets); scalar outputs, categories (integer codes, codes saved as floats, few distinct vector rows),
+  (index, value) pairs and vectors; threshold and rare-event tests; a verdict with margin and p-value
+  for a claim, and what it means at this n (``eps_max``, ``min_event_prob``, ``meaning()``).
+* :mod:`verify.audit.tradeoff` — the trade-off-curve audit (μ-GDP lower bound, many thresholds at
+  once), run by every audit on the same statistic as its own line (``result.tradeoff``).
 * :mod:`verify.audit.mechanisms` — textbook mechanisms of known ε and the ideal bound at n releases.
 * :mod:`verify.audit.rows` — release models of perturbed estimators and audits as report rows.
 
