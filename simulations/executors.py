@@ -291,6 +291,10 @@ class DaskExecutor(Executor):
         Seconds to wait for a worker: for the first one to join after connecting, and, mid-run,
         for one to join again once none is left (default :data:`WORKER_TIMEOUT_S`).  Without a
         worker every task would wait forever.
+    quiet : bool
+        While the executor is open, Dask's own log lines in this process (a key rescheduled, a
+        worker removed, a connection closed) are not shown (default True): the faults they
+        describe end the run with one :class:`WorkersLost` line, or are recovered from.
 
     Raises
     ------
@@ -322,10 +326,11 @@ class DaskExecutor(Executor):
     name = "dask"
 
     def __init__(self, scheduler: str | None = None, n_workers: int | None = None, timeout: float = 10.0,
-                 worker_timeout: float | None = None) -> None:
+                 worker_timeout: float | None = None, quiet: bool = True) -> None:
         self._client = None
         self._cluster = None
         self._submitted: list[Any] = []
+        self._quiet: contextlib.ExitStack | None = None
         wt = WORKER_TIMEOUT_S if worker_timeout is None else float(worker_timeout)
         if not wt > 0 or wt == float("inf"):
             raise ValueError(f"parameter 'worker_timeout' = {worker_timeout!r} must be a positive number of seconds")
@@ -343,6 +348,9 @@ class DaskExecutor(Executor):
                 "parameter 'executor' = 'dask' needs the optional extra: pip install 'dp-erm-verify[dask]'"
             ) from exc
         self.scheduler = scheduler or "LocalCluster"
+        if quiet:
+            self._quiet = contextlib.ExitStack()
+            self._quiet.enter_context(_quiet_dask())
         try:
             if scheduler is None:
                 n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
@@ -480,6 +488,13 @@ class DaskExecutor(Executor):
         if getattr(self, "_cluster", None) is not None:
             self._cluster.close()
             self._cluster = None
+        self._unquiet()
+
+    def _unquiet(self) -> None:
+        """Give Dask's loggers their levels back (once the client and cluster are closed)."""
+        quiet, self._quiet = getattr(self, "_quiet", None), None
+        if quiet is not None:
+            quiet.close()
 
     def terminate(self, timeout: float = 5.0) -> None:
         """Cancel this client's tasks, close the client and the local cluster it started (bounded waits).
@@ -508,6 +523,7 @@ class DaskExecutor(Executor):
                 except BaseException:  # noqa: BLE001
                     pass
                 self._cluster = None
+        self._unquiet()
 
 
 class _DaskFuture:
@@ -566,9 +582,12 @@ def _first_line(exc: BaseException) -> str:
 
 @contextlib.contextmanager
 def _quiet_dask() -> Iterator[None]:
-    """Raise the level of Dask's and Tornado's loggers to CRITICAL while the block runs."""
-    names = ("distributed", "tornado", "asyncio")
-    loggers = [logging.getLogger(n) for n in names]
+    """Raise the level of Dask's and Tornado's loggers to CRITICAL while the block runs (nested blocks
+    restore in order)."""
+    prefixes = ("distributed", "tornado", "asyncio")
+    # the child loggers too: Dask's configuration gives some their own level (distributed.client)
+    names = {n for n in logging.root.manager.loggerDict if n.split(".", 1)[0] in prefixes} | set(prefixes)
+    loggers = [logging.getLogger(n) for n in sorted(names)]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)

@@ -1,8 +1,13 @@
-"""Faults a user meets: a killed or interrupted run, a Dask scheduler without workers, a tampered cache.
+"""Faults a user meets: a killed or interrupted run, Dask without workers or losing them, a tampered cache.
 
 * SIGTERM / SIGINT stop ``python -m verify`` at once: exit 143 / 130 with one line, no worker left
   alive, the batches finished so far in the cache (intact), and a rerun resumes from them.
-* ``--executor dask --scheduler ADDR`` with no worker fails after ``--worker-timeout`` s (exit 2, one line).
+* ``--executor dask --scheduler ADDR`` with no worker fails after ``--worker-timeout`` s (exit 2, one line);
+  ``DaskExecutor(n_workers=0)`` is refused at once.
+* Every Dask worker lost mid-run (killed, or the cluster scaled to none) ends the run after
+  ``--worker-timeout`` s with :class:`~simulations.executors.WorkersLost`: one line, exit 2, the
+  finished batches kept; a task that kills its worker ends the same way; killed worker processes
+  that a LocalCluster's nannies restart do not stop the run.
 * Every trial-cache entry and symbolic-snapshot file carries a checksum: an edited, truncated,
   moved or older-format entry is rejected, recomputed and reported, and never changes a result.
 """
@@ -18,10 +23,13 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bounds import snapshot as S
 from bounds.core import Registry
@@ -229,6 +237,223 @@ def test_dask_executor_waits_for_a_worker_only_as_long_as_asked():
         assert time.monotonic() - t0 < 10
         with pytest.raises(ValueError, match="worker_timeout"):
             DaskExecutor(cluster.scheduler_address, worker_timeout=float("nan"))
+
+
+def test_a_dask_executor_without_workers_is_refused_at_once():
+    """The issue: ``DaskExecutor(n_workers=0)`` reported one worker and hung; now a ValueError, no cluster."""
+    from simulations.executors import DaskExecutor
+
+    for n in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="parameter 'n_workers'") as info:
+            DaskExecutor(n_workers=n)
+        assert "\n" not in str(info.value)
+
+
+def _guard(ex, seconds: float = 120.0) -> threading.Timer:
+    """Close ``ex`` after ``seconds`` (a hang becomes a failure instead of a stuck suite)."""
+    t = threading.Timer(seconds, ex.terminate)
+    t.daemon = True
+    t.start()
+    return t
+
+
+def test_losing_every_worker_of_a_local_cluster_mid_run_raises_workers_lost():
+    pytest.importorskip("distributed")
+    from simulations.executors import DaskExecutor, WorkersLost
+
+    ex = DaskExecutor(n_workers=1, worker_timeout=2)
+    guard = _guard(ex)
+    try:
+        assert ex.workers == 1 and "1 workers" in ex.describe()
+        pending = ex.submit(time.sleep, 0.3)
+        got = []
+        with pytest.raises(WorkersLost) as info:
+            for i, _ in ex.map_unordered(time.sleep, [0.3] * 8):
+                got.append(i)
+                if len(got) == 1:
+                    ex._cluster.scale(0)            # every worker gone, none to come back
+        assert 1 <= len(got) < 8
+        msg = str(info.value)
+        assert "\n" not in msg and "no worker left" in msg and "2 s" in msg and "LocalCluster" in msg
+        with pytest.raises(WorkersLost):            # a job's future too, instead of waiting for ever
+            ex.submit(time.sleep, 0.1).result()
+        try:                                        # finished before the loss, or lost: never a hang
+            assert pending.result() is None
+        except WorkersLost:
+            pass
+    finally:
+        guard.cancel()
+        ex.terminate()
+
+
+def test_worker_processes_a_nanny_restarts_do_not_stop_the_run():
+    pytest.importorskip("distributed")
+    from simulations.executors import DaskExecutor
+
+    ex = DaskExecutor(n_workers=1, worker_timeout=20)
+    guard = _guard(ex)
+    try:
+        pids = list(ex._client.run(os.getpid).values())
+        got = []
+        for i, _ in ex.map_unordered(time.sleep, [0.2] * 6):
+            got.append(i)
+            if len(got) == 1:
+                for pid in pids:
+                    os.kill(pid, signal.SIGKILL)
+        assert sorted(got) == list(range(6))
+        assert set(ex._client.run(os.getpid).values()).isdisjoint(pids)     # a new worker process
+        ref = run_grid(uniform_trial, [{"n": 4}, {"n": 9}], 6, seed=2, batch_size=2)
+        assert run_grid(uniform_trial, [{"n": 4}, {"n": 9}], 6, seed=2, batch_size=2, executor=ex).equals(ref)
+    finally:
+        guard.cancel()
+        ex.terminate()
+
+
+def test_a_task_that_kills_its_workers_ends_in_workers_lost():
+    pytest.importorskip("distributed")
+    import dask
+
+    from simulations.executors import DaskExecutor, WorkersLost
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        ex = DaskExecutor(n_workers=1, worker_timeout=20)
+    guard = _guard(ex)
+    try:
+        with pytest.raises(WorkersLost, match="given up after the workers running it died"):
+            ex.submit(os._exit, 3).result()
+        with pytest.raises(WorkersLost, match="KilledWorker"):
+            list(ex.map_unordered(os._exit, [4]))
+    finally:
+        guard.cancel()
+        ex.terminate()
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class _StubClient:
+    """A client whose scheduler reports the worker counts of a script (None: no answer)."""
+
+    def __init__(self, counts: list[int | None]) -> None:
+        self.counts = list(counts)
+
+    def nthreads(self) -> dict:
+        n = self.counts.pop(0) if self.counts else 1
+        if n is None:
+            raise OSError("scheduler gone")
+        return {f"w{i}": 1 for i in range(n)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(counts=st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=1, max_size=40),
+       timeout=st.sampled_from([1.0, 2.5, 5.0, 20.0]), step=st.sampled_from([1.0, 1.5, 3.0]))
+def test_fuzz_lost_workers_are_declared_exactly_after_the_timeout_without_any(counts, timeout, step):
+    """The decision of :meth:`DaskExecutor.check_workers` over any script of worker counts: WorkersLost
+    exactly when the scheduler has had no worker (or no answer) for ``worker_timeout`` seconds of polls."""
+    with pytest.MonkeyPatch.context() as mp:
+        _check_script(mp, counts, timeout, step)
+
+
+def _check_script(monkeypatch, counts, timeout, step):
+    from simulations import executors as E
+
+    clock = _Clock()
+    monkeypatch.setattr(E.time, "monotonic", clock)
+    ex = E.DaskExecutor.__new__(E.DaskExecutor)
+    ex._client, ex.scheduler, ex.worker_timeout = _StubClient(counts), "stub", timeout
+    ex._empty_since, ex._last_poll = None, 0.0
+    empty_since = None
+    for n in counts:
+        clock.t += step
+        expect = None
+        if n:
+            empty_since = None
+        else:
+            empty_since = clock.t if empty_since is None else empty_since
+            if clock.t - empty_since >= timeout:
+                expect = E.WorkersLost
+        if expect is None:
+            ex.check_workers()
+        else:
+            with pytest.raises(E.WorkersLost, match=f"within {timeout:g} s"):
+                ex.check_workers()
+            return
+
+
+@pytest.mark.slow
+def test_killing_every_dask_worker_mid_run_ends_the_command_in_one_line(tmp_path):
+    """End to end: ``python -m verify --executor dask --scheduler ADDR`` whose two ``dask worker``
+    processes (with their nannies) are all killed once a batch is cached: exit 2 after about
+    ``--worker-timeout`` s, one line naming the executor and the batches kept, those batches intact."""
+    distributed = pytest.importorskip("distributed")
+    _prewarm(tmp_path / "cache")
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        addr = cluster.scheduler_address
+        workers = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", addr, "--nthreads", "1",
+                                     "--no-dashboard"], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True) for _ in range(2)]
+        proc = subprocess.Popen(_verify_cmd(tmp_path, "--executor", "dask", "--scheduler", addr,
+                                            "--worker-timeout", "3"),
+                                cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 300
+            while time.monotonic() < deadline and proc.poll() is None and not _batches(tmp_path / "cache"):
+                time.sleep(0.1)
+            assert proc.poll() is None, proc.communicate()
+            for w in workers:
+                os.killpg(w.pid, signal.SIGKILL)
+            t0 = time.monotonic()
+            out, err = proc.communicate(timeout=120)        # a hang fails here
+            seconds = time.monotonic() - t0
+        finally:
+            for w in workers:
+                if w.poll() is None:
+                    os.killpg(w.pid, signal.SIGKILL)
+                w.wait()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 2, err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("  ")]   # progress lines indent
+    assert len(lines) == 1 and "Traceback" not in err, err
+    m = re.fullmatch(r"error: executor 'dask' at (\S+): no worker left and none joined within 3 s "
+                     r"\(--worker-timeout\); the run stops; (\d+) batch(?:es)? kept in the cache (.+); rerun to resume",
+                     lines[0])
+    assert m is not None and m.group(1) == addr, lines[0]
+    kept = _batches(tmp_path / "cache")
+    assert int(m.group(2)) == len(kept) >= 1 and Path(m.group(3)) == tmp_path / "cache"
+    cache = TrialCache(tmp_path / "cache")
+    assert all(isinstance(cache.get(k), list) for k in kept) and cache.rejected == 0
+    assert not (tmp_path / "out").exists()
+    print(f"ended {seconds:.1f} s after every worker was killed (--worker-timeout 3)")
+
+
+@pytest.mark.slow
+def test_sigterm_during_a_dask_run_prints_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    _prewarm(tmp_path / "cache")
+    proc = subprocess.Popen(_verify_cmd(tmp_path, "--executor", "dask"), cwd=ROOT, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not _batches(tmp_path / "cache"):
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("  ")]
+    assert len(lines) == 1 and lines[0].startswith("interrupted by SIGTERM: "), err
 
 
 # -- checksums: the trial cache -----------------------------------------------------------------------
