@@ -105,6 +105,7 @@ def audit_result(key: str, *, mechanism: str, source: str, release: str, calibra
     pmin = min_event_prob(result.details["n_evaluation0"], result.details["n_evaluation1"], delta,
                           1 - (1 - result.confidence) / result.details.get("tests", 1), claimed) \
         if "n_evaluation0" in result.details else None
+    pmin = pmin if pmin is not None and math.isfinite(pmin) else None      # no event can exceed the claim
     tr = result.tradeoff
     return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}",
                   verdict="violated" if violated else "holds", statistic=result.eps_lower, lo=result.eps_lower,
@@ -115,7 +116,8 @@ def audit_result(key: str, *, mechanism: str, source: str, release: str, calibra
                            "threshold": result.threshold, "eps_max": result.eps_max, "min_event_prob": pmin,
                            "event": result.details.get("event"), "statistic": result.details.get("statistic"),
                            **({} if tr is None else {"tradeoff_mu_lower": tr.mu_lower, "tradeoff_eps_lower": tr.eps_lower,
-                                                     "tradeoff_eps_gdp": tr.eps_gdp}),
+                                                     "tradeoff_eps_gdp": tr.eps_gdp if math.isfinite(tr.eps_gdp)
+                                                     else None}),
                            **(details or {})})
 
 
