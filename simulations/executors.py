@@ -538,6 +538,11 @@ class _DaskFuture:
     def key(self) -> Any:
         return self._fut.key
 
+    @property
+    def status(self) -> str:
+        """The Dask future's status (``pending``, ``finished``, ``error``, ``lost``, ``cancelled``)."""
+        return self._fut.status
+
     def result(self, timeout: float | None = None) -> Any:
         return self._ex._result(self._fut, timeout)
 
@@ -605,8 +610,8 @@ class ProgressView(Executor):
 
     For runs without a terminal, where no progress bar is drawn: whole jobs sent through
     :meth:`submit` (when their future has ``add_done_callback``) and :meth:`map_unordered` each
-    print, as they finish, ``  done: LABEL (job K of N sent, T s)``, with ``label(fn, item, index)``
-    naming the job.  Nothing is printed when ``enabled`` is false.  Closing and terminating are
+    print, as they finish, ``  done: LABEL (job K of N sent, T s)`` (``failed:`` for a job that
+    raised), with ``label(fn, item, index)`` naming the job.  Nothing is printed when ``enabled`` is false.  Closing and terminating are
     left to the owner of the wrapped executor; everything else is the wrapped executor's.
 
     Examples
@@ -642,10 +647,11 @@ class ProgressView(Executor):
     def describe(self) -> str:
         return self.inner.describe()
 
-    def _done(self, label: str) -> None:
+    def _done(self, label: str, failed: bool = False) -> None:
         with self._lock:
             self.finished += 1
-            line = f"  done: {label} (job {self.finished} of {self.sent} sent, {time.perf_counter() - self._t0:.0f} s)"
+            line = (f"  {'failed' if failed else 'done'}: {label} (job {self.finished} of {self.sent} sent, "
+                    f"{time.perf_counter() - self._t0:.0f} s)")
         if self.enabled:
             try:
                 print(line, file=self.stream if self.stream is not None else sys.stderr, flush=True)
@@ -659,7 +665,7 @@ class ProgressView(Executor):
             self.sent += 1
         add = getattr(fut, "add_done_callback", None)
         if add is not None:
-            add(lambda _f: self._done(label))
+            add(lambda f: self._done(label, _failed(f)))
         return fut
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
@@ -675,6 +681,16 @@ class ProgressView(Executor):
 
     def terminate(self) -> None:
         """Nothing: the owner of the wrapped executor stops it."""
+
+
+def _failed(fut: Any) -> bool:
+    """Whether a finished future ended in an exception (False when that cannot be told)."""
+    try:
+        if getattr(fut, "status", None) is not None:        # a Dask future: no round trip
+            return fut.status == "error"
+        return fut.exception(timeout=0) is not None
+    except BaseException:  # noqa: BLE001 - cancelled, or a future type without exception()
+        return False
 
 
 #: default seconds :class:`DaskExecutor` waits for a worker to join a running scheduler

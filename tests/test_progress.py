@@ -1,0 +1,149 @@
+"""Progress when the output is not a terminal (issue 25, item 7): a line on stderr per finished job
+and per finished check, where no progress bar is drawn.
+
+The whole jobs of the report job (symbolic evaluation, audits, calibration, figures) hold the
+workers for minutes before the first check's trials run; before, nothing at all was printed in that
+time when stderr was a file.  :class:`simulations.executors.ProgressView` prints
+``  done: LABEL (job K of N sent, T s)`` as each job finishes, ``failed:`` for one that raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simulations.executors import LocalExecutor, ProgressView, SerialExecutor
+
+ROOT = Path(__file__).resolve().parents[1]
+LINE = re.compile(r"  (done|failed): (.+) \(job (\d+) of (\d+) sent, \d+ s\)")
+
+
+def job(x: int) -> int:
+    """A job of the tests: fails for negative input."""
+    if x < 0:
+        raise ValueError(f"negative {x}")
+    return 2 * x
+
+
+def _label(fn, item, i):
+    return f"job {item}"
+
+
+def _lines(text: str) -> list[tuple[str, str, int, int]]:
+    out = []
+    for ln in text.splitlines():
+        m = LINE.fullmatch(ln)
+        assert m is not None, ln
+        out.append((m.group(1), m.group(2), int(m.group(3)), int(m.group(4))))
+    return out
+
+
+@pytest.fixture(scope="module")
+def pool():
+    ex = LocalExecutor(2)
+    yield ex
+    ex.close()
+
+
+@pytest.mark.parametrize("kind", ["serial", "local"])
+def test_one_line_per_finished_job_submitted_or_mapped(kind, pool):
+    ex = SerialExecutor() if kind == "serial" else pool
+    out = io.StringIO()
+    view = ProgressView(ex, label=_label, stream=out)
+    futs = [view.submit(job, x) for x in (1, 2, -3)]
+    mapped = dict(view.map_unordered(job, [4, 5]))
+    assert [f.result() for f in futs[:2]] == [2, 4] and mapped == {0: 8, 1: 10}
+    with pytest.raises(ValueError):
+        futs[2].result()
+    lines = _lines(out.getvalue())
+    assert sorted(ln[1] for ln in lines) == ["job -3", "job 1", "job 2", "job 4", "job 5"]
+    assert [ln[2] for ln in lines] == [1, 2, 3, 4, 5]                 # K counts the finished jobs, in order
+    assert all(ln[2] <= ln[3] <= 5 for ln in lines) and lines[-1][3] == 5
+    assert {ln[1]: ln[0] for ln in lines}["job -3"] == "failed"
+    assert [ln[0] for ln in lines].count("failed") == 1
+    assert (view.sent, view.finished) == (5, 5)
+
+
+def test_nothing_is_printed_when_disabled_and_the_view_never_closes_its_executor(pool):
+    out = io.StringIO()
+    view = ProgressView(pool, label=_label, enabled=False, stream=out)
+    assert view.submit(job, 3).result() == 6 and list(view.map_unordered(job, [1])) == [(0, 2)]
+    view.close()
+    view.terminate()
+    assert out.getvalue() == "" and view.finished == 2
+    assert pool.submit(job, 1).result() == 2                           # the wrapped pool still runs
+    assert view.describe() == pool.describe() and view.workers == pool.workers
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(st.integers(-3, 20), max_size=12), how=st.lists(st.booleans(), max_size=12),
+       serial=st.booleans())
+def test_fuzz_every_job_is_reported_once_with_its_outcome(pool, items, how, serial):
+    ex = SerialExecutor() if serial else pool
+    out = io.StringIO()
+    view = ProgressView(ex, label=lambda fn, item, i: f"#{item}", stream=out)
+    submitted = [x for x, sub in zip(items, how, strict=False) if sub]
+    mapped = [x for x, sub in zip(items, how, strict=False) if not sub] + items[len(how):]
+    futs = [view.submit(job, x) for x in submitted]
+    ok = [x for x in mapped if x >= 0]
+    assert sorted(r for _, r in view.map_unordered(job, ok)) == sorted(2 * x for x in ok)
+    for f, x in zip(futs, submitted, strict=True):
+        with contextlib.suppress(ValueError):
+            assert f.result() == 2 * x
+    lines = _lines(out.getvalue())
+    assert len(lines) == len(submitted) + len(ok) == view.finished == view.sent
+    assert [ln[2] for ln in lines] == list(range(1, len(lines) + 1))
+    want = sorted([(("failed" if x < 0 else "done"), f"#{x}") for x in submitted] + [("done", f"#{x}") for x in ok])
+    assert sorted((ln[0], ln[1]) for ln in lines) == want
+
+
+def test_the_report_job_prints_a_line_per_job_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
+    """``python -m verify`` in this process with stderr in a buffer (not a terminal): the jobs the run
+    sends (here two stand-ins for the symbolic evaluation) each print their line; the report writer
+    is a stub, so nothing else runs."""
+    import verify.cli as cli
+    import verify.report as report
+
+    def fake_symbolic(cache, ex, keys):
+        return [ex.submit(job, 1), ex.submit(job, 2)]
+
+    monkeypatch.setattr(report, "evaluate_symbolic", fake_symbolic)
+    monkeypatch.setattr(report, "write_report", lambda out, **kw: {"markdown": "m", "html": "h",
+                                                                   "summary": str(tmp_path / "none.json")})
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        code = cli.main(["--no-empirical", "--only", "jcc.thm2", "--executor", "serial", "--no-picks",
+                         "--cache", str(tmp_path / "c"), "--out", str(tmp_path / "o")])
+    assert code == 0, err.getvalue()
+    lines = [ln for ln in err.getvalue().splitlines() if LINE.fullmatch(ln)]
+    assert [(ln[0], ln[1], ln[2]) for ln in _lines("\n".join(lines))] == [("done", "job", 1), ("done", "job", 2)]
+
+
+@pytest.mark.slow
+def test_a_redirected_run_prints_every_check_and_job(tmp_path):
+    """A real run with stderr to a file: a ``check K of N`` line for every check (N of them, in
+    order) and a ``done:`` line for every job, among them the symbolic evaluation and the figures."""
+    err_file = tmp_path / "stderr.txt"
+    with open(err_file, "w") as fh:
+        p = subprocess.run([sys.executable, "-m", "verify", "--profile", "quick", "--only", "jcc.thm2", "--no-picks",
+                            "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=fh, text=True, timeout=900)
+    err = err_file.read_text()
+    assert p.returncode == 0, err
+    checks = re.findall(r"^  check (\d+) of (\d+): (\S+) \(", err, flags=re.M)
+    n = int(checks[0][1])
+    assert [int(k) for k, _, _ in checks] == list(range(1, n + 1)) and all(int(t) == n for _, t, _ in checks)
+    from verify.empirical import select
+
+    assert sorted(name for _, _, name in checks) == sorted(s.name for s in select("jcc.thm2") if s.evidence != "audit")
+    done = [m for m in (LINE.fullmatch(ln) for ln in err.splitlines()) if m]
+    assert any(m.group(2).startswith("figures") for m in done)
+    assert [int(m.group(3)) for m in done] == list(range(1, len(done) + 1))
