@@ -17,8 +17,12 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import zlib
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -250,15 +254,73 @@ def numerically_equal(a: sp.Expr, b: sp.Expr, st: Statement | None = None, n: in
     return bool(np.all(np.abs(va[ok] - vb[ok]) <= RTOL * np.maximum(np.abs(vb[ok]), 1e-300)))
 
 
-#: sympy's simplify is only attempted below this operation count (it can take minutes on large bounds)
+#: sympy's simplify is only attempted below this operation count (it can take minutes on large bounds):
+#: a deterministic budget, the same on every machine whatever its load
 SIMPLIFY_OPS = 80
+
+#: outcomes of :func:`small_simplify` in this process, by :func:`simplify_key` (``(result,)``; None = too large)
+_SIMPLIFIED: dict[str, tuple[sp.Expr | None]] = {}
+#: directory of the outcomes kept on disk across processes (None: in memory only); see :func:`use_simplify_cache`
+_SIMPLIFY_DIR: list[Path | None] = [None]
+_SIMPLIFY_MAGIC = b"dp-erm-verify simplify v1 sha256="
+
+
+def simplify_key(e: sp.Expr) -> str:
+    """The key of an outcome of :func:`small_simplify`: SHA-256 of sympy's version, the budget and ``srepr(e)``.
+
+    ``srepr`` spells every symbol with its assumptions, so two expressions share a key only when
+    sympy cannot tell them apart.
+    """
+    return hashlib.sha256(f"{sp.__version__}\0{SIMPLIFY_OPS}\0{sp.srepr(e)}".encode()).hexdigest()
+
+
+def use_simplify_cache(directory: str | os.PathLike | None) -> None:
+    """Keep the outcomes of :func:`small_simplify` in ``directory`` too (None: in memory only).
+
+    The symbolic snapshot (:mod:`bounds.snapshot`) points it at ``<root>/simplify``: the outcome
+    depends only on the expression, sympy's version and :data:`SIMPLIFY_OPS` (all in the key), so it
+    survives edits of ``bounds/`` and a re-derived paper mostly reads what it simplified before.
+    """
+    _SIMPLIFY_DIR[0] = None if directory is None else Path(directory)
 
 
 def small_simplify(e: sp.Expr) -> sp.Expr | None:
-    """sympy.simplify for small expressions; None when the expression is too large to try."""
-    if sp.count_ops(e) > SIMPLIFY_OPS:
-        return None
-    return sp.simplify(e)
+    """sympy.simplify for small expressions; None when the expression is too large to try.
+
+    The budget is the operation count (:data:`SIMPLIFY_OPS`), never a time, so the outcome is the
+    same on every machine; it is computed once per expression and kept, the undecided outcome
+    (None) included (:func:`simplify_key`, :func:`use_simplify_cache`).
+
+    Examples
+    --------
+    >>> from bounds.symbols import S
+    >>> small_simplify(S.m / (2 * S.m)), small_simplify(sp.Add(*[S.m ** k for k in range(1, 90)])) is None
+    (1/2, True)
+    """
+    key = simplify_key(e)
+    hit = _SIMPLIFIED.get(key)
+    where = _SIMPLIFY_DIR[0]
+    path = where / key[:2] / f"{key}.pkl" if where is not None else None
+    if hit is None and path is not None:
+        from .snapshot import read_entry
+
+        ok, obj, _why = read_entry(path, key, magic=_SIMPLIFY_MAGIC,
+                                   check=lambda t: isinstance(t, tuple) and len(t) == 1)
+        if ok:
+            hit = _SIMPLIFIED[key] = obj
+    if hit is not None:
+        return hit[0]
+    out = None if sp.count_ops(e) > SIMPLIFY_OPS else sp.simplify(e)
+    _SIMPLIFIED[key] = (out,)
+    if path is not None:
+        from .snapshot import _atomic_write, pack
+
+        try:
+            data = pickle.dumps((out,), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - an expression with a class defined in a function: memory only
+            return out
+        _atomic_write(path, pack(key, data, magic=_SIMPLIFY_MAGIC))
+    return out
 
 
 def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stated vs derived") -> Result:

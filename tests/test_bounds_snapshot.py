@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sympy as sp
@@ -124,7 +125,7 @@ def _cli(args: list[str], root: Path) -> subprocess.CompletedProcess:
 ])
 def test_cli_answers_the_same_cold_and_warm(tmp_path, args):
     cold = _cli(args, tmp_path)                          # evaluates and stores
-    assert (tmp_path / source_digest() / "paper" / "jia.pkl").exists()
+    assert Store(tmp_path)._paper_path("jia").exists()
     warm = _cli(args, tmp_path)                          # light registry from the snapshot
     assert (cold.returncode, cold.stdout) == (warm.returncode, warm.stdout)
     if args[0] == "show":
@@ -146,3 +147,127 @@ def test_cli_falls_back_when_the_snapshot_is_off(tmp_path):
     ns = bounds.get("jia.thm1").ns
     val = float(expr.subs({ns["B"].symbol: 1, ns["gamma"].symbol: 2, ns["lam"].symbol: 0.1, ns["m"].symbol: 100}))
     assert float(out.stdout) == pytest.approx(val, rel=1e-9)
+
+
+# -- per-paper snapshots: an edit re-derives what it can change, and nothing else ----------------
+
+def _tree(root: Path) -> Path:
+    """A ``bounds``-like source tree: shared code, three paper modules; ``b`` imports from ``a``."""
+    src = root / "src"
+    (src / "papers").mkdir(parents=True)
+    (src / "core.py").write_text("SHARED = 1\n")
+    (src / "papers" / "__init__.py").write_text("")
+    (src / "papers" / "_helpers.py").write_text("H = 1\n")
+    (src / "papers" / "a.py").write_text("A = 1\n")
+    (src / "papers" / "b.py").write_text("from .a import (  # a comment (with parentheses)\n    A,\n)\nB = A\n")
+    (src / "papers" / "c.py").write_text("from .._lazy import x  # shared code, not a paper\nC = 1\n")
+    return src
+
+
+def _papers(calls: list[str]) -> list[Paper]:
+    out = []
+    for pid in ("a", "b", "c"):
+        p = Paper(pid, title=pid, citation=f"Doe, J.: {pid} (2026)")
+        for name in ("lemma", "thm"):
+            def derive(dep, pid=pid, name=name):
+                calls.append(f"{pid}.{name}")
+                return (dep("lemma") if name == "thm" else 1) * 2 / S.m
+            p.add(name, name, "lemma", "q", 2 / S.m if name == "lemma" else 4 / S.m, derive=derive,
+                  relation="upper", params=("m",), depends=("lemma",) if name == "thm" else (),
+                  doc=f"Doe (2026), {name}.")
+        out.append(p)
+    return out
+
+
+def _derived_after(edit, snap: Path, src: Path) -> set[str]:
+    """Derive every statement into a new store, apply ``edit``, evaluate again: the papers derived again."""
+    from bounds.snapshot import clear_digests
+
+    calls: list[str] = []
+    clear_digests()
+    first = Registry(_papers(calls), store=Store(snap, src=src))
+    for k in first.keys():
+        first.evaluate(k)
+    assert sorted(set(calls)) == [f"{p}.{n}" for p in "abc" for n in ("lemma", "thm")]
+    edit()
+    clear_digests()
+    calls.clear()
+    again = Registry(_papers(calls), store=Store(snap, src=src))
+    for k in again.keys():
+        assert again.evaluate(k).status == first.evaluate(k).status
+    clear_digests()
+    return {c.split(".")[0] for c in calls}
+
+
+def _append(path: Path) -> Any:
+    return lambda: path.write_text(path.read_text() + "# edited\n")
+
+
+def test_editing_a_paper_rederives_it_and_its_importers_only(tmp_path):
+    src = _tree(tmp_path)
+    assert _derived_after(lambda: None, tmp_path / "s0", src) == set()                 # nothing changed: all read
+    assert _derived_after(_append(src / "papers" / "a.py"), tmp_path / "s1", src) == {"a", "b"}  # b imports a
+    assert _derived_after(_append(src / "papers" / "b.py"), tmp_path / "s2", src) == {"b"}
+    assert _derived_after(_append(src / "papers" / "c.py"), tmp_path / "s3", src) == {"c"}
+
+
+@pytest.mark.parametrize("shared", ["core.py", "papers/_helpers.py", "papers/__init__.py"])
+def test_editing_shared_code_rederives_every_paper(tmp_path, shared):
+    src = _tree(tmp_path)
+    assert _derived_after(_append(src / shared), tmp_path / "s", src) == {"a", "b", "c"}
+
+
+def test_paper_digests_follow_the_imports_of_the_real_papers():
+    """jamp imports seed 000's helpers from bounds.papers.jia; no other paper imports another, and no
+    statement depends on another paper's (a paper reaches another one only through its imports)."""
+    from bounds.discovery import build_registry
+    from bounds.snapshot import _imported_units, paper_units
+
+    units = paper_units()
+    deps = {n: _imported_units(files[0], "papers", units) for n, files in units.items()}
+    assert deps["jamp"] == {"jia"} and not any(v for k, v in deps.items() if k != "jamp")
+    reg = build_registry()
+    assert set(units) == set(reg.papers)
+    for st in reg:
+        for d in (*st.depends, *st.schedule.values()):
+            assert reg.get(d if d in reg else f"{st.paper}.{d}").paper == st.paper
+
+
+def _copy_bounds(tmp_path: Path) -> Path:
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "bounds", src / "bounds", ignore=shutil.ignore_patterns("__pycache__"))
+    return src
+
+
+def test_cli_after_editing_one_paper_derives_that_paper_only(tmp_path):
+    """The real command line on a copy of bounds/: ``list`` from a warm snapshot derives nothing; after
+    appending a comment to papers/cms.py it derives cms's 15 statements (and prints the same list),
+    then reads them too."""
+    import shutil
+
+    from bounds.snapshot import default_root, shared_digest
+
+    src = _copy_bounds(tmp_path)
+    snap = tmp_path / "snap"
+    here = default_root()
+    if here is not None and (here / shared_digest()).is_dir():      # the session's warm snapshot
+        shutil.copytree(here / shared_digest(), snap / shared_digest(), ignore=shutil.ignore_patterns(".*"))
+    env = dict(os.environ, DP_ERM_VERIFY_SYMBOLIC=str(snap), PYTHONPATH=str(src))
+
+    def listing() -> subprocess.CompletedProcess:
+        out = subprocess.run([sys.executable, "-m", "bounds", "list"], cwd=src, env=env, capture_output=True,
+                             text=True, timeout=900)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out
+
+    before = listing()                     # fills the snapshot if the session had none
+    assert "evaluating" not in listing().stderr
+    with open(src / "bounds" / "papers" / "cms.py", "a", encoding="utf-8") as fh:
+        fh.write("# edited\n")
+    after = listing()
+    n_cms = before.stdout.count("cms.")
+    assert n_cms >= 10 and f"evaluating {n_cms} statements" in after.stderr
+    assert after.stdout == before.stdout
+    assert "evaluating" not in listing().stderr

@@ -265,7 +265,8 @@ def test_the_report_job_tags_its_records_and_a_rerun_adds_no_batch(tmp_path: Pat
     batches = [r for r in recs if r["kind"] == "batch"]
     assert batches and all(r["profile"] == "quick" and r["seed"] == 0 and r["run"] == batches[0]["run"]
                            and r["check"].startswith("jamp.lemma2") for r in batches)
-    assert {r["label"] for r in recs if r["kind"] == "job"} >= {"symbolic jamp"}
+    sym = {r["label"] for r in recs if r["kind"] == "job" and r["group"] == "symbolic"}
+    assert sym and all(label.startswith("symbolic jamp.") for label in sym)    # one job per statement
     assert not [r for r in recs if r["kind"] == "run"]          # --only: not a run of the whole profile
     assert main(argv) == 0                                       # from the cache
     again = read_timings(cache)[0]

@@ -421,9 +421,12 @@ def build_plan(directory: str | os.PathLike, profile: str, seed: int = 0) -> Pla
     groups = {j[2] for j in run_jobs}
     if "symbolic" not in groups:
         papers = set(paper_ids())
-        sym = [r for label, r in latest_job.items() if r.get("group") == "symbolic" and label.partition(" ")[2] in papers]
-        if sym:
-            notes.append(f"symbolic evaluation: {len(sym)} paper jobs from an earlier run (the snapshot was "
+        sym = [r for label, r in latest_job.items() if r.get("group") == "symbolic"
+               and label.partition(" ")[2].split(".", 1)[0] in papers]
+        if sym:                 # the latest run that evaluated symbolically (jobs were per paper, now per statement)
+            last = max(sym, key=lambda r: float(r.get("t", 0.0))).get("run")
+            sym = [r for r in sym if r.get("run") == last]
+            notes.append(f"symbolic evaluation: {len(sym)} jobs from an earlier run (the snapshot was "
                          "complete on the planned run)")
             run_jobs = [(0, r["label"], "symbolic", False) for r in sym] + run_jobs
         else:
@@ -551,8 +554,8 @@ def job_label(fn: Callable[..., Any], item: Any, index: int = 0) -> tuple[str, s
             return f"audit {item[3].name}", "audit"
         if name == "calibration_job":
             return "auditor calibration", "calibration"
-        if name == "evaluate_task":
-            return f"symbolic {str(item[1][0]).split('.', 1)[0]}", "symbolic"
+        if name == "evaluate_task":      # one statement per task (bounds.snapshot.evaluation_tasks)
+            return f"symbolic {item[1][0]}", "symbolic"
         if name == "_figure_job":
             return f"figures {item[0]} {index}", "figures"
     except (TypeError, IndexError, AttributeError):
