@@ -946,7 +946,10 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     chunk : int
         Releases generated per call (memory), at least 1.
     output : {"auto", "scalar", "categorical", "vector"}
-        How to read the outputs ("auto": integers are categories, (k, d) arrays vectors).
+        How to read the outputs.  "auto": outputs with few distinct values (or vector rows) in the
+        selection split are categories, integers with many values are ordered scalars, vectors of one
+        many-valued column beside few-valued ones are (index, value) pairs ("pair" in the result),
+        other (k, d) arrays vectors.  "categorical" forces categories (values or whole rows).
     score : callable or scikit-learn classifier, optional
         A fixed statistic ``x -> (k,)`` of the outputs (any kind; named in the result), or a classifier
         to fit on the selection split for vector outputs (default ``HistGradientBoostingClassifier``).
