@@ -355,3 +355,4 @@ def test_the_report_opens_with_a_figure_index_linking_every_figure(tmp_path) -> 
     fig_links = [h for h in page.hrefs if h.startswith("fig-")]
     assert {f"fig-{Path(f).stem}" for f in files} <= set(fig_links)  # the index links to the embedded figures
     assert not [h for h in page.hrefs if h not in page.ids], "internal links without a target"
+    assert page.hrefs[0] == "figure-index"                            # the first entry of the contents

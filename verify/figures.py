@@ -846,8 +846,13 @@ def rate_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
 # heat maps of the ε/λ picks
 # ---------------------------------------------------------------------------
 
-def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path) -> FigureRef:
-    """Heat map of log10 of a bound over (ε, λ) at fixed m, the paper's and the optimised choice marked."""
+def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path, which: str | None = None
+                  ) -> FigureRef:
+    """Heat map of log10 of a bound over (ε, λ) at fixed m, the paper's and the optimised choice marked.
+
+    ``which``: the form of the bound drawn (``"stated"`` or ``"derived"``: the form the report's
+    table picks from); None: the form :func:`bounds.pick.basis` establishes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -857,7 +862,7 @@ def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path)
 
     eps = np.geomspace(1e-3, 1.0, 121)
     lam = np.geomspace(1e-5, 1.0, 121)
-    z = bound_grid(key, m, eps, lam, **consts)
+    z = bound_grid(key, m, eps, lam, which=which, **consts)
     finite = np.isfinite(z) & (z > 0)
     lz = np.where(finite, np.log10(np.where(finite, z, 1.0)), np.nan)
     notes = []
@@ -871,8 +876,8 @@ def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path)
     fig.colorbar(pc, ax=ax, label="log10 bound (capped at min + 4)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    p = paper_schedule(key, m, **consts)
-    o = optimise(key, m, **consts)
+    p = paper_schedule(key, m, which=which, **consts)
+    o = optimise(key, m, which=which, **consts)
     if p.lam is not None:
         ax.plot([p.eps], [p.lam], "o", ms=9, mfc="none", mec="w", mew=2,
                 label=f"paper: ε={p.eps:.3g}, λ={p.lam:.3g}, bound {p.bound:.3g}")
@@ -881,16 +886,20 @@ def bound_heatmap(key: str, consts: dict[str, float], m: float, path_stem: Path)
                 label=f"optimised: ε={o.eps:.3g}, λ={o.lam:.3g}, bound {o.bound:.3g}")
     ax.set_xlabel("ε")
     ax.set_ylabel("λ")
-    title_with_note(ax, f"{key} at m = {m:.0e} (derived bound)", notes)
+    form = which or getattr(o, "form", None) or "derived"
+    title_with_note(ax, f"{key} at m = {m:.0e} ({form} bound)", notes)
     ax.legend(fontsize=7, loc="lower left")
     files = save_figure(fig, path_stem)
     return FigureRef(str(files[0]), notes)
 
 
-def heatmaps(pick_constants: dict[str, dict[str, float]], directory: Path, m: float = 1e4) -> dict[str, str]:
+def heatmaps(pick_constants: dict[str, dict[str, float]], directory: Path, m: float = 1e4,
+             forms: dict[str, str] | None = None) -> dict[str, str]:
     """One heat map per pickable bound whose constants leave both ε and λ free.
 
-    Returns ``key`` → PNG path relative to the report directory.
+    ``forms``: statement key → the form of its bound to draw (the report's table's); default: the
+    form :func:`bounds.pick.basis` establishes.  Returns ``key`` → PNG path relative to the report
+    directory.
     """
     directory = Path(directory)
     out: dict[str, str] = {}
@@ -898,7 +907,8 @@ def heatmaps(pick_constants: dict[str, dict[str, float]], directory: Path, m: fl
         if "eps" in consts or "lam" in consts:
             continue
         directory.mkdir(parents=True, exist_ok=True)
-        ref = bound_heatmap(key, consts, m, directory / _slug(f"heatmap_{key.replace('.', '_')}"))
+        ref = bound_heatmap(key, consts, m, directory / _slug(f"heatmap_{key.replace('.', '_')}"),
+                            which=(forms or {}).get(key) or None)
         out[key] = FigureRef(f"{directory.name}/{Path(ref).name}", ref.notes)
     return out
 

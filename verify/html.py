@@ -211,8 +211,11 @@ def legend_html() -> str:
             f"<b>Evidence verdicts:</b> {evidence}</div>")
 
 
-def toc_html(tokens: list[dict[str, Any]]) -> str:
+def toc_html(tokens: list[dict[str, Any]], first: tuple[tuple[str, str], ...] = ()) -> str:
     """Table of contents from Python-Markdown's ``toc_tokens``: the sections, with long sub-lists folded.
+
+    ``first``: ``(id, name)`` of anchors that are not headings, listed before the sections (the
+    report's figure index).
 
     Examples
     --------
@@ -236,8 +239,9 @@ def toc_html(tokens: list[dict[str, Any]]) -> str:
             out.append(f'<li><a href="#{t["id"]}">{t["name"]}</a>{sub}</li>')
         return "".join(out)
 
+    lead = "".join(f'<li><a href="#{i}">{html.escape(n)}</a></li>' for i, n in first)
     return (f'<nav class="toc" id="report-contents"><h2 id="report-contents-title">Contents</h2>'
-            f"<ol>{items(top)}</ol></nav>")
+            f"<ol>{lead}{items(top)}</ol></nav>")
 
 
 def _palette_png(data: bytes) -> bytes:
@@ -306,7 +310,8 @@ def render_html(markdown_text: str, base: Path, title: str = "dp-erm-verify repo
     body = _embed_images(body, Path(base))
     body = re.sub(r'(<h2 id="[^"]+">)(.*?)(</h2>)',
                   r'\1\2<a class="up" href="#report-contents" title="back to the contents">↑ contents</a>\3', body)
-    nav = toc_html(md.toc_tokens) + legend_html()
+    first = (("figure-index", "Figure index"),) if 'id="figure-index"' in body else ()
+    nav = toc_html(md.toc_tokens, first) + legend_html()
     m = re.search(r"</h1>", body)
     body = body[: m.end()] + "\n" + nav + body[m.end():] if m else nav + body
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

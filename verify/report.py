@@ -6,6 +6,14 @@ statements inherit it, and the ε/λ picks.  Files are written to a temporary
 directory and moved into place, so an interrupted run leaves the previous
 report intact.
 
+The report opens with a figure index (per paper and statement, each figure
+linked; also ``summary.json``'s ``figures``, which ``python -m verify where``
+reads).  A partial run (``only``) never deletes or rewrites a file of a paper
+it did not run: into a directory holding another paper's report it writes a
+report of its own under ``partial/<papers>/`` (it does not merge); into its
+own papers' report it replaces that and keeps every other paper's figure
+(:func:`report_dir`, :func:`keep_other_papers_figures`).
+
 Examples
 --------
 >>> import tempfile, json, pathlib
@@ -1240,7 +1248,8 @@ def _draw_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
     if kind == "heatmap":
         from .figures import heatmaps
 
-        return kind, heatmaps(data, directory)
+        consts, forms = data
+        return kind, heatmaps(consts, directory, forms=forms)
     if kind == "utility":
         from .utility import utility_figures
 
@@ -1266,8 +1275,8 @@ def figure_jobs(directory: Path, empirical: Sequence[Any], pk: list, utility: An
         for rs in by_paper.values():
             jobs += [("sensitivity", rs, directory), ("overview", rs, directory)]
     if pk:
-        drawn = {r["key"]: r["constants"] for r in pk if not r.get("refused")}   # a refused bound: no map
-        jobs += [("heatmap", {k: v}, directory) for k, v in pick_constants().items() if k in drawn]
+        forms = {r["key"]: r.get("form") or None for r in pk if not r.get("refused")}   # a refused bound: no map
+        jobs += [("heatmap", ({k: v}, {k: forms[k]}), directory) for k, v in pick_constants().items() if k in forms]
     if utility is not None and len(utility):
         jobs.append(("utility", utility, directory))
     if audits:
