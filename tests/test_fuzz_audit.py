@@ -25,8 +25,8 @@ NUMBERS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(
 
 
 def _outputs(draw, n_max: int = 400):
-    kind = draw(st.sampled_from(["scalar", "ints", "bools", "vector", "junk", "short", "nonfinite",
-                                 "strings", "ragged", "empty", "3d"]))
+    kind = draw(st.sampled_from(["scalar", "ints", "bools", "vector", "codes", "pairs", "rows", "junk", "short",
+                                 "nonfinite", "strings", "ragged", "empty", "3d"]))
     n = draw(st.integers(0, n_max))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
@@ -36,6 +36,12 @@ def _outputs(draw, n_max: int = 400):
         return rng.integers(0, draw(st.integers(1, 5)), size=n)
     if kind == "bools":
         return rng.random(n) < 0.3
+    if kind == "codes":           # integer codes saved as floats: categories
+        return rng.integers(0, draw(st.integers(1, 8)), size=n).astype(float)
+    if kind == "pairs":           # (index, value)
+        return np.column_stack([rng.integers(0, draw(st.integers(1, 6)), size=n), rng.laplace(size=n)])
+    if kind == "rows":            # 0/1 patterns: few distinct rows
+        return (rng.random((n, draw(st.integers(2, 4)))) < 0.4).astype(float)
     if kind == "vector":
         return rng.normal(size=(n, draw(st.integers(1, 3))))
     if kind == "junk":
