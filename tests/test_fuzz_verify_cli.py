@@ -110,6 +110,8 @@ def _paths(base: Path) -> st.SearchStrategy[tuple[str, bool]]:
     """(path, valid) pairs for --out / --cache."""
     ok = [str(base), str(base / "new"), str(base / "new" / "deeper")]
     bad = ["", " ", "  \t", str(base / "a-file"), str(base / "a-file" / "sub"), "a\0b"]
+    if Path("/proc/self").is_dir():             # virtual file systems: no directory can be made there
+        bad += ["/proc/nope", "/proc/self/nope/deeper", "/sys/nope"]
     return st.sampled_from([(p, True) for p in ok] * 6 + [(p, False) for p in bad])    # 3 in 4 valid
 
 
