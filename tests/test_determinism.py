@@ -95,3 +95,33 @@ def test_serial_and_local_reports_are_byte_identical_minus_provenance(tmp_path):
     assert ev_s == ev_p
     rows = list(csv.DictReader((outs["serial"] / "results" / "evidence.csv").open(encoding="utf-8")))
     assert any(r["key"].startswith("cms.") and r["evidence"] == "symbolic" for r in rows)
+
+
+_THREADS = """
+import json, runpy, sys
+sys.argv = [sys.argv[1], "--help"]
+try:
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+import numpy, scipy.linalg, threadpoolctl
+print(json.dumps(sorted({d["num_threads"] for d in threadpoolctl.threadpool_info() if d["user_api"] == "blas"})))
+"""
+
+
+@pytest.mark.parametrize("cli", ["bounds", "verify"])
+def test_the_command_lines_run_blas_on_one_thread_unless_the_user_sets_it(cli):
+    """``python -m bounds`` / ``python -m verify`` (run as ``__main__``): numpy's and scipy's BLAS pools have
+    one thread; with OMP_NUM_THREADS set by the user, they have what the user asked for."""
+    from bounds._lazy import BLAS_THREAD_ENV
+
+    def threads(**extra: str) -> list[int]:
+        env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_ENV} | extra
+        out = subprocess.run([sys.executable, "-c", _THREADS, cli], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout.splitlines()[-1])
+
+    assert threads() == [1]
+    if (os.cpu_count() or 1) >= 2:
+        assert threads(OMP_NUM_THREADS="2") == [2]
