@@ -246,3 +246,11 @@ def test_false_alarm_rate_over_1000_seeds(name):
                      delta=e.delta, tradeoff=False).verdict == "violated" for s in range(1000))
     # at most α = 0.05 in truth: a one-sided binomial test at 1e-3 against α
     assert stats.binomtest(over, 1000, 0.05, alternative="greater").pvalue > 1e-3, f"{over}/1000"
+
+
+def test_papers_audit_lines_say_how_far_a_non_violation_could_see(capsys):
+    code = main(["audit", "--profile", "quick", "--only", "jia.s5_1.scale"])
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.strip()]
+    assert code == 0 and lines
+    for x in lines:
+        assert ("could have detected ε up to" in x) == (not x.rstrip().endswith("violated")), x

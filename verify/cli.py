@@ -545,8 +545,11 @@ def audit_main(argv: Sequence[str]) -> int:
         for r in rows:
             if r.details.get("sweep"):
                 continue
+            em = r.details.get("eps_max")
+            seen = (f"  (this n could have detected ε up to {em:.3g})" if r.verdict != "violated" and em is not None
+                    and math.isfinite(em) else "")
             print(f"{r.key or '(auditor)':<14} {r.name:<26} claimed ε={r.bound:<5g} "
-                  f"ε_lower={r.statistic:8.3f} ({r.confidence:.0%})  {r.verdict}")
+                  f"ε_lower={r.statistic:8.3f} ({r.confidence:.0%})  {r.verdict}{seen}")
     return 0
 
 
