@@ -20,9 +20,16 @@ the chosen profile (``make verify`` uses ``default``); ``--only`` selects
 statements, and with them their checks and audits.  Bad input (an unknown profile, a pattern that matches nothing,
 a negative seed, an empty or unwritable directory, an unreachable scheduler or one no worker
 joins within ``--worker-timeout`` seconds) prints one line to stderr, naming the option, and
-exits with status 2; nothing is half-written.  Finished trials are cached by content
+exits with status 2; nothing is half-written.  A file-system error during the run (the disk
+full, a read-only file system) is one line naming ``--cache`` or ``--out`` by the path that
+failed (:func:`fs_error_message`), status 2.  A Dask run whose workers are all lost (none left
+for ``--worker-timeout`` seconds, default 20) or whose task killed its workers stops with one line,
+status 2, the finished batches kept in the cache.  Finished trials are cached by content
 (:mod:`simulations.cache`), so a rerun only computes what changed; an entry that fails its
-checksum is recomputed, and the run says how many it rejected.
+MAC (HMAC-SHA256 under the cache's own key) is recomputed, and the run says how many it rejected.
+
+When stderr is not a terminal (no progress bars), each finished job (symbolic evaluation, audit,
+calibration, figures) and each finished check prints one line on stderr.
 
 Every run with a cache also records what it computed, in ``<cache>/timings.jsonl``: the CPU and
 wall seconds of every trial batch and every job it ran, and of the main process over the run
@@ -638,7 +645,8 @@ def report_parser() -> argparse.ArgumentParser:
     ap.add_argument("--executor", default="local", help="serial, local (all cores; default) or dask")
     ap.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
     ap.add_argument("--worker-timeout", type=float, default=None,
-                    help=f"seconds to wait for a Dask worker to join --scheduler (default {WORKER_TIMEOUT_S:g})")
+                    help=f"seconds to wait for a Dask worker, at the start and whenever none is left mid-run; "
+                         f"the run then stops with one line (default {WORKER_TIMEOUT_S:g})")
     ap.add_argument("--seed", type=int, default=0, help="root seed of every Monte Carlo run (default 0)")
     ap.add_argument("--cache", default=".cache/trials",
                     help="directory of finished trials, reused by later runs (default: .cache/trials)")
