@@ -44,7 +44,7 @@ from typing import Any
 
 import sympy as sp
 
-from .pick import Basis, UnverifiedError, _reg, basis
+from .pick import Basis, UnverifiedError, _reg, basis, single_blas_thread
 from .validation import num, short
 
 __all__ = ["Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism", "mechanism_keys", "parameters"]
@@ -222,6 +222,7 @@ def mechanism(key: Any) -> Any:
     return st
 
 
+@single_blas_thread
 def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **values: float) -> Calibration:
     """The stated, derived and tight noise of mechanism statement ``key``, the ε each spends, their verdicts.
 

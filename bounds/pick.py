@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -87,6 +88,39 @@ def using(registry: Any):
         yield registry
     finally:
         _ACTIVE.reset(token)
+
+
+_CONTROLLER: list[Any] = []
+_LIMITED: contextvars.ContextVar[bool] = contextvars.ContextVar("bounds_pick_one_blas_thread", default=False)
+
+
+def single_blas_thread(fn: Any) -> Any:
+    """Run ``fn`` with one BLAS/OpenMP thread (threadpoolctl, when installed; nested calls limit once).
+
+    The pickers' linear algebra is on vectors of length 2: extra BLAS threads only spin, and with the
+    other cores busy they cost 10× the CPU (issue 24).  Nothing computed depends on the thread count.
+    """
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _LIMITED.get():
+            return fn(*args, **kwargs)
+        if not _CONTROLLER:
+            try:
+                from threadpoolctl import ThreadpoolController
+
+                _CONTROLLER.append(ThreadpoolController())
+            except ImportError:
+                _CONTROLLER.append(None)
+        ctl = _CONTROLLER[0]
+        token = _LIMITED.set(True)
+        try:
+            if ctl is None:
+                return fn(*args, **kwargs)
+            with ctl.limit(limits=1):
+                return fn(*args, **kwargs)
+        finally:
+            _LIMITED.reset(token)
+    return wrapper
 
 
 #: variables a picker may choose
@@ -683,6 +717,7 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
     return out
 
 
+@single_blas_thread
 def paper_schedule(key: str, m: float, which: str | None = None, allow_unverified: bool = False,
                    evidence: Any = None, **consts: float) -> Pick:
     """The paper's own ε and λ at sample size ``m`` and the bound they give.
@@ -769,6 +804,7 @@ def _check_fixed(st: Statement, bnd: _Bound, fixed: Mapping[str, float]) -> None
             raise ValueError(f"parameter {n!r} is given, but the bound of {_where(st)} does not depend on {n}")
 
 
+@single_blas_thread
 def optimise(
     key: str,
     m: float,
@@ -933,6 +969,7 @@ def _optimise(st: Statement, m: float, over: Any, which: str, consts: dict[str, 
     )
 
 
+@single_blas_thread
 def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_max: float = 1e12,
           allow_unverified: bool = False, evidence: Any = None, **consts: float) -> int:
     """Smallest sample size m whose bound reaches ``target`` at privacy level ``eps``.
@@ -998,6 +1035,7 @@ def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_
     return Count(int(hi_m), bas)
 
 
+@single_blas_thread
 def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", allow_unverified: bool = False,
              evidence: Any = None, **consts: float) -> float:
     """The bound at (m, ε) with λ optimised, from the paper's schedule, or fixed.
@@ -1028,12 +1066,51 @@ def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", allo
     return Number(_value_at(st, m, eps_v, lam_v, consts, strict=True, which=bas.form), bas)
 
 
+_LAM_GRID = 241
+
+
+def _lam_optimised(b: _Bound, eps: float) -> float:
+    """min over λ of the bound at ε (inf where it is nowhere a positive float): a log grid of λ over the
+    domain (one vectorised evaluation), refined by a bounded scalar search around the grid's best point.
+
+    The inverse queries ask for it at hundreds of ε or m; a general search (:func:`optimise`) there
+    costs about 100× more for the same minimum.
+    """
+    xs = np.linspace(math.log(1e-12), math.log(b.lam_max), _LAM_GRID)
+    args = {"eps": eps, "lam": np.exp(xs)}
+    with np.errstate(all="ignore"):
+        try:
+            v = np.asarray(b.f(*[args[n] for n in b.choice]), dtype=complex) * np.ones(len(xs))
+        except (ArithmeticError, TypeError, ValueError):
+            return math.inf
+    v = np.where((np.imag(v) == 0) & np.isfinite(v) & (np.real(v) > 0), np.real(v), np.inf)
+    k = int(np.argmin(v))
+    best = float(v[k])
+    if not math.isfinite(best):
+        return math.inf
+
+    def obj(x: float) -> float:
+        y = b(eps=eps, lam=math.exp(x))
+        return y if y > 0 else math.inf
+
+    a, c = xs[max(k - 1, 0)], xs[min(k + 1, len(xs) - 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = optimize.minimize_scalar(obj, bounds=(a, c), method="bounded", options={"xatol": 1e-10})
+    return min(best, float(res.fun)) if math.isfinite(res.fun) else best
+
+
 def _value_at(st: Statement, m: float, eps: float, lam: str | float, consts: dict[str, Any], strict: bool,
               which: str | None = None) -> float:
     """The bound at (m, ε) for validated inputs; with ``strict=False`` inf where it is not a positive float."""
     token = _DIAGNOSE.set(strict)
     try:
         if lam == "optimise":
+            b = _bound(st, m, consts, which)
+            if b.choice == ["eps", "lam"] or b.choice == ["lam", "eps"]:
+                v = _lam_optimised(b, eps)
+                if math.isfinite(v) or not strict:
+                    return v
             return _optimise(st, m, None, which, consts, {"eps": eps}).bound
         b = _bound(st, m, consts, which)
         if lam == "paper":
@@ -1057,6 +1134,7 @@ def _value_at(st: Statement, m: float, eps: float, lam: str | float, consts: dic
         _DIAGNOSE.reset(token)
 
 
+@single_blas_thread
 def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str | None = None,
                allow_unverified: bool = False, evidence: Any = None, **consts: float) -> np.ndarray:
     """The bound on the grid ε × λ at fixed m (vectorised; for heat maps).
@@ -1117,6 +1195,7 @@ def _grid(st: Statement, name: str, values: Any) -> np.ndarray:
     return a
 
 
+@single_blas_thread
 def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", allow_unverified: bool = False,
             evidence: Any = None, **consts: float) -> float:
     """Smallest ε in (0, 1) whose bound at sample size ``m`` reaches ``target``.
@@ -1302,6 +1381,7 @@ def _figure(w: float, h: float) -> Any:
     return fig
 
 
+@single_blas_thread
 def plot_tradeoff(key: str, m: float, path: Any = None, allow_unverified: bool = False, evidence: Any = None,
                   n: int = 90, **consts: float) -> Any:
     """Draw the bound over (ε, λ) at sample size ``m`` with the paper's and the optimised points, and
@@ -1409,6 +1489,7 @@ def plot_tradeoff(key: str, m: float, path: Any = None, allow_unverified: bool =
     return fig
 
 
+@single_blas_thread
 def plot_rate(key: str, m: float, path: Any = None, allow_unverified: bool = False, evidence: Any = None,
               n: int = 21, **consts: float) -> Any:
     """Draw the bound against m for the picked schedule: the (ε, λ) optimised at ``m`` held fixed, the
@@ -1464,6 +1545,7 @@ def plot_rate(key: str, m: float, path: Any = None, allow_unverified: bool = Fal
 
 
 # --------------------------------------------------------------------------- the report's "Choosing ε and λ" table
+@single_blas_thread
 def choosing_rows(verdicts: Mapping[str, Any], ms: Any = (1e4, 1e6), constants: Mapping[str, Any] | None = None
                   ) -> list[dict[str, Any]]:
     """Rows of the report's "Choosing ε and λ" table, each naming the form used and its verdict.
