@@ -482,8 +482,8 @@ def wrap_title(text: str, width: int) -> str:
 def fit_titles(fig: Any, rounds: int = 8) -> None:
     """Wrap (and if need be shrink) every title so that it lies inside the canvas and within its panel.
 
-    A suptitle may use the width of the canvas; an axes title the width of its axes plus a little
-    of the gap to its neighbours when the figure has several titled panels, else the canvas.  A
+    A suptitle may use the width of the canvas; an axes title the width of its axes when the figure
+    has several titled panels (so that neighbouring titles never collide), else the canvas.  A
     title wider than its room is re-wrapped at spaces from its original text (math kept whole);
     a single word still too wide shrinks the font, down to :data:`MIN_TITLE_FONTSIZE`.  The layout
     engine makes room for the extra lines (a figure without one that a title would leave at the top
@@ -499,10 +499,9 @@ def fit_titles(fig: Any, rounds: int = 8) -> None:
         for t, ax in title_texts(fig):
             bb = t.get_window_extent(renderer)
             lo, hi = margin, W - margin
-            if ax is not None and len(titled) > 1:
+            if ax is not None and len(titled) > 1:        # panels side by side: a title within its panel
                 ab = ax.get_window_extent(renderer)
-                gap = 0.08 * ab.width
-                lo, hi = max(lo, ab.x0 - gap), min(hi, ab.x1 + gap)
+                lo, hi = max(lo, ab.x0), min(hi, ab.x1)
             ha = t.get_horizontalalignment()
             if ha == "left":
                 room = hi - bb.x0
@@ -528,9 +527,11 @@ def fit_titles(fig: Any, rounds: int = 8) -> None:
                 changed = True
         if not changed:
             break
+    if fig.get_layout_engine() is not None:
+        return
     fig.canvas.draw()
     H = fig.bbox.height
-    if fig.get_layout_engine() is None and any(
+    if any(
             t.get_window_extent(renderer).y1 > H + 0.5 or t.get_window_extent(renderer).y0 < -0.5
             for t, _ in title_texts(fig)):
         fig.set_layout_engine("constrained")        # make room for the wrapped lines
