@@ -42,6 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 EXECUTORS = ("serial", "local", "dask")
@@ -49,11 +50,18 @@ EXECUTORS = ("serial", "local", "dask")
 
 class WorkersLost(RuntimeError):
     """The executor can run no more tasks: every worker is gone (none joined within the timeout),
-    a task killed every worker it was given, or the scheduler went away.
+    a task killed every worker it was given, the scheduler went away, or a local worker process
+    died abruptly (killed, out of memory), which breaks the whole pool.
 
-    The message is one line naming the executor and the timeout; the batches finished before the
-    loss are in the trial cache already (the runner stores each as it arrives).
+    The message is one line naming the executor; the batches finished before the loss are in the
+    trial cache already (the runner stores each as it arrives).
     """
+
+    @classmethod
+    def from_broken_pool(cls, exc: BaseException) -> WorkersLost:
+        """The :class:`WorkersLost` of a local pool broken by a worker's death (``BrokenProcessPool``)."""
+        return cls("executor 'local': a worker process died abruptly (killed by a signal, or out of memory) "
+                   "and the pool cannot run more tasks; the run stops")
 
 
 class Executor:
@@ -160,19 +168,31 @@ class LocalExecutor(Executor):
                     except StopIteration:
                         exhausted = True
                         break
-                    pending[pool.submit(fn, item)] = i
+                    try:
+                        pending[pool.submit(fn, item)] = i
+                    except BrokenProcessPool as exc:
+                        raise WorkersLost.from_broken_pool(exc) from None
                 if not pending:
                     return
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
-                    yield i, fut.result()
+                    try:
+                        res = fut.result()
+                    except BrokenProcessPool as exc:
+                        raise WorkersLost.from_broken_pool(exc) from None
+                    yield i, res
         finally:            # the caller stopped early (an error, an interruption): drop what has not started
             for fut in pending:
                 fut.cancel()
 
     def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
-        return self._get_pool().submit(fn, item)
+        """Start ``fn(item)`` on the pool; its ``.result()`` raises ``BrokenProcessPool`` if a worker
+        dies (the command line reports it as :class:`WorkersLost`)."""
+        try:
+            return self._get_pool().submit(fn, item)
+        except BrokenProcessPool as exc:
+            raise WorkersLost.from_broken_pool(exc) from None
 
     def close(self) -> None:
         if self._pool is not None:

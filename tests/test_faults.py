@@ -328,6 +328,49 @@ def test_a_task_that_kills_its_workers_ends_in_workers_lost():
         ex.terminate()
 
 
+def test_a_local_worker_that_dies_breaks_the_pool_into_workers_lost():
+    """A local worker killed (the OOM killer, say) breaks a ProcessPoolExecutor: WorkersLost, not a
+    BrokenProcessPool traceback; the next submit says the same."""
+    from simulations.executors import LocalExecutor, WorkersLost
+
+    ex = LocalExecutor(1)
+    try:
+        assert ex.submit(abs, -1).result() == 1
+        with pytest.raises(WorkersLost, match="executor 'local': a worker process died abruptly"):
+            list(ex.map_unordered(os._exit, [3, 4]))
+        with pytest.raises(WorkersLost):
+            ex.submit(abs, -1)
+    finally:
+        ex.terminate()
+
+
+@pytest.mark.slow
+def test_killing_a_local_worker_mid_run_ends_the_command_in_one_line(tmp_path):
+    _prewarm(tmp_path / "cache")
+    proc = subprocess.Popen(_verify_cmd(tmp_path), cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not _batches(tmp_path / "cache"):
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()
+        kids = sorted(_descendants(proc.pid))
+        os.kill(kids[-1], signal.SIGKILL)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("  ")]
+    assert len(lines) == 1 and lines[0].startswith("error: executor 'local': a worker process died"), err
+    m = re.search(r"; (\d+) batch(?:es)? kept in the cache (.+); rerun to resume$", lines[0])
+    kept = _batches(tmp_path / "cache")
+    assert m is not None and int(m.group(1)) == len(kept) >= 1
+    cache = TrialCache(tmp_path / "cache")
+    assert all(isinstance(cache.get(k), list) for k in kept) and cache.rejected == 0
+
+
 class _Clock:
     def __init__(self) -> None:
         self.t = 1000.0

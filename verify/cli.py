@@ -770,6 +770,7 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     ``tags`` are added to every timing record of the run (``--calibrate`` tags its runs).
     """
     import tempfile
+    from concurrent.futures.process import BrokenProcessPool
 
     from simulations.cache import timing_tags
     from simulations.executors import ProgressView, WorkersLost, get_executor
@@ -832,10 +833,12 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
             kept = (f"{n} batch{'es' if n != 1 else ''} kept in the cache {cache}; rerun to resume"
                     if cache is not None else "nothing kept (--no-cache)")
             return _interrupted(exc, kept)
-        except WorkersLost as exc:          # every Dask worker gone: one line, the finished batches kept
+        except (WorkersLost, BrokenProcessPool) as exc:   # workers gone: one line, the finished batches kept
             if ex is not None:
                 ex.terminate()
                 ex = None
+            if isinstance(exc, BrokenProcessPool):         # a job's future of a broken local pool
+                exc = WorkersLost.from_broken_pool(exc)
             n = _kept_batches(cache, started)
             kept = (f"{n} batch{'es' if n != 1 else ''} kept in the cache {cache}; rerun to resume"
                     if cache is not None else "nothing kept (--no-cache)")
