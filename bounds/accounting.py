@@ -684,12 +684,16 @@ class _RR:
         """An upper bound on ln δ(ε) = ln Σ_k P[k]·(1 − e^{ε − (T − 2k)ε₀})₊ (computed sum + rounding + tails)."""
         k, lp, err, tail = win
         loss, loss_lo = _two_product(self.Tf - 2 * k, self.e0)  # loss + loss_lo = (T − 2k)ε₀ exactly
-        n = int(np.searchsorted(-loss, -eps, side="left"))  # terms with loss > ε: a prefix
+        lo_ok = np.isfinite(loss_lo)
+        lo_c = np.where(lo_ok, loss_lo, 0.0)
+        # terms whose exact loss exceeds ε (a prefix: the loss decreases in k); where the exact
+        # product is not available, every term that might
+        inc = (loss > eps) | ((loss == eps) & (lo_c > 0)) | (~lo_ok & (loss >= eps - _U * np.abs(loss)))
+        n = int(np.count_nonzero(inc))
         if n == 0:
             return math.log(tail) if tail > 0 else -math.inf
-        lpn = lp[:n]
-        lo_ok = np.isfinite(loss_lo[:n])
-        arg = (eps - loss[:n]) - np.where(lo_ok, loss_lo[:n], 0.0)  # ε − loss within 2u|arg| (+u|loss| if not lo_ok)
+        lpn, lo_ok = lp[:n], lo_ok[:n]
+        arg = np.minimum((eps - loss[:n]) - lo_c[:n], 0.0)  # ε − loss within 2u|arg| (+u|loss| if not lo_ok)
         top = float(np.max(lpn))
         w = np.exp(lpn - top)
         s = float(np.sum(w * -np.expm1(arg)))
@@ -815,10 +819,42 @@ def _up(x: float, n: int = 4) -> float:
     return x * (1 + n * _U) if x > 0 else x
 
 
+def _sides(d: Any) -> list[np.ndarray]:
+    out = []
+    for side in (d._pmf_remove, d._pmf_add):
+        probs = getattr(side, "_probs", None)
+        if probs is None:
+            probs = np.fromiter(getattr(side, "_loss_probs", {}).values(), dtype=float)
+        out.append(np.asarray(probs, dtype=float))
+    return out
+
+
+def _l2(d: Any) -> float:
+    """The largest 2-norm of a dp-accounting PLD's probability vectors (remove / add adjacency)."""
+    return max(float(np.sqrt(np.sum(p * p))) for p in _sides(d))
+
+
+def _size(d: Any) -> int:
+    return max(len(p) for p in _sides(d))
+
+
+def _count_above(d: Any, eps: float) -> int:
+    """How many grid losses of a dp-accounting PLD exceed ε (an upper bound for sparse PMFs)."""
+    n = 0
+    for side in (d._pmf_remove, d._pmf_add):
+        probs = getattr(side, "_probs", None)
+        if probs is None:
+            n = max(n, len(getattr(side, "_loss_probs", {})))
+            continue
+        upper = side._lower_loss + len(probs) - 1
+        n = max(n, min(len(probs), max(0, int(upper - math.floor(eps / side._discretization)) + 1)))
+    return max(n, 1)
+
+
 def _library_eps(gauss_lm: float | None, lap: list, rr: dict, delta: float, h: float) -> float | None:
     """ε at δ from dp-accounting (pessimistic PLDs, connect-the-dots), rounded up by the FFT round-off
     bound; None when δ is below that bound.  Gaussians arrive folded into one of ln μ = gauss_lm."""
-    from dp_accounting.pld import common
+    from dp_accounting.pld import common, pld_pmf
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     # the grid: at most _GRID_POINTS points over the composed loss range (a composed width
@@ -836,27 +872,52 @@ def _library_eps(gauss_lm: float | None, lap: list, rr: dict, delta: float, h: f
     for w, c in lap:
         parts.append((pld.from_laplace_mechanism(1.0, sensitivity=w, pessimistic_estimate=True,
                                                  value_discretization_interval=h, use_connect_dots=True), c))
+    rel = 0.0  # relative error of the probabilities built here
     for e0, c in rr.items():
-        parts.append((pld.from_privacy_parameters(common.DifferentialPrivacyParameters(e0, 0.0),
-                                                  value_discretization_interval=h), c))
-    total, ops = None, 0
+        rrc = _RR(e0, c) if c > 1 else None
+        win = rrc.window(math.log(delta) - 10) if rrc is not None else None
+        if win is None:
+            parts.append((pld.from_privacy_parameters(common.DifferentialPrivacyParameters(e0, 0.0),
+                                                      value_discretization_interval=h), c))
+            continue
+        # the c-fold composition directly: the binomial PLD (no FFT power), each loss (c − 2k)ε₀
+        # rounded up to the grid, the mass outside the window at +∞
+        k, lp, err, tail = win
+        idx = np.ceil((rrc.Tf - 2 * k) * e0 / h * (1 + 4 * _U * np.sign(rrc.Tf - 2 * k)) + 1e-9).astype(np.int64)
+        lower = int(idx.min())
+        probs = np.bincount(idx - lower, weights=np.exp(lp))
+        rel = max(rel, math.expm1(float(np.max(err))) + 4 * _U)
+        parts.append((pld.PrivacyLossDistribution(pld_pmf.DensePLDPmf(h, lower, probs, tail, True)), 1))
+    # FFT round-off, tracked in the 2-norm (Higham 2002, Thm 24.2: a transform of length L errs by
+    # ≤ η·log₂L·‖x‖₂√L, η = 7u): a convolution of probability vectors x, y → z (|fft| ≤ ‖·‖₁ = 1)
+    # errs by ≤ η·log₂L·(‖x‖₂ + ‖y‖₂ + ‖z‖₂), a c-th power by ≤ c(η·log₂L·‖x‖₂ + u) + η·log₂L·‖z‖₂;
+    # earlier errors pass through later convolutions unamplified (Young: ‖e ⊛ y‖₂ ≤ ‖e‖₂‖y‖₁).
+    eta = 7 * _U
+    total, err2 = None, 0.0
     for one, c in parts:
         if c > 1:
+            x2 = _l2(one)
             one = one.self_compose(c)
-            ops += 1
-        total = one if total is None else total.compose(one)
-        ops += total is not one
-    n = 0
-    for side in (getattr(total, "_pmf_remove", None), getattr(total, "_pmf_add", None)):
-        probs = getattr(side, "_probs", None)
-        n = max(n, len(probs) if probs is not None else len(getattr(side, "_loss_probs", {}) or {}))
-    n = max(n, 2)
-    # FFT convolution round-off (Higham 2002, Thm 24.2: 7u·log₂N per transform, in the 2-norm, for
-    # probability vectors), summed over the compositions, to the 1-norm (×√N); plus the sums
-    margin = _U * (7 * (ops + 2) * math.log2(n) * math.sqrt(n) + 4 * n)
-    if delta <= 2 * margin:
+            size = _size(one)
+            err2 += c * (eta * math.log2(size) * x2 + _U) + eta * math.log2(size) * _l2(one)
+        if total is None:
+            total = one
+        else:
+            x2, y2 = _l2(total), _l2(one)
+            total = total.compose(one)
+            err2 += eta * math.log2(max(_size(total), 2)) * (x2 + y2 + _l2(total))
+    n = max(_size(total), 2)
+    # δ(ε) = Σ_{ℓ>ε} p_ℓ(1 − e^{ε−ℓ}) errs by ≤ ‖Δp‖₂·√(number of grid losses above ε); the sums
+    # of positive terms add a relative n·u, the probabilities built here a relative ``rel``
+    base = delta * (1 - 4 * n * _U - rel)
+    e_hat = float(total.get_epsilon_for_delta(base))
+    if not math.isfinite(e_hat):
         return None
-    e = float(total.get_epsilon_for_delta(delta - margin))
+    margin = err2 * math.sqrt(_count_above(total, e_hat))
+    target = base - margin
+    if target <= delta / 2:
+        return None
+    e = float(total.get_epsilon_for_delta(target))
     return _up(e, 16) if math.isfinite(e) else None
 
 
