@@ -94,6 +94,9 @@ def utility_figures(table: pd.DataFrame, directory: Path) -> dict[str, str]:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     out = {}
+    from .figures import fit_titles
+
+    fit_titles(fig)
     for ext in ("png", "svg"):
         fig.savefig(directory / f"privacy_utility.{ext}", dpi=150 if ext == "png" else None)
     plt.close(fig)
