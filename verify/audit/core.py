@@ -847,7 +847,7 @@ def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, s
 
     if min(t0.size, t1.size) < 2 * MIN_OUTPUTS:
         return None
-    return tradeoff_audit(t0, t1, delta=delta, confidence=confidence, seed=seed)
+    return tradeoff_audit(t0, t1, delta=delta, confidence=confidence, seed=seed)   # its errors are bugs: raised
 
 
 def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
