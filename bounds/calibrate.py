@@ -209,13 +209,13 @@ def mechanism(key: Any) -> Any:
     >>> mechanism("cms.alg2")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bounds.validation.UnknownKeyError: unknown statement 'cms.alg2'; mechanism statements of paper cms: cms.alg2.eps_prime, ...
+    bounds.validation.UnknownKeyError: unknown statement 'cms.alg2'; did you mean ...?; mechanism statements of paper cms: cms.alg2.eps_prime, ...
     """
     reg = _reg()
     try:
         st = reg.get(key)
     except LookupError as exc:
-        raise type(exc)(f"{str(exc).split(';', 1)[0]}; {_hint(key)}") from None
+        raise type(exc)(f"{exc}; {_hint(key)}") from None
     if not _is_mechanism(st):
         raise ValueError(f"statement {st.key} ({st.label}) is not a mechanism statement (a noise calibration); "
                          f"{_hint(st.key)}")

@@ -403,13 +403,13 @@ def pickable(key: str) -> Statement:
     >>> pickable("jia.s5_1")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    bounds.validation.UnknownKeyError: unknown statement 'jia.s5_1'; pickable statements of paper jia: jia.s5_1.bound, ...
+    bounds.validation.UnknownKeyError: unknown statement 'jia.s5_1'; did you mean ...?; pickable statements of paper jia: jia.s5_1.bound, ...
     """
     reg = _reg()
     try:
         st = reg.get(key)
     except UnknownKeyError as exc:
-        raise UnknownKeyError(f"{_unknown_head(key, exc)}; {_pickable_hint(key)}") from None
+        raise UnknownKeyError(f"{exc}; {_pickable_hint(key)}") from None
     if st.schedule:
         return st
     for d in st.depends:
@@ -417,11 +417,6 @@ def pickable(key: str) -> Statement:
         if ds.schedule:
             return ds
     raise ValueError(f"statement {st.key} ({st.label}) has no ε/λ schedule to pick from; {_pickable_hint(st.key)}")
-
-
-def _unknown_head(key: Any, exc: Exception) -> str:
-    text = str(exc)
-    return text.split(";", 1)[0] if isinstance(key, str) else text
 
 
 def _paper_id(key: Any) -> str | None:

@@ -171,16 +171,23 @@ def test_fuzz_cli_eval(argv: list[str]) -> None:
     rc, out, err = run_cli(argv)
     assert_bad_input_or_ok(rc, out, err)
     if rc == 0:
-        v = float(out)
+        # the value, then the statement, the form used and its verdict (issue 24); --json: the same as JSON
+        if "--json" in argv:
+            d = no_nonfinite(out)
+            v, form = float(d["value"]), d["form"]
+        else:
+            v = float(out.splitlines()[0])
+            form = re.search(r", (stated|derived) form;", out).group(1)
         assert math.isfinite(v)
         key = argv[1]
         if nonnegative(key) and "--stated" not in argv:
             assert v >= 0
+        if "--stated" in argv:
+            assert form == "stated"
         vals = dict(t.split("=", 1) for t in argv[2:] if "=" in t and not t.startswith("-"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            want = REG.value(key, {k: float(x) for k, x in vals.items()},
-                             which="stated" if "--stated" in argv else "derived")
+            want = REG.value(key, {k: float(x) for k, x in vals.items()}, which=form)
         assert v == pytest.approx(want, rel=1e-9, abs=0)      # the CLI prints what the API computes
 
 
@@ -296,7 +303,8 @@ def value_call(draw):
     elif kind == "unknown":
         bad_name = draw(st.sampled_from(["foo", "lamda", "eps", "m"]))
         vals[bad_name] = 1.0
-    which = draw(st.sampled_from(["derived", "derived", "derived", "stated", "x"]))
+    # None: the form for numbers (the derived one for an erratum); "derived": the derived form or an error
+    which = draw(st.sampled_from([None, None, "derived", "stated", "x"]))
     return key, vals, which, kind, bad_name
 
 
@@ -329,17 +337,20 @@ def test_fuzz_value(call) -> None:
             if which == "x":
                 assert "'which'" in msg
                 return
+            if which == "derived" and REG.evaluate(key).derived is None:
+                assert "no derived form" in msg, msg
+                return
             s = REG.get(key)
-            if kind == "value" and bad_name and which == "derived" and _plainly_invalid(s, bad_name, vals[bad_name]):
+            if kind == "value" and bad_name and which is None and _plainly_invalid(s, bad_name, vals[bad_name]):
                 assert f"'{bad_name}'" in msg, msg                # the parameter at fault is named
             if kind in ("drop", "unknown") and base(key) is not None:
                 assert names_one_of(msg, [bad_name, *vals]), msg
-            if kind == "none" and base(key) is not None and which == "derived":
+            if kind == "none" and base(key) is not None and which is None:
                 pytest.fail(f"a valid assignment was refused: {msg}")
             return
     assert isinstance(v, float) and math.isfinite(v), v
-    assert which in ("derived", "stated") and isinstance(key, str)
-    if which == "derived" and nonnegative(key):
+    assert which in (None, "derived", "stated") and isinstance(key, str)
+    if which is None and nonnegative(key):
         assert v >= 0
     if kind == "value" and bad_name is not None:
         assert not _plainly_invalid(REG.get(key), bad_name, vals[bad_name])     # never accepted silently
@@ -375,6 +386,9 @@ def _pick_error_ok(exc: ValueError, key, inputs, bad=None) -> None:
     event("ValueError")
     if key not in PICKABLE + RATES:
         assert key in msg or "statement" in msg, msg
+        return
+    if isinstance(exc, pick.UnverifiedError):     # a form that is not established (the stated form of a wrong bound)
+        assert "no form of it is established" in msg, msg
         return
     assert names_one_of(msg, [*inputs, bad, "m", "over", "which", "target", "m_max"]), msg
 
