@@ -569,6 +569,9 @@ class _DaskFuture:
     def done(self) -> bool:
         return self._fut.done()
 
+    def cancelled(self) -> bool:
+        return self._fut.cancelled()
+
     def cancel(self) -> Any:
         return self._fut.cancel()
 
@@ -626,13 +629,20 @@ def _quiet_dask() -> Iterator[None]:
 #: seconds between two checks, while waiting for Dask tasks, that the scheduler still has a worker
 POLL_S = 1.0
 class ProgressView(Executor):
-    """A view of an executor that prints one line per finished job on ``stream`` (stderr).
+    """A view of an executor that prints a line on ``stream`` (stderr) as its jobs finish.
 
-    For runs without a terminal, where no progress bar is drawn: whole jobs sent through
-    :meth:`submit` (when their future has ``add_done_callback``) and :meth:`map_unordered` each
-    print, as they finish, ``  done: LABEL (job K of N sent, T s)`` (``failed:`` for a job that
-    raised), with ``label(fn, item, index)`` naming the job.  Nothing is printed when ``enabled`` is false.  Closing and terminating are
-    left to the owner of the wrapped executor; everything else is the wrapped executor's.
+    For runs without a terminal, where no progress bar is drawn.  Whole jobs sent through
+    :meth:`submit` (when their future has ``add_done_callback``) and :meth:`map_unordered` are
+    named by ``label(fn, item, index)``; the label's first word is the job's *group* (``symbolic``,
+    ``audit``, ``figures``).  A finished job prints::
+
+          done: LABEL (GROUP K of N; job J of M sent, T s)
+
+    for every job of a group of at most ten, else once per tenth of the group (and for its last
+    job), so that a group of 150 symbolic evaluations prints about ten lines.  A job that raised
+    always prints (``failed:``); a cancelled one never does, nor does any job once the view is
+    closed or terminated (the run is stopping: its own line must be the last).  Nothing is printed
+    when ``enabled`` is false.  Everything else is the wrapped executor's, which its owner closes.
 
     Examples
     --------
@@ -642,9 +652,12 @@ class ProgressView(Executor):
     >>> view = ProgressView(SerialExecutor(), stream=out)
     >>> view.submit(abs, -2).result(), sorted(view.map_unordered(abs, [-1]))
     (2, [(0, 1)])
-    >>> [line.split(" (")[0] for line in out.getvalue().splitlines()]
-    ['  done: abs', '  done: abs']
+    >>> [line.split(";")[0] for line in out.getvalue().splitlines()]
+    ['  done: abs (abs 1 of 1', '  done: abs (abs 2 of 2']
     """
+
+    #: a group of more jobs than this prints once per tenth of it
+    EVERY_JOB_UP_TO = 10
 
     def __init__(self, inner: Executor, label: Callable[[Any, Any, int], str] | None = None,
                  enabled: bool = True, stream: Any = None) -> None:
@@ -654,9 +667,12 @@ class ProgressView(Executor):
         self.stream = stream
         self.name = inner.name
         self.inline_lone_batch = getattr(inner, "inline_lone_batch", True)
-        #: jobs sent and finished so far
+        #: jobs sent and finished so far (all groups), and per group
         self.sent = 0
         self.finished = 0
+        self.groups: dict[str, list[int]] = {}
+        #: the lines printed (or that would have been, when disabled)
+        self.lines = 0
         self._lock = threading.Lock()
         self._t0 = time.perf_counter()
 
@@ -667,40 +683,70 @@ class ProgressView(Executor):
     def describe(self) -> str:
         return self.inner.describe()
 
-    def _done(self, label: str, failed: bool = False) -> None:
+    def _sent(self, label: str, n: int = 1) -> None:
+        with self._lock:
+            self.sent += n
+            self.groups.setdefault(_group(label), [0, 0])[0] += n
+
+    def _done(self, label: str, state: str = "done") -> None:
+        group = _group(label)
         with self._lock:
             self.finished += 1
-            line = (f"  {'failed' if failed else 'done'}: {label} (job {self.finished} of {self.sent} sent, "
+            g = self.groups.setdefault(group, [1, 0])
+            g[1] += 1
+            n, k = g
+            if state == "cancelled" or not self.enabled:
+                return
+            if state == "done" and n > self.EVERY_JOB_UP_TO and k != n and 10 * k // n == 10 * (k - 1) // n:
+                return
+            self.lines += 1
+            line = (f"  {state}: {label} ({group} {k} of {n}; job {self.finished} of {self.sent} sent, "
                     f"{time.perf_counter() - self._t0:.0f} s)")
-        if self.enabled:
-            try:
-                print(line, file=self.stream if self.stream is not None else sys.stderr, flush=True)
-            except (OSError, ValueError):   # a closed or full stream: progress is not worth a failure
-                pass
+        try:
+            print(line, file=self.stream if self.stream is not None else sys.stderr, flush=True)
+        except (OSError, ValueError):   # a closed or full stream: progress is not worth a failure
+            pass
 
     def submit(self, fn: Callable[[Any], Any], item: Any) -> Any:
         label = self.label(fn, item, 0)
+        self._sent(label)
         fut = self.inner.submit(fn, item)
-        with self._lock:
-            self.sent += 1
         add = getattr(fut, "add_done_callback", None)
         if add is not None:
-            add(lambda f: self._done(label, _failed(f)))
+            add(lambda f: self._done(label, _state(f)))
         return fut
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         items = list(items)
-        with self._lock:
-            self.sent += len(items)
+        labels = [self.label(fn, item, i) for i, item in enumerate(items)]
+        for lab in labels:
+            self._sent(lab)
         for i, res in self.inner.map_unordered(fn, items):
-            self._done(self.label(fn, items[i], i))
+            self._done(labels[i])
             yield i, res
 
     def close(self) -> None:
-        """Nothing: the owner of the wrapped executor closes it."""
+        """Print no more lines (the owner of the wrapped executor closes it)."""
+        self.enabled = False
 
     def terminate(self) -> None:
-        """Nothing: the owner of the wrapped executor stops it."""
+        """Print no more lines (the owner of the wrapped executor stops it)."""
+        self.enabled = False
+
+
+def _group(label: str) -> str:
+    """The group of a job: the first word of its label."""
+    return label.split(" ", 1)[0] if label else "job"
+
+
+def _state(fut: Any) -> str:
+    """``done``, ``failed`` (it raised) or ``cancelled``, of a finished future."""
+    try:
+        if fut.cancelled():
+            return "cancelled"
+    except Exception:  # noqa: BLE001 - a future type without cancelled()
+        pass
+    return "failed" if _failed(fut) else "done"
 
 
 def _failed(fut: Any) -> bool:

@@ -4,7 +4,9 @@ and per finished check, where no progress bar is drawn.
 The whole jobs of the report job (symbolic evaluation, audits, calibration, figures) hold the
 workers for minutes before the first check's trials run; before, nothing at all was printed in that
 time when stderr was a file.  :class:`simulations.executors.ProgressView` prints
-``  done: LABEL (job K of N sent, T s)`` as each job finishes, ``failed:`` for one that raised.
+``  done: LABEL (GROUP K of N; job J of M sent, T s)`` as jobs finish: every job of a group of at
+most ten, once per tenth of a larger group (and its last job); ``failed:`` for any job that raised;
+nothing for a cancelled job or once the run stops.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from hypothesis import strategies as st
 from simulations.executors import LocalExecutor, ProgressView, SerialExecutor
 
 ROOT = Path(__file__).resolve().parents[1]
-LINE = re.compile(r"  (done|failed): (.+) \(job (\d+) of (\d+) sent, \d+ s\)")
+LINE = re.compile(r"  (done|failed): (.+) \((\S+) (\d+) of (\d+); job (\d+) of (\d+) sent, \d+ s\)")
 
 
 def job(x: int) -> int:
@@ -37,12 +39,14 @@ def _label(fn, item, i):
     return f"job {item}"
 
 
-def _lines(text: str) -> list[tuple[str, str, int, int]]:
+def _lines(text: str) -> list[tuple[str, str, int, int, str, int, int]]:
+    """(state, label, J, M, group, K, N) of each progress line."""
     out = []
     for ln in text.splitlines():
         m = LINE.fullmatch(ln)
         assert m is not None, ln
-        out.append((m.group(1), m.group(2), int(m.group(3)), int(m.group(4))))
+        out.append((m.group(1), m.group(2), int(m.group(6)), int(m.group(7)), m.group(3), int(m.group(4)),
+                    int(m.group(5))))
     return out
 
 
@@ -70,6 +74,53 @@ def test_one_line_per_finished_job_submitted_or_mapped(kind, pool):
     assert {ln[1]: ln[0] for ln in lines}["job -3"] == "failed"
     assert [ln[0] for ln in lines].count("failed") == 1
     assert (view.sent, view.finished) == (5, 5)
+    assert all(ln[4] == "job" for ln in lines) and [ln[5] for ln in lines] == [1, 2, 3, 4, 5]
+
+
+class Pending(SerialExecutor):
+    """An executor whose jobs finish when the test says so (``set_result`` / ``set_exception``)."""
+
+    def submit(self, fn, item):
+        from concurrent.futures import Future
+
+        return Future()
+
+
+@pytest.mark.parametrize("n", [9, 10, 11, 41, 150])
+def test_a_large_group_prints_once_per_tenth_and_failures_always(n):
+    out = io.StringIO()
+    view = ProgressView(Pending(), label=lambda fn, item, i: f"symbolic s{item}" if fn is job else f"audit a{item}",
+                        stream=out)
+    futs = [view.submit(job, x) for x in range(n)]
+    other = [view.submit(abs, x) for x in (1, 2)]           # another group, of two: every job prints
+    bad = n // 2
+    for i, f in enumerate(futs):
+        f.set_exception(ValueError("x")) if i == bad else f.set_result(i)
+    for f in other:
+        f.set_result(0)
+    lines = _lines(out.getvalue())
+    sym = [ln for ln in lines if ln[4] == "symbolic"]
+    if n <= ProgressView.EVERY_JOB_UP_TO:
+        want = list(range(1, n + 1))
+    else:                                                    # each tenth crossed, the last, the failure
+        want = sorted({k for k in range(1, n + 1) if k == n or 10 * k // n != 10 * (k - 1) // n} | {bad + 1})
+    assert [ln[5] for ln in sym] == want and all(ln[6] == n for ln in sym)
+    assert [ln[1] for ln in sym if ln[0] == "failed"] == [f"symbolic s{bad}"]
+    assert len(sym) <= max(n, 0) and (n <= 10 or len(sym) <= 11)
+    assert [(ln[1], ln[5], ln[6]) for ln in lines if ln[4] != "symbolic"] == [("audit a1", 1, 2), ("audit a2", 2, 2)]
+    assert view.finished == view.sent == n + 2
+
+
+def test_cancelled_jobs_and_jobs_after_terminate_print_nothing():
+    out = io.StringIO()
+    view = ProgressView(Pending(), label=_label, stream=out)
+    a, b, c = (view.submit(job, x) for x in (1, 2, 3))
+    a.cancel()
+    b.set_result(4)
+    view.terminate()                                        # the run is stopping
+    c.set_result(6)
+    assert [ln[1] for ln in _lines(out.getvalue())] == ["job 2"]
+    assert view.finished == 3 and view.lines == 1
 
 
 def test_nothing_is_printed_when_disabled_and_the_view_never_closes_its_executor(pool):
@@ -99,10 +150,19 @@ def test_fuzz_every_job_is_reported_once_with_its_outcome(pool, items, how, seri
         with contextlib.suppress(ValueError):
             assert f.result() == 2 * x
     lines = _lines(out.getvalue())
-    assert len(lines) == len(submitted) + len(ok) == view.finished == view.sent
-    assert [ln[2] for ln in lines] == list(range(1, len(lines) + 1))
-    want = sorted([(("failed" if x < 0 else "done"), f"#{x}") for x in submitted] + [("done", f"#{x}") for x in ok])
-    assert sorted((ln[0], ln[1]) for ln in lines) == want
+    assert len(submitted) + len(ok) == view.finished == view.sent and len(lines) <= view.finished
+    assert [ln[2] for ln in lines] == sorted(ln[2] for ln in lines)           # J increases
+    assert all(1 <= ln[5] <= ln[6] and 1 <= ln[2] <= ln[3] for ln in lines)
+    failed = sorted(f"#{x}" for x in submitted if x < 0)
+    assert sorted(ln[1] for ln in lines if ln[0] == "failed") == failed        # every failure is shown
+    groups = {}
+    for x in submitted + ok:
+        groups[f"#{x}"] = groups.get(f"#{x}", 0) + 1
+    for g, n in groups.items():                    # every group's last job is shown, with its count
+        mine = [ln for ln in lines if ln[4] == g]
+        assert mine and mine[-1][5] == n or any(ln[5] == n for ln in mine)
+        if n <= ProgressView.EVERY_JOB_UP_TO:
+            assert len(mine) == n
 
 
 def test_the_report_job_prints_a_line_per_job_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
@@ -124,7 +184,8 @@ def test_the_report_job_prints_a_line_per_job_when_stderr_is_not_a_terminal(tmp_
                          "--cache", str(tmp_path / "c"), "--out", str(tmp_path / "o")])
     assert code == 0, err.getvalue()
     lines = [ln for ln in err.getvalue().splitlines() if LINE.fullmatch(ln)]
-    assert [(ln[0], ln[1], ln[2]) for ln in _lines("\n".join(lines))] == [("done", "job", 1), ("done", "job", 2)]
+    assert [(ln[0], ln[1], ln[2], ln[5]) for ln in _lines("\n".join(lines))] == [("done", "job", 1, 1),
+                                                                              ("done", "job", 2, 2)]
 
 
 @pytest.mark.slow
@@ -146,4 +207,5 @@ def test_a_redirected_run_prints_every_check_and_job(tmp_path):
     assert sorted(name for _, _, name in checks) == sorted(s.name for s in select("jcc.thm2") if s.evidence != "audit")
     done = [m for m in (LINE.fullmatch(ln) for ln in err.splitlines()) if m]
     assert any(m.group(2).startswith("figures") for m in done)
-    assert [int(m.group(3)) for m in done] == list(range(1, len(done) + 1))
+    js = [int(m.group(6)) for m in done]
+    assert js == sorted(js) and js[-1] == int(done[-1].group(7))          # the last job of the run is shown

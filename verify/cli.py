@@ -782,6 +782,7 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     usage0 = _rusage()
     started = time.time()
     ex = None
+    prog = None
     sym_tmp = None
     cache = None if a.no_cache else a.cache
     results: list = []
@@ -826,6 +827,8 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
                                  utility=utility, audits=calibration, cache=cache,
                                  symbolic_cache=sym_cache, executor=jobs_ex)
         except KeyboardInterrupt as exc:
+            if prog is not None:
+                prog.terminate()            # no job lines after this: the run's own line is the last
             if ex is not None:
                 ex.terminate()
                 ex = None
@@ -834,6 +837,8 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
                     if cache is not None else "nothing kept (--no-cache)")
             return _interrupted(exc, kept)
         except (WorkersLost, BrokenProcessPool) as exc:   # workers gone: one line, the finished batches kept
+            if prog is not None:
+                prog.terminate()
             if ex is not None:
                 ex.terminate()
                 ex = None
@@ -844,6 +849,8 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
                     if cache is not None else "nothing kept (--no-cache)")
             return _error(f"{exc}; {kept}")
         except (ValueError, OSError) as exc:
+            if prog is not None:
+                prog.terminate()
             if ex is not None:
                 ex.terminate()              # no need to wait for the running tasks of a failed run
                 ex = None
