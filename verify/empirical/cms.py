@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -163,14 +164,20 @@ def _pairs(ctx: Context) -> list[dict]:
 def _audit_row(key: str, release: str, calibration: str, claimed: float, res, method: str, mechanism: str,
                source: str, extra: dict) -> Result:
     v = "violated" if res.eps_lower > claimed else "holds"
+    from verify.audit.rows import no_leak
+
     detail = ("the releases distinguish the pair beyond the claimed ε" if v == "violated"
-              else "no leak beyond the claim was detected")
+              else no_leak(getattr(res, "eps_max", None), getattr(res, "min_event_prob", None)))
     return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}", verdict=v,
                   statistic=res.eps_lower, lo=res.eps_lower, hi=res.eps_point, bound=claimed,
                   confidence=res.confidence, n=res.n, method=method, detail=detail,
                   details={"mechanism": mechanism, "source": source, "release": "vector", "calibration": calibration,
                            "delta": 0.0, "eps_point": res.eps_point, "fpr": res.fpr, "fnr": res.fnr,
-                           "threshold": res.threshold, **extra})
+                           "threshold": res.threshold, "eps_max": _finite(getattr(res, "eps_max", None)), **extra})
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
 
 
 def _n_audit(ctx: Context) -> int:

@@ -502,6 +502,7 @@ def audits(n: int = 20_000, seed: int = 0, confidence: float = 0.95) -> list[Res
         details=dict(base, fpr=res.fpr, fnr=res.fnr, threshold=res.threshold, direction=res.direction,
                      selection=f"{SELECTION['scalar']:.0%} of the same releases",
                      claim=claim_note, alpha_refuted_up_to=alpha_refuted(res.eps_lower)),
+        eps_max=res.eps_max,
     ))
     # the paper leaves α 'a constant value': each row says for which α it refutes ε' (readings of pr.thm5_1)
     for r in rows:

@@ -418,7 +418,7 @@ def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list[Resu
             "the printed scale is ¼ of the required one" if vd == "violated" else
             "no leak beyond the claim was detected at this pair",
             {**info, "T": T_, "scale": scale, "n_data": n_data, "p": p, "fpr": res.fpr, "fnr": res.fnr,
-             "threshold": res.threshold}))
+             "threshold": res.threshold}, eps_max=res.eps_max))
     # one selection step at the per-step ε₀ of the printed accounting
     n_step, eps0 = 10, 1.0
     for cal, factor in (("stated", 1.0), ("derived", 4.0)):
@@ -438,7 +438,8 @@ def audits(n: int = 20000, seed: int = 0, confidence: float = 0.95) -> list[Resu
              # ε₀ = 1 is the per-step budget the toolkit infers from the printed scale, not the paper's claimed
              # total (ε, δ): its violation is reported but refutes nothing by itself (the whole-algorithm rows test
              # the claim)
-             "budget": "toolkit", **({"error": B.FW_ACCOUNTING} if vd == "violated" else {})}))
+             "budget": "toolkit", **({"error": B.FW_ACCOUNTING} if vd == "violated" else {})},
+            eps_max=res.eps_max))
     return out
 
 
