@@ -42,7 +42,6 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from scipy import optimize
 
 from .core import PrivacyWarning, Statement, _rel_text, moderate_value, number_or_reason, validate
 from .symbols import SHARED, Namespace, S
@@ -88,6 +87,13 @@ def using(registry: Any):
         yield registry
     finally:
         _ACTIVE.reset(token)
+
+
+def _scipy_optimize() -> Any:
+    """``scipy.optimize``, imported when a search runs (0.4 s): ``eval`` and ``calibrate`` read only the basis."""
+    from scipy import optimize
+
+    return optimize
 
 
 _CONTROLLER: list[Any] = []
@@ -921,7 +927,8 @@ def _optimise(st: Statement, m: float, over: Any, which: str, consts: dict[str, 
                 starts.insert(0, np.array([math.log(min(max(start[n], 1e-12), math.exp(hi[n]))) for n in free]))
             starts.sort(key=obj)
             for x0 in starts[:6]:
-                res = optimize.minimize(obj, x0, method="L-BFGS-B", bounds=[(lo[n], hi[n]) for n in free])
+                res = _scipy_optimize().minimize(obj, x0, method="L-BFGS-B",
+                                                 bounds=[(lo[n], hi[n]) for n in free])
                 if res.fun < best:
                     best, best_x = float(res.fun), res.x
     point = dict(fixed)
@@ -1091,7 +1098,7 @@ def _lam_optimised(b: _Bound, eps: float) -> float:
     a, c = xs[max(k - 1, 0)], xs[min(k + 1, len(xs) - 1)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = optimize.minimize_scalar(obj, bounds=(a, c), method="bounded", options={"xatol": 1e-10})
+        res = _scipy_optimize().minimize_scalar(obj, bounds=(a, c), method="bounded", options={"xatol": 1e-10})
     return min(best, float(res.fun)) if math.isfinite(res.fun) else best
 
 
