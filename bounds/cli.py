@@ -680,20 +680,16 @@ def _prepare(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return rest, assigns
 
 
-_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 @contextlib.contextmanager
 def _one_blas_thread(on: bool):
-    """One BLAS/OpenMP thread inside the block: the pickers' small linear algebra only loses to spinning
-    threads when the other cores are busy.  The environment variables are set when numpy is not imported
-    yet (they are read once, at its import); threadpoolctl limits an already loaded library."""
-    if not on:
+    """One BLAS/OpenMP thread inside the block (threadpoolctl), unless the user chose a count: the pickers'
+    small linear algebra only loses to spinning threads when the other cores are busy.  ``python -m
+    bounds`` also sets the environment before numpy is imported (:func:`bounds._lazy.one_blas_thread`)."""
+    from .pick import _user_threads
+
+    if not on or _user_threads():
         yield
         return
-    if "numpy" not in sys.modules:
-        for v in _BLAS_VARS:
-            os.environ.setdefault(v, "1")
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

@@ -100,15 +100,26 @@ _CONTROLLER: list[Any] = []
 _LIMITED: contextvars.ContextVar[bool] = contextvars.ContextVar("bounds_pick_one_blas_thread", default=False)
 
 
+def _user_threads() -> bool:
+    """Whether the user chose a BLAS/OpenMP thread count other than 1 in the environment."""
+    import os
+
+    from ._lazy import BLAS_THREAD_ENV
+
+    return any(os.environ.get(v) not in (None, "", "1") for v in BLAS_THREAD_ENV)
+
+
 def single_blas_thread(fn: Any) -> Any:
     """Run ``fn`` with one BLAS/OpenMP thread (threadpoolctl, when installed; nested calls limit once).
 
     The pickers' linear algebra is on vectors of length 2: extra BLAS threads only spin, and with the
     other cores busy they cost 10× the CPU (issue 24).  Nothing computed depends on the thread count.
+    A thread count the user chose (``OMP_NUM_THREADS`` and the like set to another value than 1,
+    :data:`bounds._lazy.BLAS_THREAD_ENV`) is left as it is.
     """
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _LIMITED.get():
+        if _LIMITED.get() or _user_threads():
             return fn(*args, **kwargs)
         if not _CONTROLLER:
             try:

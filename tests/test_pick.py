@@ -313,12 +313,25 @@ def test_choosing_rows_name_form_and_verdict_and_refuse_unestablished():
     assert row["refused"] and "opt_bound" not in row
 
 
-def test_one_blas_thread_inside_pick():
+def test_one_blas_thread_inside_pick_unless_the_user_chose(monkeypatch):
     from threadpoolctl import threadpool_info
 
+    from bounds._lazy import BLAS_THREAD_ENV
     from bounds.cli import _one_blas_thread
 
+    def blas_threads() -> set[int]:
+        return {i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"}
+
+    for v in BLAS_THREAD_ENV:
+        monkeypatch.delenv(v, raising=False)
+    seen: list[set[int]] = []
+    probe = pick.single_blas_thread(lambda: seen.append(blas_threads()))
     with _one_blas_thread(True):
-        infos = [i for i in threadpool_info() if i.get("user_api") == "blas"]
-        assert all(i["num_threads"] == 1 for i in infos)
+        assert blas_threads() <= {1}
+    probe()
+    assert seen[-1] <= {1}
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")       # the user's choice stands
+    before = blas_threads()
+    probe()
+    assert seen[-1] == before
 
