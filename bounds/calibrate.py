@@ -2,8 +2,8 @@
 
 A *mechanism statement* is a statement whose value is a noise parameter of a paper's mechanism
 (a Laplace scale, a Gaussian variance, a noise rate, the budget left for the noise density, an
-extra regulariser): a statement of kind ``noise`` whose quantity is not a density or a law, or one that
-declares the noise parameter it gives (``Statement.value_of``).  The set is discovered from the
+extra regulariser): a statement of kind ``noise`` whose quantity is not a density or a law and whose
+printed form depends on ε, or one that declares the noise parameter it gives (``Statement.value_of``).  The set is discovered from the
 papers (:func:`mechanism_keys`), never listed.
 
 For each, :func:`calibrate` evaluates at the given ε (and δ), sample size and constants:
@@ -122,12 +122,17 @@ class Calibration:
 
 
 def _is_mechanism(st: Any) -> bool:
+    """A noise parameter chosen from the privacy level: declared (``value_of``), or a ``noise`` statement
+    that is no density or law of the noise and whose printed form depends on ε."""
     if st.kind == "order":
         return False
     if st.value_of:
         return True
     q = st.quantity.lower()
-    return st.kind == "noise" and not (q.startswith(("density", "unnormalised density")) or " law" in q)
+    if st.kind != "noise" or q.startswith(("density", "unnormalised density")) or " law" in q:
+        return False
+    eps = st.ns["eps"].symbol if "eps" in st.ns else None
+    return st.stated is not None and eps in st.stated.free_symbols
 
 
 def mechanism_keys(paper: str | None = None) -> list[str]:
