@@ -96,7 +96,6 @@ def _scipy_optimize() -> Any:
     return optimize
 
 
-_CONTROLLER: list[Any] = []
 _LIMITED: contextvars.ContextVar[bool] = contextvars.ContextVar("bounds_pick_one_blas_thread", default=False)
 
 
@@ -121,19 +120,13 @@ def single_blas_thread(fn: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _LIMITED.get() or _user_threads():
             return fn(*args, **kwargs)
-        if not _CONTROLLER:
-            try:
-                from threadpoolctl import ThreadpoolController
-
-                _CONTROLLER.append(ThreadpoolController())
-            except ImportError:
-                _CONTROLLER.append(None)
-        ctl = _CONTROLLER[0]
+        try:       # about 2 ms: the libraries loaded now are found each time (scipy may load its own BLAS later)
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return fn(*args, **kwargs)
         token = _LIMITED.set(True)
         try:
-            if ctl is None:
-                return fn(*args, **kwargs)
-            with ctl.limit(limits=1):
+            with threadpool_limits(1):
                 return fn(*args, **kwargs)
         finally:
             _LIMITED.reset(token)
@@ -731,7 +724,7 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
 
 @single_blas_thread
 def paper_schedule(key: str, m: float, which: str | None = None, allow_unverified: bool = False,
-                   evidence: Any = None, **consts: float) -> Pick:
+                   evidence: Any = None, verdict: Any = None, **consts: float) -> Pick:
     """The paper's own ε and λ at sample size ``m`` and the bound they give.
 
     Parameters
@@ -747,6 +740,8 @@ def paper_schedule(key: str, m: float, which: str | None = None, allow_unverifie
         Answer even where no form of the bound is established (the Pick carries a ``warning``).
     evidence : list of Result, optional
         Empirical and audit rows deciding the verdict (default: the generated report's).
+    verdict : Verdict, optional
+        The statement's verdict, when the caller has computed it (the report): see :func:`basis`.
     **consts
         Problem constants (κ, M, β, ...).  For schedules that leave ε free
         (001 Theorem 2), pass ``eps``; a given ``eps`` or ``lam`` replaces the
@@ -777,7 +772,7 @@ def paper_schedule(key: str, m: float, which: str | None = None, allow_unverifie
     """
     st = pickable(key)
     _check_which(which, st)
-    b = basis(st.key, which, allow_unverified, evidence)
+    b = basis(st.key, which, allow_unverified, evidence, verdict)
     consts = dict(consts)
     fixed = _pop_choices(st, consts, warn=True)
     return _explained(_stamp(_paper_schedule(st, m, b.form, consts, fixed), b), st, b.form, consts)
@@ -824,6 +819,7 @@ def optimise(
     which: str | None = None,
     allow_unverified: bool = False,
     evidence: Any = None,
+    verdict: Any = None,
     **consts: float,
 ) -> Pick:
     """Minimise the bound over ε and/or λ at sample size ``m``, the other inputs fixed.
@@ -848,6 +844,8 @@ def optimise(
         Answer even where no form of the bound is established (the Pick carries a ``warning``).
     evidence : list of Result, optional
         Empirical and audit rows deciding the verdict (default: the generated report's).
+    verdict : Verdict, optional
+        The statement's verdict, when the caller has computed it (the report).
     **consts
         Problem constants; ``eps`` or ``lam`` fixes that variable (the other is optimised).
 
@@ -868,7 +866,7 @@ def optimise(
     """
     st = pickable(key)
     _check_which(which, st)
-    b = basis(st.key, which, allow_unverified, evidence)
+    b = basis(st.key, which, allow_unverified, evidence, verdict)
     consts = dict(consts)
     fixed = _pop_choices(st, consts, warn=True)
     return _explained(_stamp(_optimise(st, m, over, b.form, consts, fixed), b), st, b.form, consts)
@@ -1149,7 +1147,8 @@ def _value_at(st: Statement, m: float, eps: float, lam: str | float, consts: dic
 
 @single_blas_thread
 def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str | None = None,
-               allow_unverified: bool = False, evidence: Any = None, **consts: float) -> np.ndarray:
+               allow_unverified: bool = False, evidence: Any = None, verdict: Any = None,
+               **consts: float) -> np.ndarray:
     """The bound on the grid ε × λ at fixed m (vectorised; for heat maps).
 
     Parameters
@@ -1162,7 +1161,7 @@ def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str 
         Grid values of ε and λ, each inside the statement's domain.
     which : {None, "derived", "stated"}
         Which expression to evaluate (None: the form :func:`basis` establishes).
-    allow_unverified, evidence
+    allow_unverified, evidence, verdict
         As for :func:`optimise`.
     **consts
         The bound's other constants.
@@ -1187,7 +1186,7 @@ def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str 
     """
     st = pickable(key)
     _check_which(which, st)
-    form = basis(st.key, which, allow_unverified, evidence).form
+    form = basis(st.key, which, allow_unverified, evidence, verdict).form
     b = _bound(st, m, consts, which=form)
     E, L = np.meshgrid(_grid(st, "eps", eps), _grid(st, "lam", lam))
     kw = {"eps": E, "lam": L}

@@ -335,3 +335,15 @@ def test_one_blas_thread_inside_pick_unless_the_user_chose(monkeypatch):
     probe()
     assert seen[-1] == before
 
+
+
+def test_a_given_verdict_decides_the_basis():
+    """The report passes the verdicts it computed (not the previous report's evidence)."""
+    bad = _refuted_uncorrected("jia.thm4.bound")
+    for fn in (pick.optimise, pick.paper_schedule):
+        with pytest.raises(pick.UnverifiedError):
+            fn("jia.thm4", 10_000, verdict=bad, **THM4)
+    with pytest.raises(pick.UnverifiedError):
+        pick.bound_grid("jia.thm4", 1e4, np.array([0.1]), np.array([0.01]), verdict=bad, **THM4)
+    ok = bounds.registry.verdicts([], keys=["jia.thm4.bound"])["jia.thm4.bound"]
+    assert pick.optimise("jia.thm4", 10_000, verdict=ok, **THM4).verdict == ok.verdict
