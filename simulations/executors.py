@@ -608,6 +608,20 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:200] if text else ""
 
 
+def quiet_dask_logs() -> None:
+    """Keep Dask's, Tornado's and asyncio's log lines off stderr for the rest of the process.
+
+    For a command line, whose stderr must end with its own one line: the client's and the cluster's
+    finalizers may still log (a connection closed) after the executor is closed.
+    """
+    cm = _quiet_dask()
+    cm.__enter__()
+    _FOR_GOOD.append(cm)        # kept: a collected generator would run its finally and restore the levels
+
+
+_FOR_GOOD: list[Any] = []
+
+
 @contextlib.contextmanager
 def _quiet_dask() -> Iterator[None]:
     """Raise the level of Dask's and Tornado's loggers to CRITICAL while the block runs (nested blocks

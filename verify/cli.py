@@ -773,7 +773,7 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     from concurrent.futures.process import BrokenProcessPool
 
     from simulations.cache import timing_tags
-    from simulations.executors import ProgressView, WorkersLost, get_executor
+    from simulations.executors import ProgressView, WorkersLost, get_executor, quiet_dask_logs
 
     from .plan import TimingExecutor
     from .report import evaluate_symbolic, use_symbolic_cache, write_report
@@ -804,6 +804,8 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
             logs = _reject_logs(cache, sym_cache)
             run_info: dict[str, Any] = {"profile": a.profile, "seed": a.seed}
             sym_keys = sorted(_only(a.only)) if a.only else None
+            if a.executor == "dask":
+                quiet_dask_logs()           # stderr ends with the command's own line, even at exit
             ex = get_executor(a.executor, scheduler=a.scheduler, worker_timeout=a.worker_timeout)
             run_info["executor"] = ex.describe()
             # a line on stderr per finished job when stderr is not a terminal (no bars there)
