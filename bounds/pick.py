@@ -1377,7 +1377,8 @@ def explain(p: Pick) -> list[str]:
         share = f" ({100 * p.dominant_share:.0f}% of the sum)" if p.dominant_share is not None else ""
         where = "the optimum" if p.method != "paper" else "the paper's schedule"
         out.append(f"dominant term at {where}: {p.dominant}{share}")
-    if p.rising_in_eps:
+    eps_chosen = p.method == "paper" or "eps" in p.method.replace("optimised over ", "").split(",")
+    if p.rising_in_eps and eps_chosen:           # ε given: nothing to explain about choosing it
         out.append("U-shaped in eps: " + ", ".join(p.rising_in_eps) + (" grows" if len(p.rising_in_eps) == 1
                    else " grow") + " with eps while the noise terms shrink, so a larger eps is not always better")
     return out
