@@ -271,3 +271,64 @@ def test_cli_after_editing_one_paper_derives_that_paper_only(tmp_path):
     assert n_cms >= 10 and f"evaluating {n_cms} statements" in after.stderr
     assert after.stdout == before.stdout
     assert "evaluating" not in listing().stderr
+
+
+# -- small_simplify's outcomes, kept by expression ----------------------------------------------
+
+def test_simplify_outcomes_are_kept_by_expression_the_undecided_one_included(tmp_path, monkeypatch):
+    from bounds import checks
+
+    monkeypatch.setattr(checks, "_SIMPLIFIED", {})
+    small = sp.sin(S.m) ** 2 + sp.cos(S.m) ** 2
+    big = sp.Add(*[S.m ** k for k in range(1, 90)])             # more operations than the budget: undecided
+    checks.use_simplify_cache(tmp_path)
+    try:
+        assert checks.small_simplify(small) == 1 and checks.small_simplify(big) is None
+        assert len(list(tmp_path.rglob("*.pkl"))) == 2
+        checks._SIMPLIFIED.clear()                              # another process: only the disk
+
+        def boom(*a, **k):
+            raise RuntimeError("sympy called")
+
+        monkeypatch.setattr(checks.sp, "simplify", boom)
+        monkeypatch.setattr(checks.sp, "count_ops", boom)
+        assert checks.small_simplify(small) == 1 and checks.small_simplify(big) is None   # read, not computed
+        plain = sp.Symbol(str(S.m))                             # the same name without assumptions: another key
+        with pytest.raises(RuntimeError, match="sympy called"):
+            checks.small_simplify(sp.sin(plain) ** 2 + sp.cos(plain) ** 2)
+    finally:
+        checks.use_simplify_cache(None)
+
+
+# -- cooperative stores: a statement another live process is deriving is waited for ---------------
+
+def test_a_cooperative_store_waits_for_a_live_claimant_and_takes_over_a_dead_ones(tmp_path):
+    import threading
+
+    from bounds.snapshot import _proc_start
+
+    tup = (2 / S.m, None, [], "consistent", "detail", ())
+    coop = Store(tmp_path, digest="d")
+    coop.cooperative = True
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        claim = coop._eval_path("demo.a").with_suffix(".claim")
+        claim.parent.mkdir(parents=True)
+        claim.write_text(f"{__import__('socket').gethostname()} {other.pid} {_proc_start(other.pid)}")
+        got: list = []
+        waiter = threading.Thread(target=lambda: got.append(coop.get("demo.a")))
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive() and not got                 # the claimant lives: it waits
+        Store(tmp_path, digest="d").put("demo.a", tup)       # the claimant stores its evaluation
+        waiter.join(30)
+        assert got and got[0][3] == "consistent"             # read, not derived here
+    finally:
+        other.kill()
+        other.wait()
+    claim = coop._eval_path("demo.b").with_suffix(".claim")
+    claim.write_text(f"{__import__('socket').gethostname()} {other.pid} {_proc_start(other.pid)}")
+    assert coop.get("demo.b") is None                         # a dead claimant: claimed here, to derive
+    assert "demo.b" in coop._claims and claim.read_text().split()[1] == str(os.getpid())
+    coop.put("demo.b", tup)
+    assert not claim.exists() and coop.get("demo.b")[3] == "consistent"
