@@ -569,7 +569,10 @@ def _claim_state(path: Path) -> str:
         return "foreign"
     if pid.isdigit() and _pid_alive(int(pid)) and start in ("?", _proc_start(int(pid))):
         return "alive"
-    path.unlink(missing_ok=True)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        return "foreign"                               # a stale claim that cannot be removed: derive here
     return "gone"
 
 
