@@ -465,23 +465,24 @@ class DaskExecutor(Executor):
     # -- tasks ------------------------------------------------------------------------------------
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[int, Any]]:
-        from distributed import wait as dask_wait
+        from distributed import as_completed
 
         items = list(items)
         futures = self._client.map(fn, items, pure=False)
         self._track(futures)
         pending = {f.key: i for i, f in enumerate(futures)}
         by_key = {f.key: f for f in futures}
+        ac = as_completed(futures)
         try:
             while pending:
-                try:
-                    done, _ = dask_wait([by_key[k] for k in pending], timeout=POLL_S, return_when="FIRST_COMPLETED")
-                except TimeoutError:
+                if not ac.has_ready():          # nothing finished: look again shortly, and for workers
+                    time.sleep(WAIT_S)
                     self.check_workers()
                     continue
-                for fut in done:
-                    i = pending.pop(fut.key)
-                    yield i, self._result(fut)
+                for fut in ac.next_batch(block=False):
+                    i = pending.pop(fut.key, None)
+                    if i is not None:
+                        yield i, self._result(fut)
         finally:            # the caller stopped early (an error, a loss, an interruption): release the rest
             if pending and self._client is not None:
                 try:
@@ -642,6 +643,8 @@ def _quiet_dask() -> Iterator[None]:
 
 #: seconds between two checks, while waiting for Dask tasks, that the scheduler still has a worker
 POLL_S = 1.0
+#: seconds :meth:`DaskExecutor.map_unordered` sleeps when no task has finished (it then looks again)
+WAIT_S = 0.02
 class ProgressView(Executor):
     """A view of an executor that prints a line on ``stream`` (stderr) as its jobs finish.
 
