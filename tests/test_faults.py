@@ -7,7 +7,8 @@
 * Every Dask worker lost mid-run (killed, or the cluster scaled to none) ends the run after
   ``--worker-timeout`` s with :class:`~simulations.executors.WorkersLost`: one line, exit 2, the
   finished batches kept; a task that kills its worker ends the same way; killed worker processes
-  that a LocalCluster's nannies restart do not stop the run.
+  that a LocalCluster's nannies restart do not stop the run.  A local pool worker killed mid-run
+  (the OOM killer) ends the same way, instead of a BrokenProcessPool traceback.
 * Every trial-cache entry and symbolic-snapshot file carries a checksum: an edited, truncated,
   moved or older-format entry is rejected, recomputed and reported, and never changes a result.
 """
