@@ -302,7 +302,7 @@ def small_simplify(e: sp.Expr) -> sp.Expr | None:
     where = _SIMPLIFY_DIR[0]
     path = where / key[:2] / f"{key}.pkl" if where is not None else None
     if hit is None and path is not None:
-        from .snapshot import read_entry
+        from ._store_io import read_entry
 
         ok, obj, _why = read_entry(path, key, magic=_SIMPLIFY_MAGIC,
                                    check=lambda t: isinstance(t, tuple) and len(t) == 1)
@@ -313,7 +313,7 @@ def small_simplify(e: sp.Expr) -> sp.Expr | None:
     out = None if sp.count_ops(e) > SIMPLIFY_OPS else sp.simplify(e)
     _SIMPLIFIED[key] = (out,)
     if path is not None:
-        from .snapshot import _atomic_write, pack
+        from ._store_io import _atomic_write, pack
 
         try:
             data = pickle.dumps((out,), protocol=pickle.HIGHEST_PROTOCOL)

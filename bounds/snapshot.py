@@ -55,21 +55,19 @@ import os
 import pickle
 import re
 import socket
-import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ._store_io import _DIGEST_LEN, MAGIC, _atomic_write, checksum, pack, read_entry, unpack  # noqa: F401
+
 ENV = "DP_ERM_VERIFY_SYMBOLIC"
 _HERE = Path(__file__).resolve().parent
 log = logging.getLogger(__name__)
 
-#: first bytes of a stored file: ``MAGIC + sha256(key NUL payload) hex + newline``, then the pickle
-MAGIC = b"dp-erm-verify snapshot v2 sha256="
 #: file (in the store's root) listing the rejected files, one ``time pid path reason`` line each
 REJECT_LOG = "rejected.log"
-_DIGEST_LEN = 64
 #: files this process rejected: (path, reason)
 _REJECTED: list[tuple[str, str]] = []
 
@@ -77,63 +75,6 @@ _REJECTED: list[tuple[str, str]] = []
 def rejected_entries() -> list[tuple[str, str]]:
     """The snapshot files this process has rejected so far, as ``(path, reason)`` (a copy)."""
     return list(_REJECTED)
-
-
-def checksum(key: str, payload: bytes) -> str:
-    """SHA-256 (hex) of a stored file: its key, a NUL byte, its payload."""
-    return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
-
-
-def pack(key: str, payload: bytes, magic: bytes = MAGIC) -> bytes:
-    """The bytes of a file: the header line ``magic`` + checksum of ``key`` and ``payload``, then it.
-
-    Also the format of the trial cache (:mod:`simulations.cache`, with its own ``magic``).
-
-    Examples
-    --------
-    >>> unpack("k", pack("k", b"data"))
-    (b'data', '')
-    >>> unpack("other", pack("k", b"data"))[1]
-    'checksum mismatch (edited, truncated or moved)'
-    """
-    return magic + checksum(key, payload).encode() + b"\n" + payload
-
-
-def unpack(key: str, data: bytes, magic: bytes = MAGIC) -> tuple[bytes | None, str]:
-    """``(payload, "")`` when ``data`` is an intact file of ``key``, else ``(None, reason)``."""
-    if not data.startswith(magic):
-        return None, "no checksum header (older format, or not an entry)" if data else "empty file"
-    head = len(magic)
-    digest, nl = data[head:head + _DIGEST_LEN], data[head + _DIGEST_LEN:head + _DIGEST_LEN + 1]
-    if nl != b"\n":
-        return None, "truncated header"
-    payload = data[head + _DIGEST_LEN + 1:]
-    if digest.decode("ascii", "replace") != checksum(key, payload):
-        return None, "checksum mismatch (edited, truncated or moved)"
-    return payload, ""
-
-
-def read_entry(path: Path, key: str, magic: bytes = MAGIC, check: Any = None) -> tuple[bool, Any, str]:
-    """Read a checksummed pickle written with :func:`pack`: ``(True, object, "")`` when intact,
-    ``(False, None, "")`` when the file is missing, ``(False, None, reason)`` when it must be
-    rejected (checksum, unpickling, or the predicate ``check`` on the object fails).  Shared by the
-    snapshot and the trial cache (:mod:`simulations.cache`), which keep their own reject logs.
-    """
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return False, None, ""
-    payload, why = unpack(key, data, magic)
-    if payload is not None:
-        try:
-            obj = pickle.loads(payload)
-        except Exception as exc:  # noqa: BLE001 - intact bytes that no longer unpickle (a moved class)
-            why = f"unreadable pickle ({type(exc).__name__})"
-        else:
-            if check is None or check(obj):
-                return True, obj, ""
-            why = f"unexpected content ({type(obj).__name__})"
-    return False, None, why
 
 
 @functools.lru_cache(maxsize=1)
@@ -590,22 +531,6 @@ def _use_simplify_cache(root: Path) -> None:
     from .checks import use_simplify_cache
 
     use_simplify_cache(Path(root) / "simplify")
-
-
-def _atomic_write(path: Path, data: bytes) -> bool:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        return False
-    return True
 
 
 def by_paper(keys: Iterable[str]) -> list[list[str]]:
