@@ -93,10 +93,10 @@ def _prewarm(cache: Path) -> None:
     root = S.default_root()
     if root is None:
         return
-    src = root / S.source_digest()
-    if src.is_dir():
-        shutil.copytree(src, cache / "symbolic" / src.name, ignore=shutil.ignore_patterns(".*"),
-                        dirs_exist_ok=True)
+    for src in (root / S.shared_digest(), root / "simplify"):   # evaluations, stored simplifications
+        if src.is_dir():
+            shutil.copytree(src, cache / "symbolic" / src.name, ignore=shutil.ignore_patterns(".*"),
+                            dirs_exist_ok=True)
 
 
 def _verify_cmd(tmp: Path, *extra: str) -> list[str]:

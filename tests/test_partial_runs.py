@@ -137,9 +137,9 @@ def _prewarm(cache: Path) -> None:
     from bounds import snapshot as S
 
     root = S.default_root()
-    src = None if root is None else root / S.source_digest()
-    if src is not None and src.is_dir():
-        shutil.copytree(src, cache / "symbolic" / src.name, ignore=shutil.ignore_patterns(".*"), dirs_exist_ok=True)
+    for src in ([] if root is None else [root / S.shared_digest(), root / "simplify"]):
+        if src.is_dir():
+            shutil.copytree(src, cache / "symbolic" / src.name, ignore=shutil.ignore_patterns(".*"), dirs_exist_ok=True)
 
 
 def test_the_command_line_partial_run_into_a_full_report_deletes_nothing(tmp_path) -> None:
