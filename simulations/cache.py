@@ -104,7 +104,22 @@ def _module_file(name: str, root: Path) -> Path | None:
 
 
 def _imports(path: Path, name: str, root: Path) -> tuple[set[str], set[str]]:
-    """Project modules imported anywhere in ``path`` (functions included), and its string constants."""
+    """Project modules imported anywhere in ``path`` (functions included), and its string constants.
+
+    Parsed once per file content and process (:func:`_parsed_imports`): every fingerprint walks
+    the same shared modules.
+    """
+    mods, strings = _parsed_imports(path, name, root, hashlib.sha256(path.read_bytes()).hexdigest())
+    return set(mods), set(strings)
+
+
+@lru_cache(maxsize=1024)
+def _parsed_imports(path: Path, name: str, root: Path, digest: str) -> tuple[frozenset[str], frozenset[str]]:
+    mods, strings = _scan_imports(path, name, root)
+    return frozenset(mods), frozenset(strings)
+
+
+def _scan_imports(path: Path, name: str, root: Path) -> tuple[set[str], set[str]]:
     tree = ast.parse(path.read_bytes())
     is_pkg = path.name == "__init__.py"
     pkg = name if is_pkg else name.rpartition(".")[0]
