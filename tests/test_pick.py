@@ -347,3 +347,78 @@ def test_a_given_verdict_decides_the_basis():
         pick.bound_grid("jia.thm4", 1e4, np.array([0.1]), np.array([0.01]), verdict=bad, **THM4)
     ok = bounds.registry.verdicts([], keys=["jia.thm4.bound"])["jia.thm4.bound"]
     assert pick.optimise("jia.thm4", 10_000, verdict=ok, **THM4).verdict == ok.verdict
+
+
+# ---------------------------------------------------------------- the NumPy optimiser against scipy.optimize
+def _pick_constants() -> dict[str, dict]:
+    import bounds
+
+    out = {}
+    for paper in bounds.registry.papers.values():
+        for k, c in paper.pick.items():
+            out[paper.key(k)] = dict(c)
+    return out
+
+
+def _scipy_reference(b, fixed: dict, free: list[str]) -> float:
+    """Minimum of the bound over ``free`` by L-BFGS-B in log coordinates from every point of a 7^d grid
+    (the search pick used before it went NumPy-only): a reference implementation, independent of the grids."""
+    import numpy as np
+    from scipy import optimize
+
+    lo = {"eps": math.log(1e-9), "lam": math.log(1e-12)}
+    hi = {"eps": math.log(1 - 1e-9), "lam": math.log(b.lam_max)}
+
+    def obj(x):
+        kw = dict(fixed)
+        kw.update({n: math.exp(v) for n, v in zip(free, x, strict=True)})
+        v = b(**kw)
+        return math.log(v) if 0 < v < math.inf else math.inf
+
+    grids = np.meshgrid(*[np.linspace(lo[n] + 1, hi[n] - 1e-6, 7) for n in free], indexing="ij")
+    best = math.inf
+    with np.errstate(all="ignore"), __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore", RuntimeWarning)
+        for x0 in zip(*[g.ravel() for g in grids], strict=True):
+            if not math.isfinite(obj(np.array(x0))):
+                continue
+            res = optimize.minimize(obj, np.array(x0), method="L-BFGS-B", bounds=[(lo[n], hi[n]) for n in free])
+            best = min(best, float(res.fun))
+    return math.exp(best)
+
+
+@pytest.mark.parametrize("key", pick.pickable_keys())
+@pytest.mark.parametrize("m", [300, 10_000, 1e6])
+def test_numpy_optimiser_never_worse_than_scipy_reference(key: str, m: float) -> None:
+    consts = _pick_constants()[key]
+    rest = {k: v for k, v in consts.items() if k not in pick.CHOICE}
+    given = {k: float(v) for k, v in consts.items() if k in pick.CHOICE}
+    o = pick.optimise(key, m, allow_unverified=True, evidence=[], **consts)
+    b = pick._bound(pick.pickable(key), m, rest, o.form)
+    free = [n for n in b.choice if n not in given]
+    ref = _scipy_reference(b, given, free)
+    assert o.bound <= ref * (1 + 1e-6), (key, m, o.bound, ref)
+    assert o.bound == pytest.approx(b(**{n: getattr(o, n) for n in b.choice}), rel=1e-12)
+    # one variable given: the other optimised, and the λ-only search of the inverse queries
+    if "eps" in b.choice and "lam" in b.choice:
+        eps = o.eps if "eps" not in given else given["eps"]
+        for e in (eps, eps / 7):
+            ref1 = _scipy_reference(b, {"eps": e}, ["lam"])
+            o1 = pick.optimise(key, m, allow_unverified=True, evidence=[], **{**rest, "eps": e})
+            assert o1.bound <= ref1 * (1 + 1e-6), (key, m, e, o1.bound, ref1)
+            lam_only = pick._lam_optimised(b, e)
+            assert lam_only <= ref1 * (1 + 1e-6), (key, m, e, lam_only, ref1)
+
+
+def test_grid_minimise_finds_the_global_minimum_of_a_two_well_function() -> None:
+    import numpy as np
+
+    # two wells in log coordinates, the deeper one far from the centre and narrow in one direction
+    def F(X):
+        a = 1.0 * ((X[0] + 3) ** 2 + 40 * (X[1] - 2) ** 2)
+        b = 0.5 + (X[0] - 4) ** 2 + (X[1] + 1) ** 2
+        return np.minimum(a - 0.25, b)
+
+    x, f = pick._grid_minimise(F, np.array([-10.0, -10.0]), np.array([10.0, 10.0]))
+    assert f == pytest.approx(-0.25, abs=1e-12)
+    assert np.allclose(x, [-3, 2], atol=1e-7)
