@@ -283,7 +283,7 @@ def test_no_title_is_clipped_by_the_canvas(tmp_path, saved) -> None:
 
 
 def test_the_title_check_sees_a_clipped_title(tmp_path, saved, monkeypatch) -> None:
-    monkeypatch.setattr(F, "fit_titles", lambda fig, rounds=8: None)     # the drawing without title fitting
+    monkeypatch.setattr(F, "fit_titles", lambda fig, rounds=8, fresh=False: None)     # the drawing without title fitting
     F.overview_figures(_clip_cases()[:1], tmp_path)
     assert _outside(saved[0]), saved[0]["titles"]          # the suptitle of a one-panel figure runs off the canvas
 

@@ -479,7 +479,35 @@ def wrap_title(text: str, width: int) -> str:
     return "\n".join(out)
 
 
-def fit_titles(fig: Any, rounds: int = 8) -> None:
+def layout_pass(fig: Any) -> Any:
+    """Lay ``fig`` out as a draw on Agg does (ticks, text extents, the layout engine) without rasterising.
+
+    Every measurement of the title fitting and the tick decluttering needs the positions a draw
+    computes, not its pixels: the artists are drawn with the renderer's drawing calls disabled,
+    which sets the same state as ``fig.canvas.draw()`` at a fraction of its cost.  Returns the
+    canvas's renderer (the one :meth:`~matplotlib.text.Text.get_window_extent` is measured with).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(constrained_layout=True); _ = ax.set_title("a")
+    >>> r = layout_pass(fig); a = ax.title.get_window_extent(r).bounds
+    >>> fig.canvas.draw(); ax.title.get_window_extent(r).bounds == a
+    True
+    >>> plt.close(fig)
+    """
+    renderer = fig.canvas.get_renderer()
+    disabled = getattr(renderer, "_draw_disabled", None)
+    if disabled is None:                                 # a matplotlib without it: a full draw
+        fig.canvas.draw()
+        return renderer
+    with disabled():
+        fig.draw(renderer)
+    return renderer
+
+
+def fit_titles(fig: Any, rounds: int = 8, fresh: bool = False) -> bool:
     """Wrap (and if need be shrink) every title so that it lies inside the canvas and within its panel.
 
     A suptitle may use the width of the canvas; an axes title the width of its axes when the figure
@@ -488,11 +516,18 @@ def fit_titles(fig: Any, rounds: int = 8) -> None:
     a single word still too wide shrinks the font, down to :data:`MIN_TITLE_FONTSIZE`.  The layout
     engine makes room for the extra lines (a figure without one that a title would leave at the top
     gets constrained layout).
+
+    The figure is laid out (:func:`layout_pass`) once per round; a figure whose titles fit costs one
+    pass.  ``fresh``: the figure was laid out by the caller and not changed since, so the first
+    round measures it as it is.  Returns whether the figure is still laid out as it is now (no
+    change after the last pass), which a following step may pass on as its ``fresh``.
     """
     renderer = fig.canvas.get_renderer()
     margin = TITLE_MARGIN_PT * fig.dpi / 72.0
-    for _ in range(rounds):
-        fig.canvas.draw()
+    changed = False
+    for r in range(rounds):
+        if not (fresh and r == 0):
+            renderer = layout_pass(fig)
         W = fig.bbox.width
         titled = {id(ax) for _, ax in title_texts(fig) if ax is not None}
         changed = False
@@ -527,14 +562,18 @@ def fit_titles(fig: Any, rounds: int = 8) -> None:
                 changed = True
         if not changed:
             break
+    fresh = not changed if rounds > 0 else fresh
     if fig.get_layout_engine() is not None:
-        return
-    fig.canvas.draw()
+        return fresh
+    if not fresh:
+        renderer = layout_pass(fig)
     H = fig.bbox.height
     if any(
             t.get_window_extent(renderer).y1 > H + 0.5 or t.get_window_extent(renderer).y0 < -0.5
             for t, _ in title_texts(fig)):
         fig.set_layout_engine("constrained")        # make room for the wrapped lines
+        return False
+    return True
 
 
 @contextlib.contextmanager
@@ -597,12 +636,18 @@ def tick_label_overlaps(fig: Any) -> int:
     return n
 
 
-def _declutter(fig: Any, rounds: int = 6) -> None:
-    """Thin the tick labels of every axis whose labels overlap (every 2nd, 3rd, … label kept)."""
+def _declutter(fig: Any, rounds: int = 6, fresh: bool = False) -> bool:
+    """Thin the tick labels of every axis whose labels overlap (every 2nd, 3rd, … label kept).
+
+    One layout pass (:func:`layout_pass`) per round; ``fresh``: the figure is laid out as it is
+    (the first round measures it without a pass).  Returns whether it still is (no change after the
+    last pass).
+    """
     from matplotlib import ticker
 
-    for _ in range(rounds):
-        fig.canvas.draw()
+    for r in range(rounds):
+        if not (fresh and r == 0):
+            layout_pass(fig)
         clean = True
         for ax in fig.axes:
             for axis in (ax.xaxis, ax.yaxis):
@@ -623,7 +668,8 @@ def _declutter(fig: Any, rounds: int = 6) -> None:
                 axis.set_major_locator(ticker.FixedLocator(keep))
                 axis.set_major_formatter(ticker.FixedFormatter([labels[v] for v in keep]))
         if clean:
-            return
+            return True
+    return False
 
 
 def save_figure(fig: Any, stem: Path, dpi: int = 150) -> list[Path]:
@@ -647,9 +693,9 @@ def save_figure(fig: Any, stem: Path, dpi: int = 150) -> list[Path]:
 
     stem = Path(stem)
     out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fit_titles(fig)
-    _declutter(fig)
-    fit_titles(fig)
+    fresh = bool(fit_titles(fig))                     # each step starts from the last one's layout pass
+    fresh = _declutter(fig, fresh=fresh)
+    fit_titles(fig, fresh=fresh)
     with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
         fig.savefig(out[0], dpi=dpi, metadata={"Software": None})
         fig.savefig(out[1], metadata={"Date": None})
