@@ -434,7 +434,7 @@ def title_overflows(fig: Any) -> list[str]:
     >>> fig, ax = plt.subplots(figsize=(2, 2)); _ = ax.set_title("a title far too long for a small figure")
     >>> len(title_overflows(fig))
     1
-    >>> fit_titles(fig); title_overflows(fig)
+    >>> _ = fit_titles(fig); title_overflows(fig)
     []
     >>> plt.close(fig)
     """
@@ -622,7 +622,7 @@ def tick_label_overlaps(fig: Any) -> int:
     >>> fig, ax = plt.subplots(figsize=(2, 2)); _ = ax.plot(range(30)); _ = ax.set_xticks(range(30))
     >>> tick_label_overlaps(fig) > 0
     True
-    >>> _declutter(fig); tick_label_overlaps(fig)
+    >>> _ = _declutter(fig); tick_label_overlaps(fig)
     0
     >>> plt.close(fig)
     """
