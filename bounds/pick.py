@@ -91,8 +91,8 @@ def using(registry: Any):
 
 #: the searches' stopping step in log coordinates: the variables are found to a relative 1e-10
 _LOG_TOL = 1e-10
-#: half-width, in steps, of a refining grid (a (2k+1)^d grid around the best point so far)
-_HALF = 5
+#: half-width, in steps, of a refining grid (a (2k+1)^d grid around the best point so far), by dimension d
+_HALF = {1: 20, 2: 5}
 
 
 def _log_objective(b: Any, fixed: Mapping[str, float], free: list[str]) -> Any:
@@ -130,7 +130,7 @@ def _refine(F: Any, x: np.ndarray, fx: float, h: np.ndarray, lo: np.ndarray, hi:
     """Pattern search by zoomed grids: a (2k+1)^d grid of step ``h`` around the best point ``x``; the grid
     moves with its best point while that lies on the grid's edge and shrinks (to a half-width of 2 old
     steps) once it lies inside, until every step is below ``tol``.  Deterministic; never worse than ``x``."""
-    k = _HALF
+    k = _HALF.get(len(x), 3)
     offsets = np.arange(-k, k + 1, dtype=float)
     for _ in range(max_iter):
         if float(np.max(h)) < tol:
@@ -681,7 +681,7 @@ class _Bound:
         fixed = {st.ns[k].symbol: v for k, v in self.consts.items()}
         self.fixed_expr = self.expr.subs(fixed)
         self.vars = [st.ns[n].symbol for n in self.choice]
-        self.f = sp.lambdify(self.vars, self.fixed_expr, "numpy")
+        self.f = _lambdify(self.vars, self.fixed_expr)
         self.lam_max = 1.0 if any(_is_lam_le_1(c) for c in st.constraints) else 1e4
 
     def __call__(self, **kw: float) -> float:
@@ -741,6 +741,32 @@ class _Bound:
         at = fmt_point({**given, **chosen})
         return ValueError(f"the bound of {_where(self.st)} is {why} at {at}; check parameter"
                           f"{'s' if len(bad) > 1 else ''} {names}")
+
+
+_LAMBDIFIED: dict[tuple, Any] = {}
+
+
+def _lambdify(args: list[sp.Symbol], expr: Any) -> Any:
+    """``sympy.lambdify(args, expr)`` on NumPy, once per process for the same arguments and expression.
+
+    The module is given as the ``numpy`` module itself: the same printer (``numpy.exp``, ``numpy.select``,
+    ...) and the same functions, without the ``"numpy"`` namespace's ``from numpy import *`` and
+    ``numpy.linalg`` star imports, which import some 130 modules (0.1 s) on a process's first call.
+
+    Examples
+    --------
+    >>> x, y = sp.symbols("x y", positive=True)
+    >>> f = _lambdify([x, y], sp.sqrt(x) / y + sp.Max(x, y))
+    >>> f(np.array([4.0, 9.0]), 2.0).tolist(), f is _lambdify([x, y], sp.sqrt(x) / y + sp.Max(x, y))
+    ([5.0, 10.5], True)
+    """
+    key = (tuple(args), tuple(expr) if isinstance(expr, list) else expr)
+    f = _LAMBDIFIED.get(key)
+    if f is None:
+        if len(_LAMBDIFIED) > 1024:
+            _LAMBDIFIED.clear()
+        f = _LAMBDIFIED[key] = sp.lambdify(args, expr, modules=[np])
+    return f
 
 
 _BOUNDS: dict[tuple, _Bound] = {}
@@ -1315,8 +1341,12 @@ def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", al
     consts = dict(consts)
     _check_fixed(st, _bound(st, m, consts, form), {"lam": lam_v} if isinstance(lam_v, float) else {})
     grid = np.geomspace(1e-6, 1 - 1e-9, 200)
-    vals = [_value_at(st, m, float(e), lam_v, consts, strict=False, which=form) for e in grid]
-    ok = [i for i, v in enumerate(vals) if v <= target]
+    vals, ok = [], []
+    for i, e in enumerate(grid):                # up to the first ε that reaches the target (all if none does)
+        vals.append(_value_at(st, m, float(e), lam_v, consts, strict=False, which=form))
+        if vals[-1] <= target:
+            ok.append(i)
+            break
     if not ok:
         best = min(vals)
         if math.isinf(best):            # not a number anywhere: say why, naming the input
@@ -1401,21 +1431,25 @@ def _term_functions(b: _Bound) -> list[tuple[str, Any]]:
         return cached
     syms = set(b.vars)
     fixed = {b.st.ns[k].symbol: v for k, v in b.consts.items()}
-    out = []
-    for t in _additive_terms(b.expr, syms):
-        out.append((_named(t, b.st.ns), sp.lambdify(b.vars, t.subs(fixed), "numpy")))
-    b._terms = out
+    terms = _additive_terms(b.expr, syms)
+    every = _lambdify(b.vars, [t.subs(fixed) for t in terms])      # one lambdify for all the terms
+    out = [(_named(t, b.st.ns), functools.partial(_nth, every, i)) for i, t in enumerate(terms)]
+    b._terms, b._every_term = out, every
     return out
+
+
+def _nth(f: Any, i: int, *args: Any) -> Any:
+    return f(*args)[i]
 
 
 def terms_at(b: _Bound, point: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """``[(term, value)]`` of the bound's additive terms at ``point`` (arrays broadcast)."""
     args = [point[n] for n in b.choice]
-    out = []
+    names = [name for name, _ in _term_functions(b)]
+    shape = np.broadcast(*args).shape if args else ()
     with np.errstate(all="ignore"):
-        for name, f in _term_functions(b):
-            out.append((name, np.asarray(f(*args), dtype=float) * np.ones(np.broadcast(*args).shape if args else ())))
-    return out
+        values = b._every_term(*args)
+        return [(name, np.asarray(v, dtype=float) * np.ones(shape)) for name, v in zip(names, values, strict=True)]
 
 
 def _explained(p: Pick, st: Statement, form: str, consts: Mapping[str, Any]) -> Pick:

@@ -422,3 +422,28 @@ def test_grid_minimise_finds_the_global_minimum_of_a_two_well_function() -> None
     x, f = pick._grid_minimise(F, np.array([-10.0, -10.0]), np.array([10.0, 10.0]))
     assert f == pytest.approx(-0.25, abs=1e-12)
     assert np.allclose(x, [-3, 2], atol=1e-7)
+
+
+@pytest.mark.parametrize("key", pick.pickable_keys())
+def test_lambdified_bound_and_terms_equal_sympys_numpy_lambdify(key: str) -> None:
+    import numpy as np
+    import sympy as sp
+
+    consts = {k: v for k, v in _pick_constants()[key].items() if k not in pick.CHOICE}
+    for form in ("stated", "derived"):
+        try:
+            b = pick._bound(pick.pickable(key), 10_000, consts, form)
+        except ValueError:
+            continue
+        E, L = np.meshgrid(np.geomspace(1e-4, 0.99, 9), np.geomspace(1e-6, 1, 9))
+        pt = {"eps": E, "lam": L}
+        args = [pt[n] for n in b.choice]
+        with np.errstate(all="ignore"):
+            ref = np.asarray(sp.lambdify(b.vars, b.fixed_expr, "numpy")(*args), dtype=float)
+            got = np.asarray(b.f(*args), dtype=float)
+            np.testing.assert_array_equal(got, ref)
+            terms = pick.terms_at(b, pt)
+            fixed = {b.st.ns[k].symbol: v for k, v in b.consts.items()}
+            for (name, v), t in zip(terms, pick._additive_terms(b.expr, set(b.vars)), strict=True):
+                want = np.asarray(sp.lambdify(b.vars, t.subs(fixed), "numpy")(*args), dtype=float) * np.ones_like(E)
+                np.testing.assert_array_equal(v, want, err_msg=name)
