@@ -25,9 +25,12 @@ the page adds to the Markdown:
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import io
+import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +260,63 @@ def _palette_png(data: bytes) -> bytes:
     return buf.getvalue() if buf.tell() < len(data) else data
 
 
+#: where, under the directory the page is rendered from, the embedded (palette) PNGs are kept,
+#: named by the SHA-256 of the PNG they encode (:func:`prepare_embedding`); not a report file
+EMBED_DIR = ".embed"
+
+
+def _embedded_path(base: Path, data: bytes) -> Path:
+    return base / EMBED_DIR / (hashlib.sha256(data).hexdigest() + ".png")
+
+
+def prepare_embedding(pngs: Iterable[Path | str], base: Path | str) -> list[Path]:
+    """Encode each PNG as :func:`render_html` embeds it, ahead of time (in the job that drew it).
+
+    The palette version of a PNG (:func:`_palette_png`, the costly part of the page) depends on the
+    PNG's bytes alone; it is written to ``<base>/.embed/<sha256 of the PNG>.png``, where
+    :func:`render_html` of a page rendered from ``base`` reads it instead of encoding the PNG again.
+    A PNG whose prepared version is missing (another machine drew it) is encoded when the page is
+    rendered, to the same bytes.  Returns the files written.
+
+    Examples
+    --------
+    >>> import tempfile, matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> d = Path(tempfile.mkdtemp()); (d / "figures").mkdir()
+    >>> fig, ax = plt.subplots(); _ = ax.plot([1, 2]); fig.savefig(d / "figures" / "a.png"); plt.close(fig)
+    >>> md = "# T\\n\\n![a](figures/a.png)\\n"
+    >>> cold = render_html(md, d)
+    >>> [p.parent.name for p in prepare_embedding([d / "figures" / "a.png"], d)]
+    ['.embed']
+    >>> render_html(md, d) == cold
+    True
+    """
+    base = Path(base)
+    written = []
+    for png in pngs:
+        png = Path(png)
+        if png.suffix.lower() != ".png" or not png.is_file():
+            continue
+        data = png.read_bytes()
+        target = _embedded_path(base, data)
+        if target.is_file():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = target.with_name(f"{target.name}.{os.getpid()}.part")
+        part.write_bytes(_palette_png(data))
+        os.replace(part, target)                    # whole or absent: never a half-written file
+        written.append(target)
+    return written
+
+
+def _embedded_png(base: Path, data: bytes) -> bytes:
+    """The bytes :func:`render_html` embeds for a PNG: prepared by :func:`prepare_embedding`, or encoded now."""
+    prepared = _embedded_path(base, data)
+    if prepared.is_file():
+        return prepared.read_bytes()
+    return _palette_png(data)
+
+
 def _fig_id(src: str) -> str:
     return "fig-" + re.sub(r"[^A-Za-z0-9_-]+", "-", Path(src).stem)
 
@@ -277,7 +337,7 @@ def _embed_images(body: str, base: Path) -> str:
         if fid in seen:                                  # the same figure again: a link to the first one
             return f'<a href="#{fid}">(figure shown above: {html.escape(Path(src).name)})</a>'
         seen.add(fid)
-        data = base64.b64encode(_palette_png(p.read_bytes())).decode("ascii")
+        data = base64.b64encode(_embedded_png(base, p.read_bytes())).decode("ascii")
         attrs = attrs.replace(sm.group(0), f' id="{fid}" src="data:image/png;base64,{data}"')
         return f"<img{attrs}>"
 

@@ -664,15 +664,15 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             if v.regime:
                 L.append(f"- regime: {_md_escape(v.regime)}")
             if st.stated is not None:
-                L.append(f"- stated: $${sp.latex(st.stated)}$$")
+                L.append(f"- stated: $${latex(st.stated)}$$")
             if e.derived is not None and st.stated is None:
-                L.append(f"- derived: $${sp.latex(e.derived)}$$")
+                L.append(f"- derived: $${latex(e.derived)}$$")
             elif e.derived is not None and e.status == "erratum":
                 if v.corrected:
-                    L.append(f"- corrected (derived, its checks above and below): $${sp.latex(e.derived)}$$")
+                    L.append(f"- corrected (derived, its checks above and below): $${latex(e.derived)}$$")
                 else:
                     L.append(f"- what the proof's steps give (not a valid bound: {v.text}): "
-                             f"$${sp.latex(e.derived)}$$")
+                             f"$${latex(e.derived)}$$")
             if st.cited:
                 L.append(f"- cites: {md_inline(st.cited)}")
             for c in e.checks:
@@ -886,6 +886,58 @@ def _figure_md(alt: str, ref: str, indent: str = "") -> list[str]:
     return out
 
 
+#: expression → its LaTeX, filled by :func:`latex` and by the report's LaTeX job (:func:`_latex_job`)
+_LATEX: dict[Any, str] = {}
+
+
+def latex(expr: Any) -> str:
+    """``sympy.latex`` of an expression, printed once per process (the report prints each formula here).
+
+    The cache is keyed by the expression itself (structural equality, a symbol's assumptions
+    included), so equal expressions print once; :func:`write_report` fills it ahead from a job on
+    the workers (:func:`_latex_job`) while the figures are drawn.
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x", positive=True)
+    >>> latex(x**2 / 2), latex(x**2 / 2) is latex(x**2 / 2)
+    ('\\\\frac{x^{2}}{2}', True)
+    """
+    try:
+        return _LATEX[expr]
+    except KeyError:
+        out = _LATEX[expr] = sp.latex(expr)
+        return out
+    except TypeError:                                  # unhashable: print it each time
+        return sp.latex(expr)
+
+
+def _latex_job(exprs: list[Any]) -> list[str]:
+    """Worker task: the LaTeX of each expression (:func:`latex`'s cache, filled off the main process)."""
+    return [sp.latex(e) for e in exprs]
+
+
+def _latex_ahead(evs: Sequence[Evaluation], executor: Any) -> Any:
+    """Submit the LaTeX of the report's formulas (stated and derived forms not printed yet) to the workers.
+
+    Returns ``(expressions, future)`` or None when there is nothing to print or no pool of workers.
+    """
+    if executor is None or getattr(executor, "workers", 1) <= 1:
+        return None
+    todo: dict[Any, None] = {}
+    for e in evs:
+        for x in (e.statement.stated, e.derived):
+            try:
+                if x is not None and x not in _LATEX:
+                    todo[x] = None
+            except TypeError:
+                continue
+    if not todo:
+        return None
+    exprs = list(todo)
+    return exprs, executor.submit(_latex_job, exprs)
+
+
 def write_report(out: Path | str = "reports", only: str | None = None, picks: bool = True,
                  empirical: Sequence[Any] = (), run_info: dict[str, Any] | None = None,
                  figures: bool = True, utility: Any = None, audits: Any = None,
@@ -962,6 +1014,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     finally:
         registry.store = before                        # no lasting change to bounds.registry
     vs = registry.verdicts([*empirical, *audits], keys=keys)
+    ahead = _latex_ahead(evs, executor) if executor is not None else None   # on a worker, while we go on
     pk = picks_table(vs) if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
     prov.update(run_info or {})
@@ -970,11 +1023,15 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".verify-", dir=out))
     try:
+        from .html import EMBED_DIR
+
         fig_cache = _figure_cache_dir(cache, empirical, pk, utility, audits) if figures else None
         if fig_cache is not None and (fig_cache / "index.pkl").exists():
             import pickle
 
             shutil.copytree(fig_cache / "figures", tmp / "figures")
+            if (fig_cache / EMBED_DIR).is_dir():
+                shutil.copytree(fig_cache / EMBED_DIR, tmp / EMBED_DIR)
             figs, hms, sfigs, ovs, ufig, afig = pickle.loads((fig_cache / "index.pkl").read_bytes())
         else:
             figs, hms, sfigs, ovs, ufig, afig = _draw_figures(tmp, figures, empirical, pk, utility, audits,
@@ -985,10 +1042,18 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                 part = fig_cache.with_name(fig_cache.name + f".part{os.getpid()}")
                 shutil.rmtree(part, ignore_errors=True)
                 shutil.copytree(tmp / "figures", part / "figures")
+                if (tmp / EMBED_DIR).is_dir():
+                    shutil.copytree(tmp / EMBED_DIR, part / EMBED_DIR)
                 (part / "index.pkl").write_bytes(pickle.dumps((figs, hms, sfigs, ovs, ufig, afig)))
                 if not fig_cache.exists():
                     os.replace(part, fig_cache)
                 shutil.rmtree(part, ignore_errors=True)
+        if ahead is not None:
+            exprs, job = ahead
+            try:
+                _LATEX.update(zip(exprs, job.result(), strict=True))
+            except Exception:  # noqa: BLE001 - the same LaTeX is printed here instead
+                pass
         md = render_markdown(evs, pk, prov, empirical, figs, hms, utility, ufig, sfigs, ovs, audits, afig, vs,
                              scope=scope)
         summary = {
@@ -1226,9 +1291,14 @@ def _figure_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
     ``savefig`` itself) is byte-identical for the same input.
     """
     from .figures import deterministic
+    from .html import prepare_embedding
 
     with deterministic():
-        return _draw_job(task)
+        kind, out = _draw_job(task)
+    report = Path(task[2]).parent                       # the figures' paths are relative to the report
+    refs = out.values() if isinstance(out, dict) else [out]
+    prepare_embedding([report / str(r) for r in refs if r], report)   # the page's palette PNGs, drawn here
+    return kind, out
 
 
 def _draw_job(task: tuple[str, Any, Path]) -> tuple[str, Any]:
@@ -1346,7 +1416,7 @@ def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any],
 
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for f in ("figures.py", "utility.py", "audit/rows.py", "report.py"):
+    for f in ("figures.py", "utility.py", "audit/rows.py", "report.py", "html.py"):   # html: the palette PNGs
         h.update((here / f).read_bytes())
     try:
         h.update(pickle.dumps([r.as_row() for r in empirical]))
