@@ -134,3 +134,22 @@ def test_every_mechanism_answers_side_by_side_or_names_why_not(key):
         assert r.eps_spent is None or (math.isfinite(r.eps_spent) and r.eps_spent > 0)
     if c.row("derived").eps_spent is not None:
         assert c.row("derived").eps_spent <= vals["eps"] * (1 + 1e-9)   # the derived calibration is private at ε
+
+
+@pytest.mark.parametrize("key", cal.mechanism_keys())
+def test_eps_power_agrees_with_simplify_of_the_log_derivative(key: str) -> None:
+    """The proportional rule (noise ∝ ε or 1/ε) read without ``sympy.simplify`` is the one simplify gives:
+    ε·d log(noise)/dε simplified, ±1 or not a constant (an independent computation)."""
+    import sympy as sp
+
+    st = bounds.registry.get(key)
+    ev = bounds.registry.evaluate(key)
+    expr = ev.derived if ev.derived is not None else st.stated
+    if "eps" not in st.ns or expr is None:
+        pytest.skip("no eps")
+    eps = st.ns["eps"].symbol
+    k = sp.simplify(eps * sp.diff(sp.log(expr), eps)) if eps in expr.free_symbols else None
+    want = int(k) if k is not None and k in (1, -1) else None
+    assert cal._eps_power(expr, eps) == want
+    for p in (1, -1):           # a constant times ε^p is recognised whatever the constant
+        assert cal._eps_power(sp.Symbol("zz", positive=True) * 3 * eps**p, eps) == p
