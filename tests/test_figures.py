@@ -293,3 +293,67 @@ def test_wrap_title_keeps_math_whole_and_every_word() -> None:
     wrapped = F.wrap_title(text, 6)
     assert "$x + y = z$" in wrapped.split("\n")
     assert wrapped.replace("\n", " ").split() == text.replace("\n", " ").split()
+
+
+# --- the title fitting's layout passes (issue 27: one pass for a figure whose titles fit) ----------
+
+def _panels_figure():
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 3, figsize=(7, 4), constrained_layout=True)
+    for i, ax in enumerate(axes.ravel()):
+        ax.plot(np.arange(1, 30), np.geomspace(1e-3, 10 ** i, 29), "o-")
+        ax.set_yscale("log")
+        ax.set_title(f"panel {i}: a title long enough to need wrapping in a narrow panel", fontsize=8)
+    fig.suptitle("a figure of six panels")
+    return fig
+
+
+def test_layout_pass_measures_what_a_full_draw_measures() -> None:
+    import matplotlib.pyplot as plt
+
+    def extents(fig, r):
+        boxes = [t.get_window_extent(r).bounds for t, _ in F.title_texts(fig)]
+        boxes += [ax.get_position().bounds for ax in fig.axes]
+        boxes += [t.get_window_extent(r).bounds for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
+        return boxes
+
+    a, b = _panels_figure(), _panels_figure()
+    F.layout_pass(a)
+    b.canvas.draw()
+    assert extents(a, a.canvas.get_renderer()) == extents(b, b.canvas.get_renderer())
+    plt.close(a)
+    plt.close(b)
+
+
+def test_a_figure_whose_titles_fit_is_laid_out_once_before_saving(tmp_path, monkeypatch) -> None:
+    """save_figure: one layout pass when nothing needs wrapping or thinning, then the two savefigs."""
+    import matplotlib.pyplot as plt
+
+    passes = []
+    real = F.layout_pass
+    monkeypatch.setattr(F, "layout_pass", lambda fig: (passes.append(1), real(fig))[1])
+    fig, ax = plt.subplots(figsize=(5, 3), constrained_layout=True)
+    ax.plot([1, 2, 3], [1, 4, 9])
+    ax.set_title("short")
+    F.save_figure(fig, tmp_path / "one")
+    assert len(passes) == 1
+    passes.clear()
+    fig = _panels_figure()                              # titles to wrap: a pass per round, until they fit
+    F.save_figure(fig, tmp_path / "six")
+    assert len(passes) > 1
+
+
+def test_fitting_from_a_fresh_layout_wraps_as_from_scratch() -> None:
+    """``fresh=True`` after a layout pass gives the titles that a fit starting with its own pass gives."""
+    import matplotlib.pyplot as plt
+
+    a, b = _panels_figure(), _panels_figure()
+    F.fit_titles(a)
+    F.layout_pass(b)
+    F.fit_titles(b, fresh=True)
+    assert [t.get_text() for t, _ in F.title_texts(a)] == [t.get_text() for t, _ in F.title_texts(b)]
+    assert any("\n" in t.get_text() for t, _ in F.title_texts(a))
+    assert F.title_overflows(a) == [] and F.title_collisions(a) == 0
+    plt.close(a)
+    plt.close(b)

@@ -356,3 +356,83 @@ def test_the_report_opens_with_a_figure_index_linking_every_figure(tmp_path) -> 
     assert {f"fig-{Path(f).stem}" for f in files} <= set(fig_links)  # the index links to the embedded figures
     assert not [h for h in page.hrefs if h not in page.ids], "internal links without a target"
     assert page.hrefs[0] == "figure-index"                            # the first entry of the contents
+
+
+# --- the costly parts done ahead, off the main process (issue 27): the same page -----------------
+
+def _two_figures(d: Path) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    (d / "figures").mkdir(parents=True)
+    out = []
+    for i, name in enumerate(("a", "b")):
+        fig, ax = plt.subplots(figsize=(3, 2))
+        ax.plot([1, 2, 3], [1, 4 + i, 9], "o-")
+        ax.set_title(f"figure {name}")
+        fig.savefig(d / "figures" / f"{name}.png", dpi=80)
+        plt.close(fig)
+        out.append(d / "figures" / f"{name}.png")
+    return out
+
+
+def test_palette_pngs_prepared_in_the_figure_jobs_give_the_same_page(tmp_path) -> None:
+    from verify.html import EMBED_DIR, _palette_png, prepare_embedding
+
+    pngs = _two_figures(tmp_path)
+    md = "# T\n\n![a](figures/a.png)\n\n![b](figures/b.png)\n\n[again](figures/a.png)\n"
+    cold = render_html(md, tmp_path)
+    written = prepare_embedding(pngs, tmp_path)
+    assert len(written) == 2 and all(p.parent == tmp_path / EMBED_DIR for p in written)
+    for png in pngs:                                  # each prepared file is the palette encoding of its PNG
+        import hashlib
+        prepared = tmp_path / EMBED_DIR / (hashlib.sha256(png.read_bytes()).hexdigest() + ".png")
+        assert prepared.read_bytes() == _palette_png(png.read_bytes())
+    assert prepare_embedding(pngs, tmp_path) == []    # content-addressed: nothing to do again
+    assert render_html(md, tmp_path) == cold
+    assert not list((tmp_path / EMBED_DIR).glob("*.part"))
+
+
+def test_the_page_reads_the_prepared_file_by_the_png_s_content(tmp_path) -> None:
+    """The lookup is by the PNG's bytes: a planted file at that name is what the page embeds."""
+    import hashlib
+
+    from verify.html import EMBED_DIR
+
+    pngs = _two_figures(tmp_path)
+    planted = pngs[1].read_bytes()                    # figure b's bytes, planted as a's palette version
+    (tmp_path / EMBED_DIR).mkdir()
+    (tmp_path / EMBED_DIR / (hashlib.sha256(pngs[0].read_bytes()).hexdigest() + ".png")).write_bytes(planted)
+    page = render_html("# T\n\n![a](figures/a.png)\n", tmp_path)
+    src = re.search(r'src="data:image/png;base64,([^"]+)"', page).group(1)
+    assert base64.b64decode(src) == planted
+
+
+def test_figure_jobs_prepare_the_palette_pngs_of_every_figure_they_write(tmp_path) -> None:
+    import hashlib
+
+    from bounds.evidence import Result
+    from verify.html import EMBED_DIR, _palette_png
+    from verify.report import _figure_job
+
+    rows = [Result(key="demo.thm1", evidence="empirical", kind="sensitivity", name=f"m={m}", verdict="holds",
+                   statistic=0.5, lo=0.4, hi=0.6, bound=1.0, confidence=0.95, n=10, details={"m": m})
+            for m in (50, 200, 800)]
+    for kind in ("sensitivity", "overview"):
+        _, out = _figure_job((kind, rows, tmp_path / "figures"))
+        for ref in out.values():
+            data = (tmp_path / ref).read_bytes()
+            prepared = tmp_path / EMBED_DIR / (hashlib.sha256(data).hexdigest() + ".png")
+            assert prepared.read_bytes() == _palette_png(data)
+
+
+def test_report_latex_is_sympy_latex_in_this_process_and_in_the_worker_job() -> None:
+    import pickle
+
+    from verify.report import _latex_job, latex
+
+    exprs = [e for e in (registry.get(k).stated for k in registry.keys()) if e is not None]
+    expected = [sp.latex(e) for e in exprs]
+    assert [latex(e) for e in exprs] == expected
+    assert _latex_job(pickle.loads(pickle.dumps(exprs))) == expected     # as a worker prints them
