@@ -133,6 +133,28 @@ def _parse_assign(items: Sequence[str], ns: Namespace, key: str = "") -> dict[st
     return out
 
 
+#: expression → its LaTeX (:func:`latex`); the report fills it ahead from a job on its workers
+LATEX: dict[Any, str] = {}
+
+
+def latex(expr: Any) -> str:
+    """``sympy.latex`` of an expression, printed once per process (:data:`LATEX`, keyed by the expression).
+
+    Examples
+    --------
+    >>> x = sp.Symbol("x", positive=True)
+    >>> latex(x / 2), latex(x / 2) is latex(x / 2)
+    ('\\\\frac{x}{2}', True)
+    """
+    try:
+        return LATEX[expr]
+    except KeyError:
+        out = LATEX[expr] = sp.latex(expr)
+        return out
+    except TypeError:                                  # unhashable: print it each time
+        return sp.latex(expr)
+
+
 def entry(ev: Evaluation) -> dict[str, Any]:
     """The JSON record of one evaluated statement (used by ``list --json`` and the report)."""
     st = ev.statement
@@ -151,8 +173,8 @@ def entry(ev: Evaluation) -> dict[str, Any]:
         "stated": None if stated is None else sp.sstr(stated),
         "derived": None if derived is None else sp.sstr(derived),
         "latex": {
-            "stated": None if stated is None else sp.latex(stated),
-            "derived": None if derived is None else sp.latex(derived),
+            "stated": None if stated is None else latex(stated),
+            "derived": None if derived is None else latex(derived),
         },
         "relation": st.relation,
         "assumptions": st.assumptions_text(),

@@ -48,7 +48,8 @@ import sympy as sp
 
 import bounds
 from bounds import PAPERS, registry
-from bounds.cli import entry
+from bounds.cli import LATEX, entry
+from bounds.cli import latex as bounds_latex
 from bounds.core import Evaluation, keys_matching
 from bounds.evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
 from bounds.verdict import Verdict, headline, root_table
@@ -886,8 +887,9 @@ def _figure_md(alt: str, ref: str, indent: str = "") -> list[str]:
     return out
 
 
-#: expression → its LaTeX, filled by :func:`latex` and by the report's LaTeX job (:func:`_latex_job`)
-_LATEX: dict[Any, str] = {}
+#: expression → its LaTeX: the cache of :func:`bounds.cli.latex` (``summary.json``'s formulas), shared
+#: with the Markdown's and filled ahead by the report's LaTeX job (:func:`_latex_job`)
+_LATEX: dict[Any, str] = LATEX
 
 
 def latex(expr: Any) -> str:
@@ -903,13 +905,7 @@ def latex(expr: Any) -> str:
     >>> latex(x**2 / 2), latex(x**2 / 2) is latex(x**2 / 2)
     ('\\\\frac{x^{2}}{2}', True)
     """
-    try:
-        return _LATEX[expr]
-    except KeyError:
-        out = _LATEX[expr] = sp.latex(expr)
-        return out
-    except TypeError:                                  # unhashable: print it each time
-        return sp.latex(expr)
+    return bounds_latex(expr)
 
 
 def _latex_job(exprs: list[Any]) -> list[str]:
