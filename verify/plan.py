@@ -558,6 +558,8 @@ def job_label(fn: Callable[..., Any], item: Any, index: int = 0) -> tuple[str, s
             return f"symbolic {item[1][0]}", "symbolic"
         if name == "_figure_job":
             return f"figures {item[0]} {index}", "figures"
+        if name == "_latex_job":         # the formulas' LaTeX, printed while the figures are drawn
+            return "report LaTeX", "figures"
     except (TypeError, IndexError, AttributeError):
         pass
     return name, name
