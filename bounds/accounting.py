@@ -119,6 +119,8 @@ _BINOMIAL_WINDOW = 1_000_000
 _LIBRARY_MAX_LOSS = 700.0
 #: most points of the dp-accounting grid (the interval is widened to stay below)
 _GRID_POINTS = 2**21
+#: most Laplace steps of one kind composed by dp-accounting's FFT power (beyond: as randomised response)
+_LAPLACE_SELF_COMPOSE = 64
 
 
 # --------------------------------------------------------------------------- validation
@@ -669,10 +671,10 @@ class _RR:
             tail = -math.inf
             if klo > 0:  # mass of k < k_lo
                 lr = math.log(klo) - math.log(self.Tf - klo + 1) + self.e0  # ln P[klo − 1]/P[klo]
-                tail = lr - _log1mexp(lr) + lp[0] if lr < 0 else math.inf
+                tail = lr - _log1mexp(lr) + lp[0] + err[0] if lr < 0 else math.inf
             if khi < self.Tf:  # mass of k > k_hi
                 lr = math.log(self.Tf - khi) - math.log(khi + 1) - self.e0
-                t2 = lr - _log1mexp(lr) + lp[-1] if lr < 0 else math.inf
+                t2 = lr - _log1mexp(lr) + lp[-1] + err[-1] if lr < 0 else math.inf
                 tail = max(tail, t2) + _LN2
             if tail <= ld - 40:
                 return k, lp, err, (math.exp(tail) if tail > -math.inf else 0.0)
@@ -692,21 +694,22 @@ class _RR:
         n = int(np.count_nonzero(inc))
         if n == 0:
             return math.log(tail) if tail > 0 else -math.inf
-        lpn, lo_ok = lp[:n], lo_ok[:n]
+        lpn, lo_ok = lp[:n] + err[:n], lo_ok[:n]  # upper bounds of ln pmf
         arg = np.minimum((eps - loss[:n]) - lo_c[:n], 0.0)  # ε − loss within 2u|arg| (+u|loss| if not lo_ok)
         top = float(np.max(lpn))
-        w = np.exp(lpn - top)
-        s = float(np.sum(w * -np.expm1(arg)))
-        # 1 − e^{arg}: expm1 within 1 ulp, the argument within 2u|arg| (+ ~u|loss| where the exact
+        w = np.exp(lpn - top)  # within a relative 2u(|lpn − top| + 1)
+        s = float(np.sum(w * -np.expm1(arg) * (1 + 2 * _U * (np.abs(lpn - top) + 2))))
+        # 1 − e^{arg}: expm1 within 1 ulp, the argument within 2u|arg| (+ u|loss| where the exact
         # product was not available), i.e. an absolute error e^{arg}·Δarg
         darg = 2 * _U * np.abs(arg) + np.where(lo_ok, 0.0, _U * np.abs(loss[:n]))
-        abs_w = float(np.sum(w * np.exp(arg) * darg))
-        rel = math.expm1(float(np.max(err[:n])) + 2 * _U * (abs(top) + float(np.max(np.abs(lpn - top))))
-                         + _U * (math.log2(n) + 12))
-        total = s * (1 + rel) + abs_w * (1 + rel)
+        abs_w = float(np.sum(w * np.exp(arg) * darg)) * 2
+        # the sum of n positive terms (pairwise: ≤ (log₂n + 1)u relative; counted generously)
+        total = (s + abs_w) * (1 + _U * (math.log2(n) + 12))
         if total <= 0:
             return math.log(tail) if tail > 0 else -math.inf
-        up = top + math.log(total)
+        lt = math.log(total)
+        up = top + lt
+        up += _U * (abs(top) + abs(lt) + abs(up))  # the roundings of ln and of the addition
         return float(np.logaddexp(up, math.log(tail))) if tail > 0 else up
 
     def hoeffding_eps(self, delta: float) -> float:
@@ -758,15 +761,16 @@ def accountant_name(discretization: float | None = DISCRETIZATION) -> str:
             f"dp-accounting {ver} PLD, pessimistic, connect-the-dots, {grid}")
 
 
-def _parse_steps(steps: Any) -> tuple[list, list, dict, float]:
+def _parse_steps(steps: Any) -> tuple[list, list, dict, tuple[float, list]]:
     """Validate ``steps``; return Gaussian (σ, Δ, c), Laplace (Δ/b, c), ε₀ → total count, and
-    Σ count·ln(1 − δ₀) (the mass the (ε₀, δ₀) steps move to +∞)."""
+    (Σ count·ln(1 − δ₀), the (δ₀, count) pairs): the mass the (ε₀, δ₀) steps move to +∞."""
     if isinstance(steps, (str, bytes)) or not isinstance(steps, Sequence) or len(steps) == 0:
         raise ValueError(f"parameter 'steps' = {steps!r} must be a non-empty list of mechanism tuples")
     gauss: list[tuple[float, float, int]] = []
     lap: list[tuple[float, int]] = []
     rr: dict[float, int] = {}
     log_keep = 0.0
+    approx: list[tuple[float, int]] = []
     for step in steps:
         if not isinstance(step, (tuple, list)) or not step or not isinstance(step[0], str):
             raise ValueError(f"parameter 'steps': entry {step!r} must be a tuple (kind, …, count)")
@@ -799,20 +803,38 @@ def _parse_steps(steps: Any) -> tuple[list, list, dict, float]:
             if e0 > 0:
                 rr[e0] = rr.get(e0, 0) + c
             log_keep += c * math.log1p(-d0)
+            if d0 > 0:
+                approx.append((d0, c))
         else:
             raise ValueError(f"parameter 'steps': unknown mechanism kind {kind!r} "
                              "(expected 'gaussian', 'laplace', 'pure' or 'approx')")
-    return gauss, lap, rr, log_keep
+    return gauss, lap, rr, (log_keep, approx)
 
 
-def _finite_target(delta: float, log_keep: float) -> float:
-    """δ_f with (1 − a) + a·δ_f ≤ δ, a = e^{log_keep} = Π(1 − δ₀)^count, rounded down (≤ 0: none)."""
-    if log_keep == 0:
+def _finite_target(delta: float, keep: tuple[float, list]) -> float:
+    """δ_f with (1 − a) + a·δ_f ≤ δ, a = Π(1 − δ₀)^count: rounded down; 0.0 when 1 − a = δ exactly
+    (then only δ_f = 0 qualifies); −1.0 when 1 − a > δ (no finite ε).
+
+    1 − a = −expm1(Σ count·ln(1 − δ₀)) within 8u relative; when that cannot decide against δ, and
+    the counts add up to at most 64, 1 − a is computed exactly in rationals (else: −1, pessimistic).
+    """
+    log_keep, approx = keep
+    if not approx:
         return delta
-    oma = -math.expm1(log_keep) * (1 + 8 * _U) + _TINY  # 1 − a, rounded up
-    if oma >= delta:
-        return 0.0
-    return (delta - oma) / (1 - oma) * (1 - 8 * _U)
+    oma = -math.expm1(log_keep)
+    if oma * (1 + 16 * _U) + _TINY < delta:
+        return (delta - oma * (1 + 16 * _U) - _TINY) / (1 - oma) * (1 - 8 * _U)
+    if oma * (1 - 16 * _U) > delta or sum(c for _, c in approx) > 64:
+        return -1.0
+    from fractions import Fraction
+
+    keep_exact = Fraction(1)
+    for d0, c in approx:
+        keep_exact *= (1 - Fraction(d0)) ** c
+    rest = Fraction(delta) - (1 - keep_exact)
+    if rest < 0:
+        return -1.0
+    return float(rest / keep_exact) * (1 - 4 * _U) if rest > 0 else 0.0
 
 
 def _up(x: float, n: int = 4) -> float:
@@ -857,13 +879,26 @@ def _library_eps(gauss_lm: float | None, lap: list, rr: dict, delta: float, h: f
     from dp_accounting.pld import common, pld_pmf
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    # the grid: at most _GRID_POINTS points over the composed loss range (a composed width
-    # ≤ min(count·2w, 17√count·w) for a step of loss bounded by w; the Gaussian ≈ 20μ)
+    # the c-fold compositions of the randomised-response groups directly: binomial PLDs over their
+    # windows (no FFT power), each probability at its upper bound, the mass outside the window at +∞
+    wins = {}
+    for e0, c in rr.items():
+        if c > 1:
+            rrc = _RR(e0, c)
+            win = rrc.window(math.log(delta) - 10)
+            if win is None:  # beyond 10⁶ binomial terms: the caller falls back to basic composition
+                return None
+            wins[e0] = (rrc, win)
+    # the grid: at most _GRID_POINTS points over the composed loss range (a window spans
+    # 2ε₀·(its number of terms); one step of loss bounded by w spans 2w, c Laplace steps ≤ 17√c·w
+    # after the library's tail truncation; the Gaussian ≈ 20μ + μ²/2)
     width = 1.0
     if gauss_lm is not None:
         width += 20 * math.exp(gauss_lm) + math.exp(2 * gauss_lm) / 2
-    for w, c in list(lap) + list(rr.items()):
+    for w, c in lap:
         width += min(c * 2 * w, 17 * math.sqrt(c) * w)
+    for e0 in rr:
+        width += 2 * e0 * (len(wins[e0][1][0]) if e0 in wins else 1)
     h = max(h, width / _GRID_POINTS)
     parts = []
     if gauss_lm is not None:
@@ -872,21 +907,16 @@ def _library_eps(gauss_lm: float | None, lap: list, rr: dict, delta: float, h: f
     for w, c in lap:
         parts.append((pld.from_laplace_mechanism(1.0, sensitivity=w, pessimistic_estimate=True,
                                                  value_discretization_interval=h, use_connect_dots=True), c))
-    rel = 0.0  # relative error of the probabilities built here
-    for e0, c in rr.items():
-        rrc = _RR(e0, c) if c > 1 else None
-        win = rrc.window(math.log(delta) - 10) if rrc is not None else None
-        if win is None:
+    for e0 in rr:
+        if e0 not in wins:
             parts.append((pld.from_privacy_parameters(common.DifferentialPrivacyParameters(e0, 0.0),
-                                                      value_discretization_interval=h), c))
+                                                      value_discretization_interval=h), 1))
             continue
-        # the c-fold composition directly: the binomial PLD (no FFT power), each loss (c − 2k)ε₀
-        # rounded up to the grid, the mass outside the window at +∞
-        k, lp, err, tail = win
+        rrc, (k, lp, err, tail) = wins[e0]
+        # each loss (c − 2k)ε₀ rounded up to the grid
         idx = np.ceil((rrc.Tf - 2 * k) * e0 / h * (1 + 4 * _U * np.sign(rrc.Tf - 2 * k)) + 1e-9).astype(np.int64)
         lower = int(idx.min())
-        probs = np.bincount(idx - lower, weights=np.exp(lp))
-        rel = max(rel, math.expm1(float(np.max(err))) + 4 * _U)
+        probs = np.bincount(idx - lower, weights=np.exp(lp + err) * (1 + 4 * _U))
         parts.append((pld.PrivacyLossDistribution(pld_pmf.DensePLDPmf(h, lower, probs, tail, True)), 1))
     # FFT round-off, tracked in the 2-norm (Higham 2002, Thm 24.2: a transform of length L errs by
     # ≤ η·log₂L·‖x‖₂√L, η = 7u): a convolution of probability vectors x, y → z (|fft| ≤ ‖·‖₁ = 1)
@@ -908,8 +938,8 @@ def _library_eps(gauss_lm: float | None, lap: list, rr: dict, delta: float, h: f
             err2 += eta * math.log2(max(_size(total), 2)) * (x2 + y2 + _l2(total))
     n = max(_size(total), 2)
     # δ(ε) = Σ_{ℓ>ε} p_ℓ(1 − e^{ε−ℓ}) errs by ≤ ‖Δp‖₂·√(number of grid losses above ε); the sums
-    # of positive terms add a relative n·u, the probabilities built here a relative ``rel``
-    base = delta * (1 - 4 * n * _U - rel)
+    # of positive terms add a relative n·u
+    base = delta * (1 - 4 * n * _U)
     e_hat = float(total.get_epsilon_for_delta(base))
     if not math.isfinite(e_hat):
         return None
@@ -985,10 +1015,15 @@ def pld_epsilon(steps: Sequence[Sequence[Any]], delta: float, *, discretization:
     """
     delta = _unit("delta", delta)
     h = _positive("discretization", discretization)
-    gauss, lap, rr, log_keep = _parse_steps(steps)
-    d = _finite_target(delta, log_keep)
-    if d <= 0:
+    gauss, lap, rr, keep = _parse_steps(steps)
+    d = _finite_target(delta, keep)
+    if d < 0 or (d == 0 and gauss):
         return math.inf
+    if d == 0:  # the finite part must have δ(ε) = 0: ε at least its largest loss, Σ count·w (basic composition)
+        top = math.fsum(c * w for w, c in lap) + math.fsum(c * e0 for e0, c in rr.items())
+        if top > _MAX:
+            raise ValueError("parameter 'steps': the composed ε exceeds the float range")
+        return _up(top, 2 * (len(lap) + len(rr)) + 2)
     g = _gauss_group_lm(gauss) if gauss else None
     if g is None and not lap and not rr:
         return 0.0
@@ -1004,6 +1039,12 @@ def pld_epsilon(steps: Sequence[Sequence[Any]], delta: float, *, discretization:
     heavy = [(w, c) for w, c in lap if w > _LIBRARY_MAX_LOSS]
     lap = [(w, c) for w, c in lap if w <= _LIBRARY_MAX_LOSS]
     shift += sum(w * c for w, c in heavy)
+    # a Laplace step of Δ/b = w is w-DP: past _LAPLACE_SELF_COMPOSE steps its group enters as w-randomised
+    # response (the worst case of w-DP steps: valid, looser), whose c-fold composition is exact, instead
+    # of an FFT power whose round-off bound grows with c
+    for w, c in [(w, c) for w, c in lap if c > _LAPLACE_SELF_COMPOSE]:
+        rr[w] = rr.get(w, 0) + c
+    lap = [(w, c) for w, c in lap if c <= _LAPLACE_SELF_COMPOSE]
     if shift > _MAX:
         raise ValueError("parameter 'steps': the composed ε exceeds the float range")
     if not lap and not rr:
