@@ -47,6 +47,9 @@ privacy loss distributions", PETS, for the discretisation) with the *pessimistic
 the Gaussians fold into one, a step whose loss is bounded by w > 700 (where the library
 overflows) becomes the constant loss w (stochastically larger: basic composition for that step),
 and the grid interval is widened so that the grid has at most 2²¹ points (still pessimistic).
+A group of more than 64 Laplace steps of one Δ/b = w enters instead as w-randomised response (which
+dominates each Laplace step: valid, looser), composed exactly by the binomial windows above, rather
+than as an FFT power whose round-off bound grows with the count.
 The FFT round-off is bounded (Higham 2002, Theorem 24.2: ‖error‖₂ ≤ 7u·log₂N per transform)
 and subtracted from δ before inverting.  When the library cannot be used (a folded Gaussian of
 μ = Δ/σ > 1e4 or < 1e-6, or δ below that round-off), the groups are composed by the basic
@@ -403,7 +406,10 @@ def log_gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> fl
 
 
 def gaussian_delta(eps: float, sigma: float, sensitivity: float = 1.0) -> float:
-    r"""Exact δ(ε) of the Gaussian mechanism N(0, σ²) on a function of ℓ2 sensitivity Δ.
+    r"""δ(ε) of the Gaussian mechanism N(0, σ²) on a function of ℓ2 sensitivity Δ (the exact formula, in floats).
+
+    The value is the nearest float computation of the exact δ(ε), within the running error bound of the
+    module docstring (not correctly rounded); the calibrations add that bound before comparing with δ.
 
     δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) (Balle & Wang 2018, Theorem 8): the smallest δ
     for which the mechanism is (ε, δ)-DP.  exp of the log-space value (module docstring); 0.0
@@ -1100,7 +1106,8 @@ def tight_pure_step_eps(eps: float, delta: float, T: int, *, discretization: flo
     Raises
     ------
     ValueError
-        For ε ≤ 0, δ ∉ (0, 1), T < 1, a bad ``discretization`` or ``rtol``, or a non-finite argument.
+        For ε ≤ 0, δ ∉ (0, 1), T < 1, a bad ``discretization`` or ``rtol``, a non-finite argument,
+        or an ε so small that no positive float ε₀ is certified (``eps`` is named).
 
     Examples
     --------
@@ -1138,17 +1145,29 @@ def _tight_pure(eps: float, delta: float, T: int, rtol: float) -> float:
     lo = max(lo, _TINY)
     while not ok(lo):  # pragma: no cover - basic composition is always certified
         lo /= 2
-    hi = min(lo * 2, _MAX)
-    while ok(hi) and hi < _MAX:
-        lo, hi = hi, min(hi * 2, _MAX)
-    if ok(hi):
-        return hi
+    # exponential search in the floats' bit order (a step of 2⁵² is a factor 2; the steps double, so the
+    # ratio squares): O(log log) calls of ok from the subnormal end, where plain doubling took ~1000
+    a, top, step = _f2i(lo), _f2i(_MAX), 1 << 52
+    while True:
+        b = min(a + step, top)
+        if not ok(_i2f(b)):
+            break
+        if b == top:
+            return _MAX
+        a, step = b, step * 2
+    lo, hi = _i2f(a), _i2f(b)
     e0 = _last_true(ok, lo, hi, rtol)
     for _ in range(64):  # the certificate callers check: pld_epsilon(ε₀) ≤ ε
-        if _rr_eps(e0, T, delta) <= eps:
+        if e0 > 0 and _rr_eps(e0, T, delta) <= eps:
             return e0
+        if e0 <= 0:
+            break
         e0 = math.nextafter(e0, 0.0)
-    return lo  # pragma: no cover
+    if lo > 0 and _rr_eps(lo, T, delta) <= eps:
+        return lo  # pragma: no cover
+    # e.g. ε = 5e-324 over T = 1e12 steps: even the smallest float ε₀ composes to more than ε
+    raise ValueError(f"parameter 'eps' = {eps!r} is too small for T = {T} steps at delta = {delta!r}: no positive "
+                     "float ε₀ is certified (the composition of the smallest one already exceeds eps)")
 
 
 def tight_gaussian_sigma(eps: float, delta: float, T: int, sensitivity: float = 1.0, *,

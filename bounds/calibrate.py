@@ -283,12 +283,19 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     ev = reg.evaluate(st.key)
     vals = {k: float(v) if not isinstance(v, bool) else v for k, v in values.items()}
     eps = vals.get("eps")
-    noise_name = st.value_of or "noise"
+    hook = _hook(st)
+    noise_name = (hook or {}).get("noise_name") or st.value_of or "noise"
     out: dict[str, float | None] = {}
+    refused: dict[str, str] = {}
     for which in ("stated", "derived"):
         has = st.stated is not None if which == "stated" else ev.derived is not None
-        out[which] = reg.value(st.key, vals, which=which, warn=False) if has else None
-    hook = _hook(st)
+        try:
+            out[which] = reg.value(st.key, vals, which=which, warn=False) if has else None
+        except ValueError as exc:
+            if which == "derived":   # the calibration the answer rests on: its refusal is the answer's
+                raise
+            # the printed form leaves its meaning here (e.g. a negative scale): that row alone is n/a
+            out[which], refused[which] = None, f"n/a here: {exc}"
     rows = []
     eps_sym = st.ns["eps"].symbol if "eps" in st.ns else None
     power = _eps_power(ev.derived if ev.derived is not None else st.stated, eps_sym) if eps_sym is not None else None
@@ -300,6 +307,8 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
         how_spent = hook.get("accountant", "the paper's declared accountant")
     elif power is not None and eps is not None and out["derived"]:
         def spent(x: float) -> float | None:
+            if not b.established:   # the derived form is not known to spend ε: nothing to scale from
+                return None
             return eps * (out["derived"] / x) ** (-power) if x and x > 0 else None
         how_spent = ("one release of pure ε-DP noise: ε spent = ε·(derived/noise)" if power == -1
                      else "one release of pure ε-DP noise: ε spent = ε·(noise/derived)")
@@ -316,9 +325,11 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     for name, x in (("stated", out["stated"]), ("derived", out["derived"]), ("tight", tight)):
         e = None
         if x is not None:
-            e = eps if name == "derived" and not (hook and "spent" in hook) and eps is not None else spent(x)
-        rows.append(CalibrationRow(name, x, e, status[name],
-                                   how_tight if name == "tight" else how_spent if name == "stated" and how_spent else ""))
+            by_proof = name == "derived" and not (hook and "spent" in hook)
+            # the derived form spends ε by its own proof, so only where that form is established
+            e = (eps if b.established else None) if by_proof and eps is not None else spent(x)
+        how = how_tight if name == "tight" else how_spent if name == "stated" and how_spent else ""
+        rows.append(CalibrationRow(name, x, e, status[name], refused.get(name, how)))
     return Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows)
 
 
@@ -330,8 +341,10 @@ def _statuses(b: Basis, st: Any, ev: Any) -> dict[str, str]:
         derived = "not established: " + (b.correction or b.truth)
     elif wrong:
         derived = "the corrected form: established (" + b.correction.split(":", 1)[0] + ")"
+    elif b.verdict == "cited":
+        derived = "the cited form, as its source states it (taken, not re-derived here)"
     else:
-        derived = f"the proof's form: holds ({b.verdict_text})"
+        derived = f"the toolkit's derived form: holds ({b.verdict_text})"
     tight = ("the accountant's: as valid as the derived form's premises" if b.established
              else "the accountant's: rests on premises that are not established")
     return {"stated": stated, "derived": derived, "tight": tight}

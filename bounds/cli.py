@@ -4,8 +4,8 @@ Subcommands
 -----------
 ``papers [--json]``
     every discovered paper: id, module, source (seed file or citation), statement tally.
-``list [--json] [--paper ID] [--status S]``
-    every statement with its computed status.
+``list [--json] [--paper ID] [--status S] [--verdict V] [--reports DIR]``
+    every statement with its one verdict (from all its evidence) and the status of its derivation.
 ``show KEY [--json] [--reports DIR]``
     one statement: source, assumptions, stated and derived expressions, checks, and its one
     verdict with root and regime, combining the empirical and audit evidence of the last
@@ -62,7 +62,7 @@ from typing import Any
 import sympy as sp
 
 from .core import Evaluation, PrivacyWarning, Registry
-from .evidence import STATUSES, Result
+from .evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
 from .paper import relpath
 from .snapshot import Store
 from .symbols import Namespace
@@ -261,7 +261,9 @@ def _paper_of_key(key: str) -> list[str] | None:
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
-    def run(reg: Registry) -> list[Evaluation]:
+    rows, _ = report_evidence(None, a.reports)
+
+    def run(reg: Registry) -> tuple[list[Evaluation], dict[str, Any]]:
         keys = reg.keys()
         if a.paper:
             if a.paper not in reg.papers:
@@ -269,27 +271,44 @@ def _cmd_list(a: argparse.Namespace) -> int:
                 raise CLIError(f"unknown paper {short(a.paper)}{hint}")
             keys = [k for k in keys if k.startswith(a.paper + ".")]
         evs = [reg.evaluate(k) for k in keys]
-        return [e for e in evs if e.status == a.status] if a.status else evs
+        vs = reg.verdicts(rows, keys=keys)   # one verdict per statement, from every piece of its evidence
+        if a.status:
+            evs = [e for e in evs if e.status == a.status]
+        if a.verdict:
+            evs = [e for e in evs if vs[e.key].verdict == a.verdict]
+        return evs, vs
 
-    evs = _run(run, [a.paper] if a.paper else None,
-               lambda reg: [k for k in reg.keys() if not a.paper or k.startswith(a.paper + ".")])
+    evs, vs = _run(run, [a.paper] if a.paper else None,
+                   lambda reg: [k for k in reg.keys() if not a.paper or k.startswith(a.paper + ".")])
     if a.json:
-        print(json.dumps([entry(e) for e in evs], indent=1, ensure_ascii=False))
+        out = []
+        for e in evs:
+            d = entry(e)
+            d["verdict"] = vs[e.key].verdict
+            out.append(d)
+        print(json.dumps(out, indent=1, ensure_ascii=False))
         return 0
     w = max(len(e.key) for e in evs) if evs else 10
+    vw = max((len(vs[e.key].text) for e in evs), default=8)
+    print(f"{'key':<{w}}  {'verdict':<{vw}}  {'derivation':<10}  {'label':<14}  quantity")
     for e in evs:
-        print(f"{e.key:<{w}}  {e.status:<10}  {e.statement.label:<14}  {e.statement.quantity}")
+        print(f"{e.key:<{w}}  {vs[e.key].text:<{vw}}  {e.status:<10}  {e.statement.label:<14}  {e.statement.quantity}")
     return 0
 
 
 def _cmd_papers(a: argparse.Namespace) -> int:
-    """Every discovered paper: id, source, statements and the tally of their statuses."""
+    """Every discovered paper: id, source, statements and the tallies of their verdicts and derivations."""
+    rows_ev, _ = report_evidence(None, getattr(a, "reports", None))
+
     def run(reg: Registry) -> list[dict[str, Any]]:
         rows = []
         for paper in reg.papers.values():
             evs = [reg.evaluate(k) for k in paper.statements]
+            vs = reg.verdicts(rows_ev, keys=list(paper.statements))
             tally = {s: sum(e.status == s for e in evs) for s in STATUSES}
-            rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally))
+            vt = {s: sum(v.verdict == s for v in vs.values()) for s in STATEMENT_VERDICTS}
+            rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally,
+                             verdicts={s: n for s, n in vt.items() if n}))
         return rows
 
     rows = _run(run, None, lambda reg: reg.keys())
@@ -297,14 +316,17 @@ def _cmd_papers(a: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
     for r in rows:
-        t = ", ".join(f"{n} {s}" for s, n in r["tally"].items() if n)
-        print(f"{r['id']:<6} {r['module']:<26} {r['statements']:>3} statements ({t})")
+        t = ", ".join(f"{n} {VERDICT_TEXT[s]}" for s, n in r["verdicts"].items())
+        d = ", ".join(f"{n} {s}" for s, n in r["tally"].items() if n)
+        print(f"{r['id']:<6} {r['module']:<26} {r['statements']:>3} statements")
+        print(f"       verdicts: {t}")
+        print(f"       derivations: {d}")
         print(f"       {r['source_kind']}: {r['source']}")
     return 0
 
 
-def report_evidence(key: str, reports: str | None = None) -> tuple[list[Result], str]:
-    """Empirical and audit rows of ``key`` from a generated report's ``summary.json``.
+def report_evidence(key: str | None, reports: str | None = None) -> tuple[list[Result], str]:
+    """Empirical and audit rows of ``key`` (every key when None) from a generated report's ``summary.json``.
 
     The symbolic layer imports nothing of :mod:`verify`; it reads the report it wrote.
     Returns the rows and where they came from ('' when there is no report).
@@ -322,7 +344,7 @@ def report_evidence(key: str, reports: str | None = None) -> tuple[list[Result],
     names = {f.name for f in fields(Result)}
     out = []
     for row in data.get("evidence", []):
-        if row.get("key") != key or row.get("evidence") == "symbolic":
+        if key is not None and row.get("key") != key or row.get("evidence") == "symbolic":
             continue
         kw = {k: v for k, v in row.items() if k in names}
         for k in ("statistic", "lo", "hi", "bound", "confidence"):
@@ -360,7 +382,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
         f"  source     {st.source}, {st.label}, {st.equation}  [{paper.citation}]",
         f"  defined    {relpath(st.file)}:{st.line}",
         f"  kind       {st.kind}    relation: {st.relation}",
-        f"  status     {ev.status}",
+        f"  derivation {ev.status}    (the symbolic re-derivation alone; the statement's one verdict is below)",
         f"  stated     {sp.sstr(st.stated) if st.stated is not None else '—'}",
         f"  derived    {sp.sstr(ev.derived) if ev.derived is not None else '—'}",
         "  assumes    " + ("; ".join(st.assumptions_text()) or "—"),
@@ -605,10 +627,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("papers", help="list the discovered papers", allow_abbrev=False)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--reports", default=None,
+                   help="report directory whose empirical and audit evidence is combined (default: reports/)")
     p = sub.add_parser("list", help="list statements", allow_abbrev=False)
     p.add_argument("--json", action="store_true")
     p.add_argument("--paper")
-    p.add_argument("--status", choices=STATUSES)
+    p.add_argument("--status", choices=STATUSES, help="filter by the status of the symbolic derivation")
+    p.add_argument("--verdict", choices=STATEMENT_VERDICTS, help="filter by the statement's one verdict")
+    p.add_argument("--reports", default=None,
+                   help="report directory whose empirical and audit evidence is combined (default: reports/)")
     p = sub.add_parser("show", help="show one statement", allow_abbrev=False)
     p.add_argument("key")
     p.add_argument("--json", action="store_true")
@@ -743,6 +770,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             rc = handlers[a.cmd](a)
     except SystemExit as exc:    # --help: argparse printed it
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    except BrokenPipeError:      # the reader closed the pipe (`| head`): stop quietly, as cat does
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (CLIError, ValueError, LookupError) as exc:
         plain_key_error = isinstance(exc, KeyError) and not isinstance(exc, UnknownKeyError) and exc.args
         msg = exc.args[0] if plain_key_error else str(exc)

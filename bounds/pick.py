@@ -441,7 +441,7 @@ def basis(key: Any, which: str | None = None, allow_unverified: bool = False, ev
     >>> b.form, b.verdict, b.established
     ('derived', 'refuted', True)
     >>> b.note
-    'the printed form is wrong (verdict: refuted; the statement: false); its corrected (derived) form is used'
+    'the printed form is refuted (verdict: refuted; the statement: false); its corrected (derived) form is used'
     """
     reg = _reg()
     st = reg.get(key)
@@ -461,7 +461,8 @@ def basis(key: Any, which: str | None = None, allow_unverified: bool = False, ev
             why_not = f"its printed form is {text} ({v.truth})"
         elif v.corrected:
             form = "derived"
-            note = (f"the printed form is wrong (verdict: {text}; the statement: {v.truth}); its corrected "
+            printed = {"refuted": "is refuted", "typo": "is a typo"}.get(v.verdict, "does not follow from its premises")
+            note = (f"the printed form {printed} (verdict: {text}; the statement: {v.truth}); its corrected "
                     "(derived) form is used")
         else:
             why_not = f"it is {text} ({v.truth}) and {v.correction or 'no correction is established'}"

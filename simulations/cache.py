@@ -325,17 +325,31 @@ def load_secret(directory: str | os.PathLike, create: bool = True) -> bytes | No
 
 def _read_secret(path: Path) -> bytes:
     """The secret in ``path``, after checking its type, owner and mode (FileNotFoundError if absent)."""
-    st = os.lstat(path)
     where = f"trial cache {str(path.parent)!r} (--cache): its key file {str(path)!r}"
-    if not stat.S_ISREG(st.st_mode):
-        raise CacheKeyError(f"{where} is not a regular file; delete it (every entry is then recomputed)")
+    # open once without following a link and check the open file itself (no lstat-then-open race)
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError:            # ELOOP (a symbolic link) and the like: refused; others go to the caller
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise CacheKeyError(f"{where} is not a regular file; delete it (every entry is then "
+                                "recomputed)") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise CacheKeyError(f"{where} is not a regular file; delete it (every entry is then recomputed)")
+        text = os.read(fd, 4096).strip()
+    finally:
+        os.close(fd)
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise CacheKeyError(f"{where} belongs to another user (uid {st.st_uid}): its entries cannot be trusted; "
                             "use a cache directory of your own")
     if st.st_mode & 0o077:
         raise CacheKeyError(f"{where} is accessible to group or others (mode {stat.S_IMODE(st.st_mode):04o}): its "
                             f"entries cannot be trusted; delete it (every entry is then recomputed)")
-    text = path.read_bytes().strip()
     try:
         secret = bytes.fromhex(text.decode("ascii"))
     except (UnicodeDecodeError, ValueError):

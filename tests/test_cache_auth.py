@@ -72,7 +72,8 @@ def test_concurrent_writers_agree_on_one_key(tmp_path):
     assert not list(tmp_path.glob(".tmp-*"))                     # no temporary key left behind
 
 
-@pytest.mark.parametrize("damage", ["group-readable", "world-writable", "not hex", "short", "directory"])
+@pytest.mark.parametrize("damage", ["group-readable", "world-writable", "not hex", "short", "directory",
+                                    "symlink to a good key", "fifo"])
 def test_an_untrustworthy_key_file_is_refused_naming_it(tmp_path, damage):
     cache, k, _ = _entry(tmp_path)
     key = tmp_path / C.KEY_FILE
@@ -84,6 +85,15 @@ def test_an_untrustworthy_key_file_is_refused_naming_it(tmp_path, damage):
         key.write_text("z" * 64 + "\n")
     elif damage == "short":
         key.write_text("ab" * 16 + "\n")
+    elif damage == "symlink to a good key":   # a link is refused even to a private 64-hex file (no lstat/open race)
+        good = tmp_path.parent / (tmp_path.name + "-elsewhere")
+        good.write_bytes(key.read_bytes())
+        good.chmod(0o600)
+        key.unlink()
+        key.symlink_to(good)
+    elif damage == "fifo":                   # opened without blocking, refused by fstat
+        key.unlink()
+        os.mkfifo(key, 0o600)
     else:
         key.unlink()
         key.mkdir()

@@ -153,3 +153,41 @@ def test_eps_power_agrees_with_simplify_of_the_log_derivative(key: str) -> None:
     assert cal._eps_power(expr, eps) == want
     for p in (1, -1):           # a constant times ε^p is recognised whatever the constant
         assert cal._eps_power(sp.Symbol("zz", positive=True) * 3 * eps**p, eps) == p
+
+
+def test_a_printed_form_outside_its_meaning_is_n_a_in_its_row_only():
+    # reviewer's case: the printed ε′ is negative here (its second branch applies), the derived one is not
+    v = dict(eps=0.008, n=50000, Lam=0.001, c=0.25)
+    c = cal.calibrate("cms.alg2.eps_prime", evidence=[], **v)
+    t = v["c"] / (v["n"] * v["Lam"])
+    assert v["eps"] - math.log(1 + 2 * t + t * t) < 0 < v["eps"] - math.log(1 + t)   # independent arithmetic
+    st = c.row("stated")
+    assert st.noise is None and st.eps_spent is None and st.how.startswith("n/a here") and "branch" in st.how
+    assert c.row("derived").noise == pytest.approx(v["eps"] - math.log(1 + t))
+
+
+def test_a_form_not_established_spends_no_claimed_eps():
+    # where no form is established the derived row's ε spent is unknown, not the requested ε
+    v = pick.statement_verdict("jia.s5_1.scale", evidence=[])
+    basis = pick.basis("jia.s5_1.scale", None, True, [])
+    if basis.established:
+        pytest.skip(f"jia.s5_1.scale is {v.verdict} with an established form now")
+    c = cal.calibrate("jia.s5_1.scale", allow_unverified=True, evidence=[], M=1, kappa=1, lam=0.1, m=1000, eps=1)
+    assert c.row("derived").noise is not None
+    assert c.row("derived").eps_spent is None and c.row("tight").eps_spent is None
+    assert "not established" in c.row("derived").status
+
+
+def test_list_and_papers_print_the_one_verdict_beside_the_derivation(capsys):
+    assert cli_main(["list", "--paper", "cms", "--json", "--reports", "/nonexistent"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    for r in rows:
+        assert r["verdict"] == pick.statement_verdict(r["key"], evidence=[]).verdict
+    assert cli_main(["list", "--paper", "cms", "--reports", "/nonexistent"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["key", "verdict", "derivation"]
+    v = pick.statement_verdict(rows[0]["key"], evidence=[])
+    assert lines[1].startswith(rows[0]["key"]) and v.text in lines[1]
+    assert cli_main(["papers", "--json", "--reports", "/nonexistent"]) == 0
+    papers = {p["id"]: p for p in json.loads(capsys.readouterr().out)}
+    assert sum(papers["cms"]["verdicts"].values()) == papers["cms"]["statements"] == len(rows)

@@ -35,7 +35,7 @@ def test_the_committed_headline_counts_underlying_errors_from_its_own_roots():
 def _row(key: str, refused: str = "") -> dict:
     row = {"key": key, "label": "Theorem", "m": 1e4, "constants": {"M": 1.0, "kappa": 1.0}, "form": "derived",
            "verdict": "erratum", "verdict_text": "erratum", "regime": "", "refused": refused,
-           "basis_note": "" if refused else "the printed form is wrong; its corrected (derived) form is used"}
+           "basis_note": "" if refused else "the printed form is refuted; its corrected (derived) form is used"}
     if not refused:
         row.update(paper_eps=0.1, paper_lam=0.01, paper_bound=1.5, paper_bound_stated=1.7, opt_eps=0.06,
                    opt_lam=0.02, opt_bound=1.2, improvement=1.25, dominant="noise term 2*M/(eps*lam*m)",
@@ -61,7 +61,7 @@ def test_the_choosing_section_names_form_and_verdict_refuses_and_says_why_a_pape
     assert any(ln.startswith("- `jia.s5_1.bound`: ") and "terms rising in ε" in ln and "`eps*M`" in ln for ln in md)
     assert "not picked: no form of the bound is established (open)" in table[1]
     assert not re.search(r"\d\.\d", table[1].split("not picked")[1])       # a refused bound is never optimised
-    assert any(ln.startswith("- `jia.s5_1.bound`: the printed form is wrong") for ln in md)
+    assert any(ln.startswith("- `jia.s5_1.bound`: the printed form is refuted") for ln in md)
     for pid, why in none.items():
         assert f"- **`{pid}`**: {md_inline(why)}" in md
     assert scan_text("\n".join(md), "choosing") == []

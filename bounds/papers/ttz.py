@@ -1495,5 +1495,6 @@ ACCOUNTING = {
         "tight": lambda value, **v: md_sigma_tight(v["L2"], int(v["n"]), int(v["T"]), v["eps"], v["delta"]) ** 2,
         "spent": _md_spent,
         "accountant": "dp-accounting PLD: T Gaussian steps of σ = √(σ²), ℓ2 sensitivity Δ = 2L/n (ttz.md.sens)",
+        "noise_name": "sigma2",
     },
 }
