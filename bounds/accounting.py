@@ -725,11 +725,26 @@ class _RR:
         return e * (1 + 16 * _U)
 
 
+def _basic_up(e0: float, T: int) -> float:
+    """T·ε₀ rounded up to a float (basic composition of T ε₀-DP steps: ε = T·ε₀ at δ = 0), exactly."""
+    from fractions import Fraction
+
+    x = T * e0
+    if math.isfinite(x) and Fraction(x) < Fraction(T) * Fraction(e0):
+        x = math.nextafter(x, math.inf)
+    return x
+
+
 def _rr_eps(e0: float, T: int, delta: float) -> float:
-    """Smallest float ε with δ(ε) ≤ δ (certified) for T-fold ε₀-randomised response."""
+    """Smallest float ε with δ(ε) ≤ δ (certified) for T-fold ε₀-randomised response, and never above
+    basic composition's T·ε₀ (which the rounding of the windows could exceed by a few ulps)."""
     if T * e0 > _MAX:
         raise ValueError(f"parameters 'eps0' = {e0!r}, 'count' = {T!r}: the composed ε (≈ count·eps0) "
                          "exceeds the float range")
+    return min(_rr_eps_windows(e0, T, delta), _basic_up(e0, T))
+
+
+def _rr_eps_windows(e0: float, T: int, delta: float) -> float:
     rr = _RR(e0, T)
     ld = math.log(delta)
     win = rr.window(ld)
@@ -742,8 +757,8 @@ def _rr_eps(e0: float, T: int, delta: float) -> float:
     if ok(0.0):
         return 0.0
     hi = min(rr.Tf * e0 * (1 + 4 * _U), _MAX)
-    if not ok(hi):  # cannot happen: the tails are below e^{−40}δ
-        raise AssertionError("randomised-response window bound")  # pragma: no cover
+    if not ok(hi):  # only where T·ε₀ overflows the floats (the largest loss is then not representable)
+        raise ValueError(f"parameter 'eps0' = {e0!r}: the composed loss of {rr.Tf:g} steps exceeds the float range")
     return _first_true(ok, 0.0, hi)
 
 
@@ -1083,7 +1098,10 @@ def tight_pure_step_eps(eps: float, delta: float, T: int, *, discretization: flo
     :func:`pld_epsilon`); bisection on the floats ε₀ of "δ(ε; ε₀) + bound ≤ δ" (monotone in ε₀),
     started from basic composition ε₀ = ε/T, until the bracket is within ``rtol``.  The returned
     ε₀ is certified: ``pld_epsilon([("pure", ε₀, T)], δ) ≤ ε``.  Beyond 10⁶ binomial terms
-    (T·p(1 − p) ≳ 1.5e8) Hoeffding's bound is inverted instead (valid, looser).
+    (T·p(1 − p) ≳ 1.5e8) Hoeffding's bound is inverted instead (valid, looser).  Where the
+    accountant switches between the two, its certified ε is not monotone in ε₀, so the answer is
+    the largest certified ε₀ of the bracket found, which can lie a few 1e-6 (relative) below the
+    largest certified one there (e.g. ε = 6.6e12, T = 1e12); it is always certified.
 
     Parameters
     ----------
@@ -1131,7 +1149,7 @@ def _tight_pure(eps: float, delta: float, T: int, rtol: float) -> float:
     ld = math.log(delta)
 
     def ok(e0: float) -> bool:
-        if T * e0 <= eps:  # basic composition
+        if _basic_up(e0, T) <= eps:  # basic composition
             return True
         rr = _RR(e0, T)
         win = rr.window(ld)
@@ -1139,24 +1157,28 @@ def _tight_pure(eps: float, delta: float, T: int, rtol: float) -> float:
             return rr.hoeffding_eps(delta) <= eps
         return rr.log_delta_upper(eps, win) <= ld
 
-    lo = eps / T  # basic composition: the largest float with T·ε₀ ≤ ε
-    while T * lo > eps:
+    lo = eps / T  # basic composition: the largest float with T·ε₀ ≤ ε (the product taken exactly)
+    while lo > 0 and _basic_up(lo, T) > eps:
         lo = math.nextafter(lo, 0.0)
     lo = max(lo, _TINY)
     while not ok(lo):  # pragma: no cover - basic composition is always certified
         lo /= 2
     # exponential search in the floats' bit order (a step of 2⁵² is a factor 2; the steps double, so the
     # ratio squares): O(log log) calls of ok from the subnormal end, where plain doubling took ~1000
-    a, top, step = _f2i(lo), _f2i(_MAX), 1 << 52
+    cap = _MAX / (4.0 * T)   # beyond, the composed loss T·ε₀ leaves the floats: basic composition answers
+    if lo >= cap:
+        return lo
+    a, top, step = _f2i(lo), _f2i(cap), 1 << 52
     while True:
         b = min(a + step, top)
         if not ok(_i2f(b)):
             break
         if b == top:
-            return _MAX
+            a = b
+            break
         a, step = b, step * 2
     lo, hi = _i2f(a), _i2f(b)
-    e0 = _last_true(ok, lo, hi, rtol)
+    e0 = hi if a == top else _last_true(ok, lo, hi, rtol)   # at the cap: certified below, or stepped down
     for _ in range(64):  # the certificate callers check: pld_epsilon(ε₀) ≤ ε
         if e0 > 0 and _rr_eps(e0, T, delta) <= eps:
             return e0
@@ -1165,9 +1187,9 @@ def _tight_pure(eps: float, delta: float, T: int, rtol: float) -> float:
         e0 = math.nextafter(e0, 0.0)
     if lo > 0 and _rr_eps(lo, T, delta) <= eps:
         return lo  # pragma: no cover
-    # e.g. ε = 5e-324 over T = 1e12 steps: even the smallest float ε₀ composes to more than ε
+    # e.g. ε = 5e-324 over T = 1e12 steps: the accountant's bound (Hoeffding's there) exceeds ε at every float ε₀
     raise ValueError(f"parameter 'eps' = {eps!r} is too small for T = {T} steps at delta = {delta!r}: no positive "
-                     "float ε₀ is certified (the composition of the smallest one already exceeds eps)")
+                     "float ε₀ is certified (the accountant's certified bound for the smallest one exceeds eps)")
 
 
 def tight_gaussian_sigma(eps: float, delta: float, T: int, sensitivity: float = 1.0, *,

@@ -315,12 +315,17 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     else:
         def spent(x: float) -> float | None:
             return None
+    if not b.established:    # no privacy proof stands behind the derived form: no ε is said to be spent by it
+        how_spent = ""
     if hook and "tight" in hook:
         tight = float(hook["tight"](_value, **vals))
         how_tight = hook.get("accountant", "the paper's declared accountant")
     else:
         tight = out["derived"] if out["derived"] is not None else out["stated"]
-        how_tight = "= derived: one release, nothing composes (the derived calibration is what its privacy proof needs)"
+        how_tight = ("= derived: one release, nothing composes (the derived calibration is what its privacy proof needs)"
+                     if b.established else
+                     "= derived: one release, nothing composes; the derived form is not established, so no privacy "
+                     "proof stands behind it")
     status = _statuses(b, st, ev)
     for name, x in (("stated", out["stated"]), ("derived", out["derived"]), ("tight", tight)):
         e = None
@@ -330,13 +335,18 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
             e = (eps if b.established else None) if by_proof and eps is not None else spent(x)
         how = how_tight if name == "tight" else how_spent if name == "stated" and how_spent else ""
         rows.append(CalibrationRow(name, x, e, status[name], refused.get(name, how)))
-    return Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows)
+    note = ""
+    if b.form in refused:   # the form the answer rests on leaves its meaning here: say which row answers
+        note = (f"the {b.form} form is n/a at these values (see its row); the derived row is the calibration "
+                "that applies here")
+    return Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows,
+                       note)
 
 
 def _statuses(b: Basis, st: Any, ev: Any) -> dict[str, str]:
     """The verdict each calibration's form carries."""
     wrong = b.verdict in ("refuted", "erratum", "typo")
-    stated = (f"the paper's printed form: {b.verdict_text}" + (f" ({b.truth})" if b.truth != b.verdict_text else ""))
+    stated = (f"the paper's printed form: {b.verdict_text}" + (f" ({b.truth})" if b.truth not in b.verdict_text else ""))
     if not b.established:
         derived = "not established: " + (b.correction or b.truth)
     elif wrong:

@@ -633,7 +633,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--paper")
     p.add_argument("--status", choices=STATUSES, help="filter by the status of the symbolic derivation")
-    p.add_argument("--verdict", choices=STATEMENT_VERDICTS, help="filter by the statement's one verdict")
+    p.add_argument("--verdict", choices=STATEMENT_VERDICTS,
+                   help="filter by the statement's one verdict, by its code as in --json (e.g. 'regime' is shown "
+                        "as \"holds in the paper's regime\", 'tight' as 'consistent (tight)')")
     p.add_argument("--reports", default=None,
                    help="report directory whose empirical and audit evidence is combined (default: reports/)")
     p = sub.add_parser("show", help="show one statement", allow_abbrev=False)

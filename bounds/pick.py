@@ -321,9 +321,14 @@ class Basis:
 
     def line(self) -> str:
         """One line: ``bound: KEY (label), FORM form; verdict: ...; regime: ...``."""
-        extra = f" ({self.truth})" if self.truth and self.truth != self.verdict_text else ""
+        extra = f" ({self.truth})" if self.truth and self.truth not in self.verdict_text else ""
         out = f"{self.key} ({self.label}), {self.form} form; verdict: {self.verdict_text}{extra}"
         return out + (f"; regime: {self.regime}" if self.regime else "")
+
+
+def _paren(truth: str, text: str) -> str:
+    """`` (truth)`` unless the verdict's text already says it (no "unsupported (open) (open)")."""
+    return f" ({truth})" if truth and truth not in text else ""
 
 
 def _where(st: Statement) -> str:
@@ -458,18 +463,19 @@ def basis(key: Any, which: str | None = None, allow_unverified: bool = False, ev
     note, why_not = "", ""
     if v.verdict in WRONG_AS_PRINTED:
         if which == "stated":
-            why_not = f"its printed form is {text} ({v.truth})"
+            why_not = f"its printed form is {text}{_paren(v.truth, text)}"
         elif v.corrected:
             form = "derived"
             printed = {"refuted": "is refuted", "typo": "is a typo"}.get(v.verdict, "does not follow from its premises")
             note = (f"the printed form {printed} (verdict: {text}; the statement: {v.truth}); its corrected "
                     "(derived) form is used")
         else:
-            why_not = f"it is {text} ({v.truth}) and {v.correction or 'no correction is established'}"
+            why_not = f"it is {text}{_paren(v.truth, text)} and {v.correction or 'no correction is established'}"
         form = which or "derived"
     elif v.verdict in OPEN:
         form = which or recommended
-        why_not = f"it is {text} ({v.truth}{'; proof: ' + v.proof if v.proof else ''})"
+        inner = "; ".join(x for x in (v.truth if v.truth not in text else "", "proof: " + v.proof if v.proof else "") if x)
+        why_not = f"it is {text}" + (f" ({inner})" if inner else "")
     else:
         form = which or recommended
     if form == "stated" and st.stated is None:

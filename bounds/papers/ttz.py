@@ -1333,8 +1333,8 @@ def md_sigma_tight(L_: float, n_: int, T_: int, eps_: float, delta_: float) -> f
     """The smallest per-step σ of Algorithm 1 that the PLD accountant certifies (ε, δ)-DP after T steps.
 
     Each step adds N(0, σ²I) to a gradient of ℓ2 sensitivity Δ = 2L/n (``ttz.md.sens``);
-    :func:`bounds.accounting.tight_gaussian_sigma` composes the T Gaussian steps (dp-accounting PLD,
-    pessimistic, connect-the-dots).  The zCDP calibration ``ttz.md.sigma.zcdp`` is ≈ 1.31× this at
+    :func:`bounds.accounting.tight_gaussian_sigma` composes the T Gaussian steps (exactly: they are
+    one Gaussian of noise σ/√T, with a rigorous rounding bound).  The zCDP calibration ``ttz.md.sigma.zcdp`` is ≈ 1.31× this at
     (ε, δ) = (1, 1e-5), whatever T.
 
     Examples
@@ -1488,13 +1488,15 @@ ACCOUNTING = {
     "fw.scale": {
         "tight": lambda value, **v: fw_scale_tight(v["L1"], v["C1"], int(v["T"]), int(v["n"]), v["eps"], v["delta"]),
         "spent": _fw_spent,
-        "accountant": "dp-accounting PLD: T adaptive ε₀-DP selections (worst case ε₀-randomised response), "
+        "accountant": "exact composition (bounds.accounting): T adaptive ε₀-DP selections as T-fold ε₀-randomised "
+                      "response (their worst case, Kairouz et al. 2015), "
                       "ε₀ = 2Δ/λ, Δ from ttz.fw.sens",
     },
     "md.sigma.zcdp": {
         "tight": lambda value, **v: md_sigma_tight(v["L2"], int(v["n"]), int(v["T"]), v["eps"], v["delta"]) ** 2,
         "spent": _md_spent,
-        "accountant": "dp-accounting PLD: T Gaussian steps of σ = √(σ²), ℓ2 sensitivity Δ = 2L/n (ttz.md.sens)",
+        "accountant": "exact composition (bounds.accounting): T Gaussian steps of σ = √(σ²) are one Gaussian of "
+                      "σ/√T, ℓ2 sensitivity Δ = 2L/n (ttz.md.sens)",
         "noise_name": "sigma2",
     },
 }
