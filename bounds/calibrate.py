@@ -44,7 +44,7 @@ from typing import Any
 
 import sympy as sp
 
-from .pick import Basis, UnverifiedError, _reg, basis, single_blas_thread
+from .pick import Basis, UnverifiedError, _paren, _reg, basis, single_blas_thread
 from .validation import num, short
 
 __all__ = ["Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism", "mechanism_keys", "parameters"]
@@ -346,7 +346,7 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
 def _statuses(b: Basis, st: Any, ev: Any) -> dict[str, str]:
     """The verdict each calibration's form carries."""
     wrong = b.verdict in ("refuted", "erratum", "typo")
-    stated = (f"the paper's printed form: {b.verdict_text}" + (f" ({b.truth})" if b.truth not in b.verdict_text else ""))
+    stated = f"the paper's printed form: {b.verdict_text}{_paren(b.truth, b.verdict_text)}"
     if not b.established:
         derived = "not established: " + (b.correction or b.truth)
     elif wrong:

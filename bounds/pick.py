@@ -321,8 +321,7 @@ class Basis:
 
     def line(self) -> str:
         """One line: ``bound: KEY (label), FORM form; verdict: ...; regime: ...``."""
-        extra = f" ({self.truth})" if self.truth and self.truth not in self.verdict_text else ""
-        out = f"{self.key} ({self.label}), {self.form} form; verdict: {self.verdict_text}{extra}"
+        out = f"{self.key} ({self.label}), {self.form} form; verdict: {self.verdict_text}{_paren(self.truth, self.verdict_text)}"
         return out + (f"; regime: {self.regime}" if self.regime else "")
 
 

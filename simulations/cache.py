@@ -336,10 +336,7 @@ def _read_secret(path: Path) -> bytes:
         if path.is_symlink() or (path.exists() and not path.is_file()):
             raise CacheKeyError(f"{where} is not a regular file; delete it (every entry is then "
                                 "recomputed)") from None
-        try:
-            lst = os.lstat(path)
-        except OSError:
-            raise
+        lst = os.lstat(path)
         if hasattr(os, "getuid") and lst.st_uid != os.getuid():   # unreadable and someone else's
             raise CacheKeyError(f"{where} belongs to another user (uid {lst.st_uid}): its entries cannot be "
                                 "trusted; use a cache directory of your own") from None

@@ -698,7 +698,7 @@ class AuditResult:
             return None
         gdp = "∞" if math.isinf(t.eps_gdp) else f"{t.eps_gdp:.4f}"
         return (f"trade-off curve (many thresholds, Nasr et al. 2023; a separate claim at its own "
-                f"{t.confidence:.0%} confidence, not a correction of the line above): μ_lower = {t.mu_lower:.4f} and "
+                f"{t.confidence:.0%} confidence, not a correction of the single-threshold ε_lower above): μ_lower = {t.mu_lower:.4f} and "
                 f"ε_lower = {t.eps_lower:.4f} at δ = {t.delta:g} (valid for any mechanism); "
                 f"ε at δ of μ_lower-GDP = {gdp}, a lower bound only if the trade-off curve is exactly Gaussian"
                 + (" (the data reject a Gaussian curve)" if t.gdp_rejected else ""))
