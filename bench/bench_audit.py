@@ -50,7 +50,7 @@ def main() -> None:
     t_audit = time.perf_counter() - t0
     # peer: refit per release (z only; z̄ costs the same)
     X, y = P.sample(M_DATA, np.random.default_rng(np.random.SeedSequence([0, M_DATA])))
-    est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=LAM, eps=EPS, kernel=P.kernel, M=P.M)
+    est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=LAM, eps=EPS, kernel=P.kernel, M=P.M, allow_unverified=True)
     k_peer = 50
     t0 = time.perf_counter()
     for s in range(k_peer):

@@ -19,6 +19,23 @@ For each, :func:`calibrate` evaluates at the given ε (and δ), sample size and 
     ``value(key, **vals)`` evaluates a statement); without it the mechanism is one release of pure
     ε-DP noise, nothing composes, and the tight calibration is the derived one.
 
+A hook may also give ``"derived": f(value, **vals)`` with ``"derived_how"``: the derived row computed by
+the same privacy proof with the tightest certified conversion (e.g. a zCDP proof converted to (ε, δ)
+by Canonne, Kamath & Steinke's optimal conversion instead of the printed ρ + 2√(ρ ln(1/δ))), and
+``"task"`` / ``"estimators"``: the learning tasks the mechanism covers and the estimators running it
+(read by :func:`private_alternative`).
+
+**Branches.**  A paper module may declare ``BRANCHES`` in its accounting section: group name →
+``{"label", "noise", "regulariser", "members": {statement key → {"name", "cost": f(x, **vals) →
+(noise added, extra regularisation)}}}``, for an algorithm whose noise is set by one of several
+branches (objective perturbation: Δ = 0 with the ε′ left, or Δ > 0 with ε′ fixed).  :func:`calibrate`
+on any member then evaluates every member, in its stated and derived forms, shows those that apply
+(a value outside its meaning is the other branch's case) and recommends, among the established
+derived forms that apply, the one adding the least noise, then the least extra regularisation.
+
+**Refusals.**  Where no form is established the refusal names a private alternative the toolkit
+calibrates, as a command to run (:func:`private_alternative`).
+
 and the ε each one actually spends: by the declared accountant, or, for one release whose derived
 noise is proportional to ε^±1, ε·(derived/noise)^±1 (the privacy loss of one Laplace-type
 release).  Each row carries the verdict of its form (:mod:`bounds.verdict`); where no form of the
@@ -35,8 +52,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
-import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -44,10 +59,12 @@ from typing import Any
 
 import sympy as sp
 
-from .pick import Basis, UnverifiedError, _paren, _reg, basis, single_blas_thread
+from . import alternative as _alt
+from .pick import Basis, UnverifiedError, _paren, _reg, basis, single_blas_thread, using
 from .validation import num, short
 
-__all__ = ["Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism", "mechanism_keys", "parameters"]
+__all__ = ["BranchRow", "Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism", "mechanism_keys",
+           "parameters", "private_alternative"]
 
 
 
@@ -66,6 +83,22 @@ class CalibrationRow:
 
 
 @dataclass
+class BranchRow:
+    """One branch of a branched algorithm in one form: its value, the noise it adds, its extra regularisation."""
+
+    key: str
+    name: str
+    calibration: str
+    value: float | None
+    noise: float | None
+    regulariser: float | None
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class Calibration:
     """The answer of :func:`calibrate`: the statement, its basis (form used, verdict, regime) and the rows."""
 
@@ -78,6 +111,9 @@ class Calibration:
     basis: Basis
     rows: list[CalibrationRow] = field(default_factory=list)
     note: str = ""
+    branches: list[BranchRow] = field(default_factory=list)
+    branch_label: str = ""
+    recommended: str = ""
 
     @property
     def form(self) -> str:
@@ -95,7 +131,9 @@ class Calibration:
                 "values": self.values, "eps": self.eps, "form": self.form, "verdict": self.basis.verdict,
                 "verdict_text": self.basis.verdict_text, "truth": self.basis.truth, "regime": self.basis.regime,
                 "correction": self.basis.correction, "basis_note": self.basis.note, "warning": self.basis.warning,
-                "rows": [r.as_dict() for r in self.rows], "note": self.note}
+                "rows": [r.as_dict() for r in self.rows], "note": self.note,
+                "branches": [r.as_dict() for r in self.branches], "branch_label": self.branch_label,
+                "recommended": self.recommended}
 
     def text(self) -> str:
         """The command line's answer."""
@@ -118,63 +156,51 @@ class Calibration:
                 lines.append(f"  {r.calibration}: {r.how}")
         if self.note:
             lines.append(f"  note: {self.note}")
+        if self.branches:
+            lines.append(f"  {self.branch_label}")
+            w = max(len(f"{r.key} ({r.name})") for r in self.branches)
+            shown = set()
+            for r in self.branches:
+                both = [q for q in self.branches if q.key == r.key and q.noise is None and q.note == r.note]
+                if r.noise is None and len(both) > 1:   # both forms n/a for the same reason: one line
+                    if r.key in shown:
+                        continue
+                    shown.add(r.key)
+                    lines.append(f"    {r.key + ' (' + r.name + ')':<{w}}  both forms n/a: {r.note}")
+                    continue
+                head = f"    {r.key + ' (' + r.name + ')':<{w}}  {r.calibration:<8}"
+                if r.noise is None:
+                    lines.append(f"{head}n/a: {r.note}")
+                else:
+                    lines.append(f"{head}noise {r.noise:<10.6g} regulariser {r.regulariser:.6g}"
+                                 + (f"  ({r.note})" if r.note else ""))
+            if self.recommended:
+                lines.append(f"  recommended: {self.recommended}")
         return "\n".join(lines)
 
 
 def _is_mechanism(st: Any) -> bool:
-    """A noise parameter chosen from the privacy level: declared (``value_of``), or a ``noise`` statement
-    that is no density or law of the noise and whose printed form depends on ε."""
-    if st.kind == "order":
-        return False
-    if st.value_of:
-        return True
-    q = st.quantity.lower()
-    if st.kind != "noise" or q.startswith(("density", "unnormalised density")) or " law" in q:
-        return False
-    eps = st.ns["eps"].symbol if "eps" in st.ns else None
-    return st.stated is not None and eps in st.stated.free_symbols
+    return _alt.is_mechanism(st)
 
 
 def mechanism_keys(paper: str | None = None) -> list[str]:
-    """The mechanism statements (noise calibrations) of every paper, or of one.
+    """The mechanism statements (noise calibrations) of every paper, or of one (:func:`bounds.alternative.mechanism_keys`).
 
     Examples
     --------
     >>> "cms.alg2.eps_prime" in mechanism_keys() and "jia.prop1.density" not in mechanism_keys()
     True
     """
-    reg = _reg()
-    return [k for k in reg.keys() if _is_mechanism(reg.get(k)) and (paper is None or reg.get(k).paper == paper)]
+    return _alt.mechanism_keys(paper, _reg())
 
 
 def parameters(key: str) -> list[str]:
     """The parameters :func:`calibrate` needs for ``key`` (those of its stated and derived forms)."""
-    reg = _reg()
-    st = reg.get(key)
-    ev = reg.evaluate(st.key)
-    syms = set()
-    for e in (st.stated, ev.derived):
-        if e is not None:
-            syms |= e.free_symbols
-    names = {st.ns.by_symbol(s).name for s in syms if st.ns.has_symbol(s)}
-    return [n for n in st.params if n in names] + sorted(names - set(st.params))
-
-
-@functools.lru_cache(maxsize=32)
-def _hooks(module: str) -> Mapping[str, Any]:
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        return {}
-    return getattr(mod, "ACCOUNTING", {}) or {}
+    return _alt.parameters(key, _reg())
 
 
 def _hook(st: Any) -> Mapping[str, Any] | None:
-    paper = _reg().papers.get(st.paper)
-    module = getattr(paper, "module", "") or f"{__package__}.papers.{st.paper}"
-    hooks = _hooks(module)
-    short_key = st.key.split(".", 1)[1]
-    return hooks.get(st.key) or hooks.get(short_key)
+    return _alt.hook(st, _reg())
 
 
 def _value(key: str, **vals: float) -> float:
@@ -279,11 +305,15 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     """
     reg = _reg()
     st = mechanism(key)
-    b = basis(st.key, None, allow_unverified, evidence)
-    ev = reg.evaluate(st.key)
     vals = {k: float(v) if not isinstance(v, bool) else v for k, v in values.items()}
+    try:
+        b = basis(st.key, None, allow_unverified, evidence)
+    except UnverifiedError as exc:   # the refusal names what the user can run instead
+        raise UnverifiedError(f"{exc}; {private_alternative(st.key, vals, evidence)}") from None
+    ev = reg.evaluate(st.key)
     eps = vals.get("eps")
     hook = _hook(st)
+    group = _branch_group(st)
     noise_name = (hook or {}).get("noise_name") or st.value_of or "noise"
     out: dict[str, float | None] = {}
     refused: dict[str, str] = {}
@@ -293,9 +323,17 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
             out[which] = reg.value(st.key, vals, which=which, warn=False) if has else None
         except ValueError as exc:
             if which == "derived":   # the calibration the answer rests on: its refusal is the answer's
+                other = _applying_branch(st, group, vals, evidence) if group else None
+                if other:
+                    raise ValueError(f"{exc}; run: {_command(other, vals)}") from None
                 raise
             # the printed form leaves its meaning here (e.g. a negative scale): that row alone is n/a
             out[which], refused[which] = None, f"n/a here: {exc}"
+    how_derived = ""
+    if hook and "derived" in hook and out["derived"] is not None:
+        # the same proof with the tightest certified conversion (the statement's own form stays the stated row)
+        out["derived"] = float(hook["derived"](_value, **vals))
+        how_derived = hook.get("derived_how", "the derived calibration declared by the paper's accounting")
     rows = []
     eps_sym = st.ns["eps"].symbol if "eps" in st.ns else None
     power = _eps_power(ev.derived if ev.derived is not None else st.stated, eps_sym) if eps_sym is not None else None
@@ -327,20 +365,112 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
                      "= derived: one release, nothing composes; the derived form is not established, so no privacy "
                      "proof stands behind it")
     status = _statuses(b, st, ev)
+    if how_derived:
+        status["derived"] = (f"the same proof, tightest certified conversion: as valid as its premises "
+                             f"({b.verdict_text})" if b.established else status["derived"])
     for name, x in (("stated", out["stated"]), ("derived", out["derived"]), ("tight", tight)):
         e = None
         if x is not None:
             by_proof = name == "derived" and not (hook and "spent" in hook)
             # the derived form spends ε by its own proof, so only where that form is established
             e = (eps if b.established else None) if by_proof and eps is not None else spent(x)
-        how = how_tight if name == "tight" else how_spent if name == "stated" and how_spent else ""
+        how = (how_tight if name == "tight" else how_spent if name == "stated" and how_spent
+               else how_derived if name == "derived" else "")
         rows.append(CalibrationRow(name, x, e, status[name], refused.get(name, how)))
     note = ""
     if b.form in refused:   # the form the answer rests on leaves its meaning here: say which row answers
         note = (f"the {b.form} form is n/a at these values (see its row); the derived row is the calibration "
                 "that applies here")
-    return Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows,
-                       note)
+    c = Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows,
+                    note)
+    if group:
+        c.branch_label, c.branches, c.recommended = _compare_branches(st, group, vals, evidence)
+    return c
+
+
+# --------------------------------------------------------------------------- branches
+def _branch_group(st: Any) -> Mapping[str, Any] | None:
+    """The ``BRANCHES`` group of the statement's paper module that lists ``st``, or None."""
+    short_key = st.key.split(".", 1)[1]
+    for g in _alt.paper_declaration(st, "BRANCHES", _reg()).values():
+        members = g.get("members", {})
+        if st.key in members or short_key in members:
+            return {**g, "members": {(k if "." in k and k.split(".", 1)[0] == st.paper else f"{st.paper}.{k}"): m
+                                     for k, m in members.items()}}
+    return None
+
+
+def _branch_rows(st: Any, group: Mapping[str, Any], vals: Mapping[str, float],
+                 evidence: Any) -> tuple[list[BranchRow], dict[str, bool]]:
+    reg = _reg()
+    rows, established = [], {}
+    for key, m in group["members"].items():
+        mst = reg.get(key)
+        try:
+            established[key] = basis(key, None, False, evidence).established
+        except UnverifiedError:
+            established[key] = False
+        ev = reg.evaluate(key)
+        for which in ("stated", "derived"):
+            if (mst.stated if which == "stated" else ev.derived) is None:
+                continue
+            try:
+                x = float(reg.value(key, {k: v for k, v in vals.items() if k in mst.ns}, which=which, warn=False))
+            except ValueError:
+                rows.append(BranchRow(key, m.get("name", key), which, None, None, None,
+                                      f"outside its meaning here: {mst.outside}" if mst.outside
+                                      else "outside its meaning here"))
+                continue
+            noise, extra = (float(y) for y in m["cost"](x, **vals))
+            note = "" if which == "stated" or established[key] else "not established"
+            rows.append(BranchRow(key, m.get("name", key), which, x, noise, extra, note))
+    return rows, established
+
+
+def _best_branch(rows: list[BranchRow], established: Mapping[str, bool]) -> BranchRow | None:
+    """Among the established derived forms that apply: the least noise, then the least extra regularisation."""
+    cands = [r for r in rows if r.calibration == "derived" and r.noise is not None and established.get(r.key)]
+    if not cands:
+        return None
+    least = min(r.noise for r in cands)
+    near = [r for r in cands if r.noise <= least * (1 + 1e-12)]
+    return min(near, key=lambda r: (r.regulariser, r.noise))
+
+
+def _applying_branch(st: Any, group: Mapping[str, Any], vals: Mapping[str, float], evidence: Any) -> str | None:
+    """The key of the branch recommended at ``vals`` when it is not ``st``."""
+    best = _best_branch(*_branch_rows(st, group, vals, evidence))
+    return best.key if best is not None and best.key != st.key else None
+
+
+def _compare_branches(st: Any, group: Mapping[str, Any], vals: Mapping[str, float],
+                      evidence: Any) -> tuple[str, list[BranchRow], str]:
+    rows, established = _branch_rows(st, group, vals, evidence)
+    label = (f"branches of {group.get('label', st.label)} (noise added: {group.get('noise', 'noise')}; extra "
+             f"regularisation: {group.get('regulariser', 'none')}), stated and derived forms:")
+    best = _best_branch(rows, established)
+    if best is None:
+        return label, rows, "none: no established derived form of a branch applies here"
+    others = [r for r in rows if r.calibration == "derived" and r.noise is not None and r.key != best.key
+              and established.get(r.key)]
+    if not others:
+        why = "the only branch whose derived form applies here"
+    else:
+        o = min(others, key=lambda r: (r.noise, r.regulariser))
+        if o.noise > best.noise * (1 + 1e-12):
+            why = (f"the least noise ({best.noise:.6g} against {o.noise:.6g} for {o.key}, "
+                   f"{o.noise / best.noise:.3g}×)")
+        else:
+            why = f"the same noise as {o.key} with less extra regularisation ({best.regulariser:.6g} against " \
+                  f"{o.regulariser:.6g})"
+        if best.regulariser > o.regulariser:
+            why += f", at the cost of extra regularisation {best.regulariser:.6g} (against {o.regulariser:.6g})"
+    here = " (this statement)" if best.key == st.key else ""
+    return label, rows, f"{best.key}{here}, derived: {why}; run: {_command(best.key, vals)}"
+
+
+def _command(key: str, vals: Mapping[str, float]) -> str:
+    return _alt.command(key, vals, _reg())
 
 
 def _statuses(b: Basis, st: Any, ev: Any) -> dict[str, str]:
@@ -370,3 +500,40 @@ def _hint(key: Any) -> str:
             return f"mechanism statements of paper {pid}: " + ", ".join([*under, *(k for k in mine if k not in under)])
         return f"paper {pid} has no mechanism statement; mechanism statements: " + ", ".join(mechanism_keys())
     return "mechanism statements: " + ", ".join(mechanism_keys()) + (f" (not {short(key)})" if key else "")
+
+
+def private_alternative(key: str, values: Mapping[str, float] | None = None, evidence: Any = None) -> str:
+    """A private alternative to mechanism statement ``key`` that the toolkit calibrates, as commands to run.
+
+    :func:`bounds.alternative.private_alternative` (its rule) on the active registry, a statement
+    counting as established when :func:`bounds.pick.basis` finds an established form of it with
+    ``evidence``.
+
+    Parameters
+    ----------
+    key : str
+        A mechanism statement.
+    values : mapping, optional
+        The values the user gave for ``key`` (carried into the commands where they apply).
+    evidence : list of Result, optional
+        As in :func:`calibrate`.
+
+    Returns
+    -------
+    str
+        One line: ``private alternative the toolkit calibrates: python -m bounds calibrate ...``.
+
+    Examples
+    --------
+    >>> alt = private_alternative("jia.s5_2.scale", {"eps": 0.5, "m": 1000, "lam": 0.1, "kappa": 1}, evidence=[])
+    >>> "python -m bounds calibrate" in alt and "python -m bounds noise laplace" in alt
+    True
+    """
+    def established(k: str) -> bool:
+        try:
+            return basis(k, None, False, evidence).established
+        except UnverifiedError:
+            return False
+
+    with using(_alt.every_paper(_reg())) as reg:
+        return _alt.private_alternative(key, values, established=established, registry=reg)

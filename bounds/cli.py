@@ -21,10 +21,33 @@ Subcommands
     Every answer names the bound, the form used (stated or derived: the corrected form of a wrong
     printed bound) and its one verdict (:mod:`bounds.verdict`); where no form is established the
     pick is refused (exit 2) unless ``--allow-unverified``.  ``--plot FILE.png`` draws the bound over
-    (ε, λ) with its dominant term, ``--plot-rate FILE.png`` the bound against m.
+    (ε, λ) with its dominant term, ``--plot-rate FILE.png`` the bound against m.  The search stays
+    inside the paper's regime (``PAPER.regime``) and says when the optimum over the whole domain lies
+    outside it (``--unconstrained`` searches the whole domain).  Every answer says whether the bound is
+    vacuous there (not below its trivial ceiling, ``Statement.ceiling``) and, when it is, from which m
+    (or up to which ε) it stops being vacuous, or that it never does and which m-free term holds it up.
 ``calibrate KEY name=value ... [--json] [--allow-unverified]``
     the stated, derived and tight noise of a mechanism statement, the ε each spends and its verdict
-    (:mod:`bounds.calibrate`).
+    (:mod:`bounds.calibrate`); every branch of a branched mechanism with the least-noise one
+    recommended; a refusal names a private alternative as a command.
+``noise gaussian|laplace --sensitivity S --eps E [--delta D] [--compositions T] [--json]``
+    the plain Gaussian or Laplace mechanism's noise (σ and σ², or the Laplace scale) for T
+    compositions, with the accountant that certifies it (:mod:`bounds.noise`).
+
+``--help`` of ``python -m bounds``, ``pick``, ``calibrate`` and ``eval`` ends with the pickable and
+mechanism statements and the constants each needs (from a small index kept beside the snapshot's
+light papers); ``pick PAPER`` / ``calibrate PAPER`` (a paper id or a section such as ``jia.s5_1``,
+nothing else given) list that paper's statements of the kind, those under the section first (stdout,
+status 0).  Given with other arguments, a paper or section is an error whose "did you mean" starts
+with its valid keys.  ``--version`` prints the toolkit's version.
+
+The verdicts of ``papers``, ``list``, ``show``, ``eval``, ``pick`` and ``calibrate`` read the report's
+``summary.json`` through :func:`bounds.report_io.read_summary`: a missing one is a ``note:`` line
+on stderr (the verdicts then rest on the symbolic checks alone); a FIFO, device or directory in its
+place, an unreadable file or JSON of another shape is one line and status 2; a report written by
+another version of the toolkit is refused, naming both versions, unless ``--reports-any-version``
+(then ``list``, ``papers`` and ``show`` name its version beside every verdict, and every command
+says so in a note).
 
 Every subcommand reads the symbolic snapshot (:mod:`bounds.snapshot`): with a warm snapshot it
 answers from stored light copies of the papers and imports no paper module (``eval``/``show``
@@ -32,8 +55,10 @@ in about 0.4 s); a call after ``bounds/`` changed derives what it needs first, w
 bar, and stores it.
 
 Bad input prints one line to stderr and exits with status 2: an unknown or repeated option or
-parameter, a value outside the statement's assumptions, an option that does not apply, and an
-answer that is not a finite number (a bound that overflows is reported as such, never as ``inf``).
+parameter, every missing parameter (named at once), a value outside the statement's assumptions,
+an option that does not apply, a ``--plot``/``--plot-rate`` file that cannot be written (checked
+before anything is computed), a file that cannot be read or written, and an answer that is not a
+finite number (a bound that overflows is reported as such, never as ``inf``).
 
 Examples
 --------
@@ -55,7 +80,6 @@ import re
 import sys
 import warnings
 from collections.abc import Sequence
-from dataclasses import fields
 from types import SimpleNamespace
 from typing import Any
 
@@ -64,6 +88,8 @@ import sympy as sp
 from .core import Evaluation, PrivacyWarning, Registry
 from .evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
 from .paper import relpath
+from .report_io import read_summary
+from .report_io import using as using_report
 from .snapshot import Store
 from .symbols import Namespace
 from .validation import UnknownKeyError, one_line, short, suggest
@@ -76,8 +102,29 @@ class CLIError(Exception):
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (a :class:`CLIError`), without the usage block."""
 
+    #: which key listings (``"pick"``, ``"calibrate"``) the help ends with (:func:`_keys_help`)
+    keys_help: tuple[str, ...] = ()
+
     def error(self, message: str):  # type: ignore[override]
         raise CLIError(f"{message} (see {self.prog} --help)")
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return text + "\n" + _keys_help(self.keys_help) if self.keys_help else text
+
+
+class _Version(argparse.Action):
+    """``--version``: the toolkit's version (:func:`bounds.report_io.toolkit_version`), read only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:  # noqa: A002 - argparse's name
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: Any = None) -> None:
+        from .report_io import toolkit_version
+
+        print(f"dp-erm-verify {toolkit_version()}")
+        parser.exit(0)
 
 
 def _number(text: str, what: str) -> float:
@@ -261,7 +308,8 @@ def _paper_of_key(key: str) -> list[str] | None:
 
 
 def _cmd_list(a: argparse.Namespace) -> int:
-    rows, _ = report_evidence(None, a.reports)
+    summary = read_summary(a.reports)
+    rows, tag = summary.for_key(None), summary.tag
 
     def run(reg: Registry) -> tuple[list[Evaluation], dict[str, Any]]:
         keys = reg.keys()
@@ -285,20 +333,24 @@ def _cmd_list(a: argparse.Namespace) -> int:
         for e in evs:
             d = entry(e)
             d["verdict"] = vs[e.key].verdict
+            if summary.foreign:
+                d["verdict_report_version"] = summary.version_text
             out.append(d)
         print(json.dumps(out, indent=1, ensure_ascii=False))
         return 0
     w = max(len(e.key) for e in evs) if evs else 10
-    vw = max((len(vs[e.key].text) for e in evs), default=8)
+    vw = max((len(vs[e.key].text + tag) for e in evs), default=8)
     print(f"{'key':<{w}}  {'verdict':<{vw}}  {'derivation':<10}  {'label':<14}  quantity")
     for e in evs:
-        print(f"{e.key:<{w}}  {vs[e.key].text:<{vw}}  {e.status:<10}  {e.statement.label:<14}  {e.statement.quantity}")
+        v = vs[e.key].text + tag
+        print(f"{e.key:<{w}}  {v:<{vw}}  {e.status:<10}  {e.statement.label:<14}  {e.statement.quantity}")
     return 0
 
 
 def _cmd_papers(a: argparse.Namespace) -> int:
     """Every discovered paper: id, source, statements and the tallies of their verdicts and derivations."""
-    rows_ev, _ = report_evidence(None, getattr(a, "reports", None))
+    summary = read_summary(getattr(a, "reports", None))
+    rows_ev = summary.for_key(None)
 
     def run(reg: Registry) -> list[dict[str, Any]]:
         rows = []
@@ -313,10 +365,13 @@ def _cmd_papers(a: argparse.Namespace) -> int:
 
     rows = _run(run, None, lambda reg: reg.keys())
     if a.json:
+        if summary.foreign:
+            for r in rows:
+                r["verdicts_report_version"] = summary.version_text
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return 0
     for r in rows:
-        t = ", ".join(f"{n} {VERDICT_TEXT[s]}" for s, n in r["verdicts"].items())
+        t = ", ".join(f"{n} {VERDICT_TEXT[s]}" for s, n in r["verdicts"].items()) + summary.tag
         d = ", ".join(f"{n} {s}" for s, n in r["tally"].items() if n)
         print(f"{r['id']:<6} {r['module']:<26} {r['statements']:>3} statements")
         print(f"       verdicts: {t}")
@@ -328,39 +383,23 @@ def _cmd_papers(a: argparse.Namespace) -> int:
 def report_evidence(key: str | None, reports: str | None = None) -> tuple[list[Result], str]:
     """Empirical and audit rows of ``key`` (every key when None) from a generated report's ``summary.json``.
 
-    The symbolic layer imports nothing of :mod:`verify`; it reads the report it wrote.
+    The symbolic layer imports nothing of :mod:`verify`; it reads the report it wrote, checked by
+    :func:`bounds.report_io.read_summary` (a file that is not the toolkit's summary, or one of
+    another version without ``--reports-any-version``, is a :class:`~bounds.report_io.ReportError`).
     Returns the rows and where they came from ('' when there is no report).
-    """
-    from pathlib import Path
 
-    path = Path(reports) if reports else Path(__file__).resolve().parents[1] / "reports"
-    path = path / "summary.json"
-    if not path.exists():
-        return [], ""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return [], ""
-    names = {f.name for f in fields(Result)}
-    out = []
-    for row in data.get("evidence", []):
-        if key is not None and row.get("key") != key or row.get("evidence") == "symbolic":
-            continue
-        kw = {k: v for k, v in row.items() if k in names}
-        for k in ("statistic", "lo", "hi", "bound", "confidence"):
-            kw[k] = math.nan if kw.get(k) is None or isinstance(kw.get(k), str) and kw[k] == "nan" else float(kw[k])
-        kw["worst"] = kw.get("worst") or {}
-        kw["details"] = kw.get("details") or {}
-        try:
-            out.append(Result(**kw))
-        except (TypeError, ValueError):
-            continue
-    when = data.get("provenance", {}).get("generated", "")
-    return out, f"{path} ({when})" if when else str(path)
+    Examples
+    --------
+    >>> report_evidence("jia.thm2", "/nonexistent")
+    ([], '')
+    """
+    summary = read_summary(reports)
+    return summary.for_key(key), summary.source
 
 
 def _cmd_show(a: argparse.Namespace) -> int:
-    rows, where = report_evidence(a.key, a.reports)
+    summary = read_summary(a.reports)
+    rows, where = summary.for_key(a.key), summary.source
 
     def run(reg: Registry) -> tuple[Evaluation, Any, Any]:
         ev = reg.evaluate(a.key)
@@ -373,6 +412,8 @@ def _cmd_show(a: argparse.Namespace) -> int:
     if a.json:
         d = entry(ev)
         d["verdict"] = v.as_dict()
+        if summary.foreign:
+            d["verdict"]["report_version"] = summary.version_text
         d["regime_declared"] = paper.regime.as_dict()
         d["evidence_from"] = where or "symbolic checks only (no generated report found)"
         print(json.dumps(d, indent=1, ensure_ascii=False, default=str))
@@ -401,7 +442,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
     if st.notes:
         lines.append(f"  notes      {st.notes}")
     lines.append(f"  doc        {st.doc}")
-    lines.append(f"  VERDICT    {v.text}" + (f"  ({v.root_text})" if v.root_text else ""))
+    lines.append(f"  VERDICT    {v.text}{summary.tag}" + (f"  ({v.root_text})" if v.root_text else ""))
     lines.append(f"    statement  {v.truth}")
     for name, val in (("proof", v.proof), ("printed", v.constant), ("correction", v.correction)):
         if val:
@@ -444,20 +485,22 @@ def _cmd_eval(a: argparse.Namespace) -> int:
             _check_domain(st, name, v)
         return vals
 
-    def run(reg: Registry) -> tuple[float, Any]:
+    def run(reg: Registry) -> tuple[float, Any, Any]:
         vals = pre(reg)
         with pick.using(reg):
             b = pick.basis(a.key, which, a.allow_unverified)
-        return reg.value(a.key, vals, which=b.form), b
+            v = reg.value(a.key, vals, which=b.form)
+            return v, b, pick.value_vacuity(a.key, vals, v, b.form)
 
-    v, b = _run(run, _paper_of_key(a.key), lambda reg: _paper_keys(reg, a.key), pre)
+    v, b, vac = _run(run, _paper_of_key(a.key), lambda reg: _paper_keys(reg, a.key), pre)
     if a.json:
-        print(json.dumps({"key": b.key, "value": v, **{k: x for k, x in b.as_dict().items() if k != "key"}},
-                         indent=1, ensure_ascii=False))
+        print(json.dumps({"key": b.key, "value": v, **{k: x for k, x in b.as_dict().items() if k != "key"},
+                          "vacuous": vac.vacuous, "ceiling": vac.ceiling, "vacuity": vac.as_dict()},
+                         indent=1, ensure_ascii=False, default=_finite_or_none))
         return 0
     print(repr(v) if a.repr else f"{v:.10g}")
     print(f"  statement {b.line()}")
-    for line in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}"):
+    for line in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}", vac.line()):
         if line:
             print(f"  {line}")
     return 0
@@ -489,8 +532,17 @@ def _cmd_calibrate(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_noise(a: argparse.Namespace) -> int:
+    # the plain Gaussian/Laplace mechanisms (bounds/noise.py)
+    from .noise import command
+
+    return command(a)
+
+
 def _cmd_pick(a: argparse.Namespace) -> int:
     from . import pick
+
+    _check_plot_paths(a)        # before anything is computed: a bad path is not found after the answer
 
     def pre(reg: Registry) -> None:
         with pick.using(reg):
@@ -556,9 +608,28 @@ def _finite_or_none(x: Any) -> Any:
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
+def _vacuity_lines(paper: Any, opt: Any) -> list[str]:
+    """The pick's rows against the statement's trivial ceiling: one line where neither is vacuous, else one per row."""
+    if opt.ceiling is None:
+        return [f"  ceiling: none ({opt.ceiling_why})"] if opt.ceiling_why else []
+    rows = [(n, p) for n, p in (("paper", paper), ("optimised", opt)) if p is not None]
+    if not any(p.vacuous for _, p in rows):
+        return [f"  not vacuous: {' and '.join(f'{n} {p.bound:.6g}' for n, p in rows)} < the ceiling "
+                f"{opt.ceiling:.6g} ({opt.ceiling_why})"]
+    out = [f"  ceiling {opt.ceiling:.6g}: {opt.ceiling_why}"]
+    for n, p in rows:
+        if p.vacuous:
+            out.append(f"  VACUOUS ({n}): {p.bound:.6g} ≥ the ceiling {p.ceiling:.6g}"
+                       + (f"; {p.vacuity_explanation}" if p.vacuity_explanation else ""))
+        else:
+            out.append(f"  not vacuous ({n}): {p.bound:.6g} < the ceiling {p.ceiling:.6g}")
+    return out
+
+
 def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
     o = _pick_args(a, registry, pick)
     st, consts, lam = o.st, o.consts, o.lam
+    regime = not getattr(a, "unconstrained", False)
     if a.unit:
         expr = registry.evaluate(st.key).expression
         for s in expr.free_symbols:
@@ -567,18 +638,24 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
                 consts[name] = 1.0
     if o.target is not None:
         if o.eps is not None:
-            n = pick.min_m(a.key, o.target, eps=o.eps, lam=lam, allow_unverified=a.allow_unverified, **consts)
+            n = pick.min_m(a.key, o.target, eps=o.eps, lam=lam, allow_unverified=a.allow_unverified, regime=regime,
+                           **consts)
             out: dict[str, Any] = {"key": st.key, "query": "min_m", "target": o.target, "eps": o.eps, "lam": lam, "m": n}
         else:
-            e = pick.min_eps(a.key, o.target, m=o.m, lam=lam, allow_unverified=a.allow_unverified, **consts)
+            e = pick.min_eps(a.key, o.target, m=o.m, lam=lam, allow_unverified=a.allow_unverified, regime=regime,
+                             **consts)
             out = {"key": st.key, "query": "min_eps", "target": o.target, "m": o.m, "lam": lam, "eps": e}
         out["constants"] = consts
-        b = (n if o.eps is not None else e).basis
+        ans = n if o.eps is not None else e
+        b, vac = ans.basis, ans.vacuity
         if a.json:
             out.update({k: x for k, x in b.as_dict().items() if k != "key"})
-            return json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False)
+            out.update(vacuous=vac.vacuous, ceiling=vac.ceiling, vacuity=vac.as_dict(), regime_constrained=regime)
+            return json.dumps(out, indent=1, allow_nan=False, ensure_ascii=False, default=_finite_or_none)
         lines = [" ".join(f"{k}={v}" for k, v in out.items() if k != "constants"), f"  statement {b.line()}"]
         lines += [f"  {x}" for x in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}") if x]
+        if vac.line():
+            lines.append(f"  {vac.line()}")
         return "\n".join(lines)
     given = {}
     if o.eps is not None:
@@ -586,7 +663,7 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
     if isinstance(lam, float):
         given["lam"] = lam
     paper = pick.paper_schedule(a.key, o.m, allow_unverified=a.allow_unverified, **consts, **given)
-    opt = pick.optimise(a.key, o.m, allow_unverified=a.allow_unverified, **consts, **given)
+    opt = pick.optimise(a.key, o.m, allow_unverified=a.allow_unverified, regime=regime, **consts, **given)
     b = pick.basis(st.key, None, a.allow_unverified)
     plots = []
     if a.plot:
@@ -597,11 +674,13 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
         plots.append(f"  plot: the bound against m for the picked schedule: {a.plot_rate}")
     if a.json:
         d = {"key": st.key, "given": given, **{k: x for k, x in b.as_dict().items() if k != "key"},
+             "regime_constrained": regime, "vacuous": bool(paper.vacuous or opt.vacuous) if opt.ceiling is not None
+             else None, "ceiling": opt.ceiling, "ceiling_why": opt.ceiling_why,
              "paper": paper.as_dict(), "optimised": opt.as_dict(), "explain": pick.explain(opt),
              "plots": {"tradeoff": a.plot, "rate": a.plot_rate}}
         for row in (d["paper"], d["optimised"]):
             row["eps"] = _finite_or_none(row["eps"])
-        return json.dumps(d, indent=1, allow_nan=False, ensure_ascii=False)
+        return json.dumps(d, indent=1, allow_nan=False, ensure_ascii=False, default=_finite_or_none)
     fixed = ", ".join(f"{'lambda' if n == 'lam' else n} = {v:g} (given)" for n, v in given.items())
     lines = [f"{st.key} ({st.label}) at m = {o.m:g}" + (f", {fixed}" if fixed else ""), f"  statement {b.line()}"]
     lines += [f"  {x}" for x in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}") if x]
@@ -611,6 +690,15 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
         lines.append(f"  {name:<10} eps = {eps}  lambda = {lam_text}  bound = {p.bound:.6g}")
     if opt.improvement is not None:
         lines.append(f"  improvement factor (paper / optimised) = {opt.improvement:.4g}")
+    if opt.outside_regime:
+        u = opt.outside_regime
+        u_lam = "—" if u.get("lam") is None else f"{u['lam']:.6g}"
+        lines.append(f"  note: the optimum over the whole domain lies outside the paper's regime ({u['regime']}): "
+                     f"eps = {u['eps']:.6g}  lambda = {u_lam}  bound = {u['bound']:.6g}; the answer stays inside it "
+                     "(--unconstrained gives that point)")
+    elif not regime:
+        lines.append("  note: unconstrained: the search covers the statement's whole domain, not only the paper's "
+                     f"regime ({registry.papers[st.paper].regime.text()})")
     if paper.bound_stated is not None and abs(paper.bound_stated - paper.bound) > 1e-12 * abs(paper.bound):
         lines.append(f"  note: the paper's printed bound gives {paper.bound_stated:.6g} at its schedule "
                      f"(its verdict: {b.verdict_text})")
@@ -618,12 +706,200 @@ def _pick_text(a: argparse.Namespace, registry: Registry, pick: Any) -> str:
         lines.append(f"  note: {paper.note}")
     if "floating-point" in opt.note:
         lines.append(f"  note: {opt.note}")
+    lines += _vacuity_lines(paper, opt)
     lines += [f"  {x}" for x in pick.explain(opt)]
     return "\n".join(lines + plots)
 
 
+def _check_plot_paths(a: argparse.Namespace) -> None:
+    """``--plot`` / ``--plot-rate``: files that can be written, in a format matplotlib writes (a CLIError naming
+    the option otherwise), checked before the pick is computed.
+
+    Examples
+    --------
+    >>> _check_plot_paths(SimpleNamespace(plot="/nonexistent/dir/x.png", plot_rate=None))
+    Traceback (most recent call last):
+    ...
+    bounds.cli.CLIError: --plot '/nonexistent/dir/x.png': the directory /nonexistent/dir does not exist
+    """
+    from pathlib import Path
+
+    given = [(opt, path) for opt, path in (("--plot", a.plot), ("--plot-rate", a.plot_rate)) if path is not None]
+    for opt, path in given:
+        what = f"{opt} {short(path, 80)}"
+        if not path.strip() or "\0" in path:
+            raise CLIError(f"{what}: must name a file (FILE.png)")
+        p = Path(path)
+        parent = p.parent
+        if p.is_dir():
+            raise CLIError(f"{what}: is a directory, not a file")
+        if not parent.exists():
+            raise CLIError(f"{what}: the directory {parent} does not exist")
+        if not parent.is_dir():
+            raise CLIError(f"{what}: {parent} is not a directory")
+        if p.exists() or p.is_symlink():
+            if not p.is_file():
+                raise CLIError(f"{what}: exists and is not a regular file")
+            if not os.access(p, os.W_OK):
+                raise CLIError(f"{what}: the file is not writable")
+        elif not os.access(parent, os.W_OK | os.X_OK):
+            raise CLIError(f"{what}: the directory {parent} is not writable")
+        ext = p.suffix.lower().lstrip(".")
+        if ext:
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            formats = FigureCanvasBase.get_supported_filetypes()
+            if ext not in formats:
+                raise CLIError(f"{what}: matplotlib writes no .{short(ext, 12)[1:-1]} files; use one of "
+                               + ", ".join(f".{f}" for f in sorted(formats)))
+    if len(given) == 2 and os.path.abspath(given[0][1]) == os.path.abspath(given[1][1]):
+        raise CLIError(f"--plot and --plot-rate name the same file {short(given[0][1], 80)}: the second would "
+                       "overwrite the first")
+
+
+#: the key listings of the help and of ``pick PAPER`` / ``calibrate PAPER``: title, usage, what each needs
+_KINDS = {"pick": ("pickable statements", "python -m bounds pick KEY --m M name=value ...", "constants"),
+          "calibrate": ("mechanism statements", "python -m bounds calibrate KEY name=value ...", "parameters")}
+#: the statement parameters a pick chooses or takes from its own options (never a name=value constant)
+_PICK_CHOSEN = ("m", "eps", "lam")
+
+
+def _index_needs(reg: Registry) -> list[str]:
+    """The statements :func:`_index_of` evaluates (the mechanisms' derived forms name their parameters)."""
+    from . import calibrate as cal
+    from . import pick
+
+    with pick.using(reg):
+        return cal.mechanism_keys()
+
+
+def _index_of(reg: Registry) -> dict[str, Any]:
+    """The pickable and mechanism statements with what each needs, and why a paper has none to pick."""
+    from . import calibrate as cal
+    from . import pick
+
+    with pick.using(reg):
+        pk = []
+        for k in pick.pickable_keys():
+            st = reg.get(k)
+            pk.append((k, st.paper, st.label, [n for n in st.params if n not in _PICK_CHOSEN]))
+        mk = [(k, reg.get(k).paper, reg.get(k).label, list(cal.parameters(k))) for k in cal.mechanism_keys()]
+        why = {pid: pick.not_pickable_reason(pid) for pid in reg.papers if not pick.pickable_keys(pid)}
+    return {"papers": list(reg.papers), "pick": pk, "calibrate": mk, "not_pickable": why}
+
+
+def _keys_index() -> dict[str, Any]:
+    """:func:`_index_of` of every paper, kept beside the snapshot's light papers (keyed by the same digest),
+    so that ``--help`` reads one small file; computed (from the light papers, else the papers) when absent."""
+    import pickle
+
+    from ._store_io import _atomic_write, pack
+
+    store = Store.default()
+    path = None
+    if store is not None:
+        from .snapshot import papers_digest
+
+        path = store.dir / "paper" / f"_keys-{papers_digest(store.src)}.pkl"
+        ok, idx = store._read(path, "keys:", lambda x: isinstance(x, dict))
+        if ok:
+            return idx
+    idx = _run(_index_of, None, _index_needs)
+    if path is not None:
+        _atomic_write(path, pack("keys:", pickle.dumps(idx, protocol=pickle.HIGHEST_PROTOCOL)))
+    return idx
+
+
+def _key_rows(entries: Sequence[Sequence[Any]]) -> list[str]:
+    """One aligned line per (key, paper, label, needs)."""
+    w = max((len(e[0]) for e in entries), default=0)
+    texts = [" ".join(e[3]) or "(none)" for e in entries]
+    nw = min(max((len(t) for t in texts), default=0), 40)
+    return [f"  {e[0]:<{w}}  {t:<{nw}}  ({e[2]})" for e, t in zip(entries, texts, strict=True)]
+
+
+def _keys_help(kinds: Sequence[str]) -> str:
+    """The help's listing of the pickable and mechanism statements with what each needs."""
+    try:
+        idx = _keys_index()
+    except Exception as exc:  # noqa: BLE001 - the help must print; say why the listing is missing
+        return f"(the statements cannot be listed here: {one_line(str(exc))})\n"
+    out = []
+    for kind in kinds:
+        title, usage, needs = _KINDS[kind]
+        out.append(f"{title} ({usage}), with the {needs} each needs:")
+        out += _key_rows(idx[kind])
+        if kind == "pick" and idx["not_pickable"]:
+            out.append(f"  (nothing to pick in {', '.join(idx['not_pickable'])}: `python -m bounds pick PAPER` says why)")
+    return "\n".join(out) + "\n"
+
+
+def _prefix(key: Any) -> tuple[str, list[str]] | None:
+    """``(paper id, the paper's statement keys)`` when ``key`` is a paper id or a section prefix (``jia.s5_1``)
+    rather than a statement, else None."""
+    if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", key):
+        return None
+    pid = key.split(".", 1)[0]
+    keys = _run(lambda reg: list(reg.papers[pid].statements) if pid in reg.papers else [], [pid],
+                lambda reg: [])
+    if key in keys or not (key == pid and keys or any(k.startswith(key + ".") for k in keys)):
+        return None
+    return pid, keys
+
+
+def _on_prefix(a: argparse.Namespace, bare: bool) -> int | None:
+    """For a paper or section given where a statement is expected: ``pick``/``calibrate`` with nothing else
+    list the paper's statements of that kind with what each needs (stdout, status 0); otherwise a one-line
+    error whose "did you mean" starts with the valid keys under the prefix.  None: ``a.key`` is no prefix."""
+    found = _prefix(a.key)
+    if found is None:
+        return None
+    pid, keys = found
+    key = a.key
+    what = f"paper {pid}" if key == pid else f"a section of paper {pid}"
+
+    def under_first(ks: Sequence[str]) -> list[str]:
+        under = [k for k in ks if key == pid or k.startswith(key + ".")]
+        return under + [k for k in ks if k not in under]
+
+    if a.cmd in _KINDS:
+        idx = _keys_index()
+        title, _, needs = _KINDS[a.cmd]
+        entries = [e for e in idx[a.cmd] if e[1] == pid]
+        order = under_first([e[0] for e in entries])
+        entries.sort(key=lambda e: order.index(e[0]))
+        why = idx["not_pickable"].get(pid, "") if a.cmd == "pick" else ""
+        if bare:
+            if getattr(a, "json", False):
+                print(json.dumps([{"key": k, "paper": p, "label": lab, needs: list(n)} for k, p, lab, n in entries],
+                                 indent=1, ensure_ascii=False))
+                return 0
+            if not entries:
+                others = ", ".join(e[0] for e in idx[a.cmd]) or "none"
+                print(f"paper {pid} has no {title[:-1]}" + (f": {why}" if why else "") + f"; {title}: {others}")
+                return 0
+            first = f", those under {key} first" if key != pid else ""
+            print(f"{title} of paper {pid}{first} ({_KINDS[a.cmd][1]}), with the {needs} each needs:")
+            print("\n".join(_key_rows(entries)))
+            return 0
+        if not entries:
+            others = ", ".join(e[0] for e in idx[a.cmd]) or "none"
+            raise CLIError(f"unknown statement {short(key, 80)} ({what}, not a statement); paper {pid} has no "
+                           f"{title[:-1]}" + (f": {why}" if why else "") + f"; {title}: {others}")
+        first = f", those under {key} first" if key != pid else ""
+        raise CLIError(f"unknown statement {short(key, 80)} ({what}, not a statement); did you mean "
+                       f"{', '.join(order)}? ({title} of paper {pid}{first}; `python -m bounds {a.cmd} {key}` "
+                       f"lists them with the {needs} each needs)")
+    mine = under_first([k for k in keys if key == pid or k.startswith(key + ".")])
+    shown = mine[:12] + ([f"… ({len(mine) - 12} more)"] if len(mine) > 12 else [])
+    raise CLIError(f"unknown statement {short(key, 80)} ({what}, not a statement); did you mean {', '.join(shown)}? "
+                   f"(`python -m bounds list --paper {pid}` lists every statement of paper {pid})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="python -m bounds", description="Bounds of the papers, checked.", allow_abbrev=False)
+    ap.keys_help = ("pick", "calibrate")
+    ap.add_argument("--version", action=_Version, help="print the toolkit's version (the one a report records) and exit")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("papers", help="list the discovered papers", allow_abbrev=False)
     p.add_argument("--json", action="store_true")
@@ -644,6 +920,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reports", default=None,
                    help="report directory whose empirical and audit evidence is combined (default: reports/)")
     p = sub.add_parser("eval", help="evaluate a statement", allow_abbrev=False)
+    p.keys_help = ("pick", "calibrate")
     p.add_argument("key")
     p.add_argument("values", nargs="*", help="name=value")
     p.add_argument("--stated", action="store_true", help="use the paper's stated expression")
@@ -653,7 +930,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-unverified", action="store_true",
                    help="answer even where no form of the statement is established (with a warning)")
     p = sub.add_parser("pick", help="pick ε and λ", allow_abbrev=False)
-    p.add_argument("key")
+    p.keys_help = ("pick",)
+    p.add_argument("key", help="a pickable statement (listed below); a paper id or section alone lists its own")
     p.add_argument("values", nargs="*", help="problem constants name=value")
     p.add_argument("--m", help="sample size")
     p.add_argument("--eps", help="privacy level ε (fixed; without --target the optimiser then chooses λ)")
@@ -666,12 +944,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="answer even where no form of the bound is established (with a warning)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the bound over (eps, lambda) and its dominant term")
     p.add_argument("--plot-rate", metavar="FILE.png", help="draw the bound against m for the picked schedule")
+    p.add_argument("--unconstrained", action="store_true",
+                   help="optimise over the statement's whole domain, not only the paper's regime (the default)")
     p = sub.add_parser("calibrate", help="the stated, derived and tight noise of a mechanism", allow_abbrev=False)
-    p.add_argument("key")
+    p.keys_help = ("calibrate",)
+    p.add_argument("key", help="a mechanism statement (listed below); a paper id or section alone lists its own")
     p.add_argument("values", nargs="*", help="eps, delta, the sample size and the paper's constants: name=value")
     p.add_argument("--json", action="store_true")
     p.add_argument("--allow-unverified", action="store_true",
                    help="answer even where no form of the statement is established (with a warning)")
+    for name in ("papers", "list", "show", "eval", "pick", "calibrate"):
+        sub.choices[name].add_argument(
+            "--reports-any-version", action="store_true",
+            help="use a report written by another version of the toolkit (refused otherwise), its version named "
+                 "beside every verdict taken from it")
+    # the plain Gaussian/Laplace mechanisms (bounds/noise.py)
+    from .noise import add_parser as add_noise_parser
+
+    add_noise_parser(sub)
     return ap
 
 
@@ -766,10 +1056,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise CLIError(f"--lam must be 'optimise', 'paper' or a number, not {short(a.lam)}")
             a.lam = _number(a.lam, "--lam (parameter 'lam')")
         handlers = {"papers": _cmd_papers, "list": _cmd_list, "show": _cmd_show, "eval": _cmd_eval, "pick": _cmd_pick,
-                    "calibrate": _cmd_calibrate}
-        with warnings.catch_warnings(record=True) as caught, _one_blas_thread(a.cmd in ("pick", "calibrate")):
+                    "calibrate": _cmd_calibrate, "noise": _cmd_noise}
+        notes = []
+        with (warnings.catch_warnings(record=True) as caught, _one_blas_thread(a.cmd in ("pick", "calibrate")),
+              using_report(getattr(a, "reports", None), getattr(a, "reports_any_version", False))):
             warnings.simplefilter("always", PrivacyWarning)
-            rc = handlers[a.cmd](a)
+            if hasattr(a, "reports_any_version"):       # its verdicts read the report: check it first
+                notes.append(read_summary().note)
+            try:
+                rc = handlers[a.cmd](a)
+            except UnknownKeyError:
+                bare = not assigns and all(t in ("--json", "--reports-any-version") for t in args[1:] if t != a.key)
+                rc = _on_prefix(a, bare) if a.cmd in ("pick", "calibrate", "eval", "show") else None
+                if rc is None:
+                    raise
+                notes = []                      # a listing: no verdict printed
     except SystemExit as exc:    # --help: argparse printed it
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except BrokenPipeError:      # the reader closed the pipe (`| head`): stop quietly, as cat does
@@ -781,6 +1082,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = exc.args[0] if plain_key_error else str(exc)
         print(f"error: {one_line(str(msg))}", file=sys.stderr)
         return 2
+    except OSError as exc:       # a file that cannot be read or written (after the checks above)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {one_line(where + (exc.strerror or str(exc)))}", file=sys.stderr)
+        return 2
+    for note in notes:
+        if note:
+            print(f"note: {one_line(note)}", file=sys.stderr)
     shown = set()
     for w in caught:
         text = one_line(str(w.message))

@@ -159,6 +159,23 @@ class Statement:
     outside : str
         What applies where the value falls outside that meaning (the other branch of the
         algorithm), one sentence; the error of :meth:`Registry.value` quotes it.
+    premises : mapping of str to str
+        For a statement that calibrates a mechanism: the premises its privacy proof assumes of the
+        algorithm whose output it calibrates, so that a user of the calibration (an estimator) can
+        check that they hold for it, rather than trusting a name: ``loss`` (``"square"``, ``"hinge"``),
+        ``algorithm`` (what is fitted), ``labels`` (``"|y| <= M"``), ``lipschitz`` (the Lipschitz
+        constant of the loss on the fits' range, an expression in the statement's parameters).
+        Empty: none declared (a user of the calibration then cannot check that it applies).
+        A plain dict, so that it survives the snapshot's light copies (pickled).
+    ceiling : sympy expression, number or None
+        For a bound on the utility of a release (an excess risk, a misclassification excess, a rate):
+        its *trivial ceiling*, the largest value the bounded quantity can take or the value a
+        data-independent answer attains under the paper's premises (1 for an excess
+        misclassification risk; M² for least squares with |y| ≤ M: the zero predictor's excess risk
+        ‖f_ρ‖²_ρ).  A bound at or above it is vacuous (:mod:`bounds.pick` says so).  None: no
+        finite ceiling (``ceiling_why`` then says why).
+    ceiling_why : str
+        Why that is the ceiling, derived from the premises, or why there is none.
     """
 
     key: str
@@ -187,6 +204,9 @@ class Statement:
     readings: Mapping[str, str] = field(default_factory=dict)
     value_of: str = ""
     outside: str = ""
+    premises: Mapping[str, str] = field(default_factory=dict)
+    ceiling: Any = None
+    ceiling_why: str = ""
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
     file: str = ""
@@ -203,6 +223,16 @@ class Statement:
             if name not in self.ns:
                 raise ValueError(f"statement {self.key}: unknown parameter {name!r} "
                                  f"(not in the namespace of paper {self.paper!r} nor the shared one)")
+        if not isinstance(self.premises, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in self.premises.items()):
+            raise ValueError(f"statement {self.key}: premises {self.premises!r} must map names to strings")
+        self.premises = dict(self.premises)
+        if self.ceiling is not None:
+            self.ceiling = sp.sympify(self.ceiling)
+            unknown = [str(x) for x in self.ceiling.free_symbols if not self.ns.has_symbol(x)]
+            if unknown or not self.ceiling_why:
+                raise ValueError(f"statement {self.key}: ceiling {self.ceiling} needs ceiling_why and known "
+                                 f"parameters only (unknown: {', '.join(unknown) or 'none'})")
         if self.value_of and self.value_of not in self.ns:
             raise ValueError(f"statement {self.key}: value_of {self.value_of!r} is not a parameter "
                              f"(not in the namespace of paper {self.paper!r} nor the shared one)")
@@ -822,13 +852,11 @@ def validate(
                 f"it takes {', '.join(sorted(allowed)) or 'no parameters'}{hint}"
             )
     subs: dict[sp.Symbol, float] = {}
-    for s in sorted(free, key=str):
-        p = ns.by_symbol(s)
-        if p.name not in values:
-            raise ValueError(
-                f"parameter {p.name!r} is missing for statement {st.key} ({st.label}); "
-                f"assumption: {p.domain_text()}"
-            )
+    absent = [ns.by_symbol(s) for s in sorted(free, key=str) if ns.by_symbol(s).name not in values]
+    if absent:       # every missing parameter in one error, not one per attempt
+        from .validation import missing_parameters
+
+        raise missing_parameters([(p.name, p.domain_text()) for p in absent], where)
     for name, raw in values.items():
         p = ns[name]
         v = real(name, raw, where)

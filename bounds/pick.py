@@ -8,6 +8,15 @@ given instead: its pickable dependency is used.
 All numbers use the expression the registry recommends for numeric use (the
 derived one for an erratum), unless ``which="stated"``.
 
+The searches stay inside the paper's regime (``PAPER.regime``: λ ≤ 1 for jia and jamp) unless
+``regime=False``; where the optimum over the whole domain lies outside it, the answer says so and
+gives that point (``Pick.outside_regime``).  Every answer is compared with the statement's trivial
+ceiling (``Statement.ceiling``: 1 for an excess misclassification risk, M² for least squares with
+|y| ≤ M, ...; :func:`is_utility_bound` is the rule that says which statements declare one): a bound
+at or above it is *vacuous*, and the answer then gives the smallest m at which it is not, or that
+it never is at this ε with the m-free terms that stop it and the ε from which they alone reach
+the ceiling (:class:`Vacuity`).
+
 Every public function validates its inputs against the statement's assumptions (m a sample
 size, ε > 0, λ in its domain, the constants in theirs, all finite) and its answer: a bound that
 is infinite, undefined or beyond the floating-point range is a :class:`ValueError` naming the
@@ -35,6 +44,7 @@ import contextlib
 import contextvars
 import functools
 import math
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -233,6 +243,38 @@ def single_blas_thread(fn: Any) -> Any:
 #: variables a picker may choose
 CHOICE = ("eps", "lam")
 _EPS_MAX = 1.0  # the papers assume ε < 1 (meaningful privacy)
+#: whether the searches stay inside the paper's regime (``PAPER.regime``: λ ≤ 1 for jia, ...); see :func:`optimise`
+_REGIME: contextvars.ContextVar[bool] = contextvars.ContextVar("bounds_pick_regime", default=True)
+
+
+@contextlib.contextmanager
+def _in_regime(regime: Any):
+    if not isinstance(regime, bool):
+        raise ValueError(f"parameter 'regime' = {short(regime)} must be True (search inside the paper's regime) or "
+                         "False (the whole domain)")
+    token = _REGIME.set(regime)
+    try:
+        yield
+    finally:
+        _REGIME.reset(token)
+
+
+def _regime_range(st: Statement, name: str) -> tuple[float, float]:
+    """The paper's declared range of ``name`` (``(0, inf)`` when it declares none or the search is unconstrained)."""
+    if not _REGIME.get():
+        return 0.0, math.inf
+    lo, hi = st.ns.regime.ranges.get(name, (0.0, math.inf))
+    return float(lo), float(hi)
+
+
+def _lam_hi(b: Any) -> float:
+    """Upper end of the λ search: the statement's domain, inside the paper's regime unless unconstrained."""
+    return min(b.lam_max, _regime_range(b.st, "lam")[1])
+
+
+def _eps_hi(st: Statement) -> float:
+    """Upper end of the ε search (below 1, the papers' ε < 1, and inside the paper's regime)."""
+    return min(_EPS_MAX * (1 - 1e-9), _regime_range(st, "eps")[1] * (1 - 1e-9))
 #: what λ is in the inverse queries (:func:`min_m`, :func:`min_eps`, :func:`value_at`), besides a number
 LAM_RULES = ("optimise", "paper")
 
@@ -264,9 +306,27 @@ class Pick:
     dominant: str = ""
     dominant_share: float | None = None
     rising_in_eps: list[str] = field(default_factory=list)
+    #: the bound against its trivial ceiling (:class:`Vacuity`: ``vacuity`` is its one line)
+    vacuous: bool | None = None
+    ceiling: float | None = None
+    ceiling_why: str = ""
+    nonvacuous_m: int | None = None
+    max_useful_eps: float | None = None
+    blocking_term: str = ""
+    eps_threshold: float | None = None
+    vacuity: str = ""
+    vacuity_explanation: str = ""
+    #: the optimum over the whole domain where it lies outside the paper's regime (the answer stays inside it)
+    outside_regime: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def _set_vacuity(self, v: Vacuity) -> Pick:
+        self.vacuous, self.ceiling, self.ceiling_why = v.vacuous, v.ceiling, v.ceiling_why
+        self.nonvacuous_m, self.max_useful_eps, self.blocking_term = v.nonvacuous_m, v.max_useful_eps, v.blocking_term
+        self.eps_threshold, self.vacuity, self.vacuity_explanation = v.eps_threshold, v.line(), v.explanation
+        return self
 
 
 class UnverifiedError(ValueError):
@@ -334,7 +394,7 @@ def _where(st: Statement) -> str:
     return f"statement {st.key} ({st.label})"
 
 
-_REPORT_ROWS: dict[tuple, list[Any]] = {}
+_REPORT_ROWS: dict[str, Any] = {}
 
 
 def report_rows(reports: str | None = None) -> list[Any]:
@@ -342,7 +402,10 @@ def report_rows(reports: str | None = None) -> list[Any]:
 
     The symbolic layer imports nothing of :mod:`verify`: it reads the report it wrote, as
     ``python -m bounds show`` does, so a pick names the same verdict as ``show``.  Read once per
-    file version.
+    file version, by :func:`bounds.report_io.read_summary` (the report of :func:`bounds.report_io.using`
+    when ``reports`` is None): a missing report gives no rows, a file that is not the toolkit's
+    summary or was written by another version of the toolkit raises
+    :class:`~bounds.report_io.ReportError`.
 
     Examples
     --------
@@ -350,44 +413,14 @@ def report_rows(reports: str | None = None) -> list[Any]:
     >>> rows
     []
     """
-    import json
-    import os
-    from pathlib import Path
+    from .report_io import read_summary
 
-    from .evidence import Result
-
-    path = (Path(reports) if reports else Path(__file__).resolve().parents[1] / "reports") / "summary.json"
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return []
-    sig = (str(path), stat.st_mtime_ns, stat.st_size)
-    if sig in _REPORT_ROWS:
-        return _REPORT_ROWS[sig]
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    from dataclasses import fields
-
-    names = {f.name for f in fields(Result)}
-    out = []
-    for row in data.get("evidence", []) if isinstance(data, dict) else []:
-        if not isinstance(row, dict) or row.get("evidence") == "symbolic":
-            continue
-        kw = {k: v for k, v in row.items() if k in names}
-        for k in ("statistic", "lo", "hi", "bound", "confidence"):
-            x = kw.get(k)
-            kw[k] = math.nan if x is None or isinstance(x, str) else float(x)
-        kw["worst"] = kw.get("worst") or {}
-        kw["details"] = kw.get("details") or {}
-        try:
-            out.append(Result(**kw))
-        except (TypeError, ValueError):
-            continue
-    _REPORT_ROWS.clear()
-    _REPORT_ROWS[sig] = out
-    return out
+    summary = read_summary(reports)
+    if _REPORT_ROWS.get("summary") is not summary:      # one list per file version: verdicts cache by its id
+        _REPORT_ROWS.clear()
+        _REPORT_ROWS.update(summary=summary, rows=list(summary.rows))
+        _VERDICTS.clear()                                # a new list may reuse the id of the old one
+    return _REPORT_ROWS["rows"]
 
 
 _VERDICTS: dict[tuple, Any] = {}
@@ -489,8 +522,60 @@ def basis(key: Any, which: str | None = None, allow_unverified: bool = False, ev
             raise UnverifiedError(f"{where}: no form of it is established ({why_not}), so no answer is given "
                                   "(allow_unverified / --allow-unverified computes it anyway, with a warning)")
         warning = f"unverified: no form of {st.key} is established ({why_not}); the {form} form is used anyway"
-    return Basis(st.key, st.label, form, v.verdict, text, v.truth, v.correction, v.regime, not why_not, note,
+    regime = _derived_regime(v) if form == "derived" and st.stated is not None and ev.derived is not None \
+        and ev.derived != st.stated else v.regime
+    return Basis(st.key, st.label, form, v.verdict, text, v.truth, v.correction, regime, not why_not, note,
                  warning)
+
+
+def _derived_regime(v: Any) -> str:
+    """The regime status of the *derived* form (the evidence that tests it), then the printed form's (the verdict's).
+
+    Examples
+    --------
+    >>> _derived_regime(statement_verdict("jia.thm4.bound", evidence=[])).startswith("derived form used: ")
+    True
+    """
+    from .verdict import _regime_summary, _tests_derived
+
+    mine = [r for r in v.evidence if _tests_derived(r)]
+    fails = [r for r in mine if r.failed]
+    if fails:
+        own = _regime_summary(fails, mine)
+    elif mine:
+        own = f"{len(mine)} check{'s' if len(mine) > 1 else ''} of it, none fails"
+    else:
+        own = "no check tests it apart from the printed form"
+    return f"derived form used: {own}" + (f"; printed form: {v.regime}" if v.regime else "")
+
+
+def _basis(st: Statement, which: Any, allow_unverified: bool, evidence: Any, verdict: Any = None,
+           values: Mapping[str, Any] | None = None) -> Basis:
+    """:func:`basis` for the pickers: a refusal names a private alternative the toolkit calibrates
+    (:func:`bounds.alternative.private_alternative`, on a registry holding every paper, a statement
+    counting as established when :func:`basis` establishes a form of it with the same ``evidence``)."""
+    try:
+        return basis(st.key, which, allow_unverified, evidence, verdict)
+    except UnverifiedError as exc:
+        from .alternative import every_paper, private_alternative
+
+        given = {k: v for k, v in (values or {}).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+        def established(k: str) -> bool:
+            try:
+                return basis(k, None, False, evidence).established
+            except (UnverifiedError, ValueError, LookupError):
+                return False
+
+        try:
+            full = every_paper(_reg())
+            with using(full):
+                alt = private_alternative(st.key, given, registry=full, established=established)
+        except (ValueError, LookupError, TypeError):
+            alt = ""
+        if not alt:
+            raise
+        raise UnverifiedError(f"{exc}; {alt}") from None
 
 
 def _stamp(p: Pick, b: Basis) -> Pick:
@@ -522,7 +607,17 @@ def pickable(key: str) -> Statement:
     try:
         st = reg.get(key)
     except UnknownKeyError as exc:
-        raise UnknownKeyError(f"{exc}; {_pickable_hint(key)}") from None
+        text = str(exc)
+        pid = _paper_id(key)
+        first = [k for k in pickable_keys(pid) if isinstance(key, str) and k.startswith(key)] if pid else []
+        if first and "did you mean " in text:      # the valid pickable keys under the key come first
+            head, _, rest = text.partition("did you mean ")
+            names, _, tail = rest.partition("?")
+            named = [n.strip() for n in names.split(",") if n.strip() and n.strip() not in first]
+            text = f"{head}did you mean {', '.join([*first, *named])}?{tail}"
+        elif first:
+            text = f"{text}; did you mean {', '.join(first)}?"
+        raise UnknownKeyError(f"{text}; {_pickable_hint(key)}") from None
     if st.schedule:
         return st
     for d in st.depends:
@@ -565,10 +660,6 @@ def pickable_keys(paper: str | None = None) -> list[str]:
     return [k for k in reg.keys() if reg.get(k).schedule and (paper is None or reg.get(k).paper == paper)]
 
 
-#: words of a statement's quantity that make it a bound on the utility (risk, excess error) of a release
-_UTILITY_WORDS = ("risk", "utility", "excess", "e[", "e(", "error")
-
-
 def not_pickable_reason(paper_id: str) -> str:
     """Why paper ``paper_id`` has no statement to pick ε and λ from ('' when it has one).
 
@@ -598,9 +689,7 @@ def not_pickable_reason(paper_id: str) -> str:
     paper = reg.papers[paper_id]
     omitted = [(item, why) for item, why in paper.not_encoded
                if any(w in item.lower() for w in ("utility", "risk", "error bound"))]
-    utility = [st for st in paper.statements.values()
-               if st.relation == "upper" and st.kind not in ("noise", "definition", "assumption")
-               and (any(w in st.quantity.lower() for w in _UTILITY_WORDS) or ".utility" in st.key)]
+    utility = [st for st in paper.statements.values() if is_utility_bound(st)]
     parts = []
     if omitted:
         parts.append("its utility bounds are not encoded: " + "; ".join(f"{i} ({w})" for i, w in omitted))
@@ -846,14 +935,17 @@ def _schedule_values(st: Statement, m: float, consts: Mapping[str, float], eps: 
         missing = sorted(
             {P_name(s, st.ns) for e in todo.values() for s in e.free_symbols} - {P_name(s, st.ns) for s in known} - set(todo)
         )
-        raise ValueError(f"schedule of {st.key} ({st.label}) needs parameter(s) {', '.join(missing)}")
+        from .validation import missing_parameters
+
+        raise missing_parameters([(n, st.ns[n].domain_text() if n in st.ns else "") for n in missing],
+                                 f"the paper's schedule of {_where(st)}")
     out.update(given)
     return out
 
 
 @single_blas_thread
 def paper_schedule(key: str, m: float, which: str | None = None, allow_unverified: bool = False,
-                   evidence: Any = None, verdict: Any = None, **consts: float) -> Pick:
+                   evidence: Any = None, verdict: Any = None, regime: bool = True, **consts: float) -> Pick:
     """The paper's own ε and λ at sample size ``m`` and the bound they give.
 
     Parameters
@@ -871,6 +963,8 @@ def paper_schedule(key: str, m: float, which: str | None = None, allow_unverifie
         Empirical and audit rows deciding the verdict (default: the generated report's).
     verdict : Verdict, optional
         The statement's verdict, when the caller has computed it (the report): see :func:`basis`.
+    regime : bool
+        Accepted for symmetry with :func:`optimise` (the paper's schedule is the paper's own choice).
     **consts
         Problem constants (κ, M, β, ...).  For schedules that leave ε free
         (001 Theorem 2), pass ``eps``; a given ``eps`` or ``lam`` replaces the
@@ -901,10 +995,13 @@ def paper_schedule(key: str, m: float, which: str | None = None, allow_unverifie
     """
     st = pickable(key)
     _check_which(which, st)
-    b = basis(st.key, which, allow_unverified, evidence, verdict)
+    b = _basis(st, which, allow_unverified, evidence, verdict, {"m": m, **consts})
     consts = dict(consts)
     fixed = _pop_choices(st, consts, warn=True)
-    return _explained(_stamp(_paper_schedule(st, m, b.form, consts, fixed), b), st, b.form, consts)
+    with _in_regime(regime):
+        p = _explained(_stamp(_paper_schedule(st, m, b.form, consts, fixed), b), st, b.form, consts)
+        return p._set_vacuity(_vacuity(st, m, p.bound, b.form, consts, eps=fixed.get("eps"), lam=p.lam,
+                                       mode="paper", fixed=fixed))
 
 
 def _paper_schedule(st: Statement, m: float, which: str, consts: dict[str, Any], fixed: dict[str, float]) -> Pick:
@@ -949,6 +1046,7 @@ def optimise(
     allow_unverified: bool = False,
     evidence: Any = None,
     verdict: Any = None,
+    regime: bool = True,
     **consts: float,
 ) -> Pick:
     """Minimise the bound over ε and/or λ at sample size ``m``, the other inputs fixed.
@@ -977,8 +1075,17 @@ def optimise(
         Empirical and audit rows deciding the verdict (default: the generated report's).
     verdict : Verdict, optional
         The statement's verdict, when the caller has computed it (the report).
+    regime : bool
+        True (default): search inside the paper's regime (``PAPER.regime``: λ ≤ 1 for jia and jamp);
+        where the optimum over the whole domain lies outside it, ``outside_regime`` gives that point
+        (``eps``, ``lam``, ``bound``).  False: the whole domain of the statement.
     **consts
         Problem constants; ``eps`` or ``lam`` fixes that variable (the other is optimised).
+
+    The answer says whether the bound is vacuous there (``vacuous``, ``ceiling``: the statement's
+    trivial ceiling) and, where it is, the smallest m at which it is not (``nonvacuous_m``), or that
+    it never is and which m-free term stops it (``blocking_term``, ``eps_threshold``), and the
+    largest useful ε at this m (``max_useful_eps``) when ε is given.
 
     Raises
     ------
@@ -997,10 +1104,36 @@ def optimise(
     """
     st = pickable(key)
     _check_which(which, st)
-    b = basis(st.key, which, allow_unverified, evidence, verdict)
+    b = _basis(st, which, allow_unverified, evidence, verdict, {"m": m, **consts})
     consts = dict(consts)
     fixed = _pop_choices(st, consts, warn=True)
-    return _explained(_stamp(_optimise(st, m, over, b.form, consts, fixed), b), st, b.form, consts)
+    with _in_regime(regime):
+        o = _explained(_stamp(_optimise(st, m, over, b.form, consts, fixed), b), st, b.form, consts)
+        if regime and _on_regime_edge(st, _bound(st, m, consts, b.form), o, fixed):
+            with _in_regime(False):
+                try:
+                    u = _optimise(st, m, over, b.form, consts, fixed)
+                except ValueError:
+                    u = None
+            if u is not None and u.bound < o.bound * (1 - 1e-9):
+                o.outside_regime = {"eps": u.eps, "lam": u.lam, "bound": u.bound,
+                                    "regime": st.ns.regime.text()}
+        mode = "eps" if "eps" in fixed else "free"
+        return o._set_vacuity(_vacuity(st, m, o.bound, b.form, consts, eps=fixed.get("eps"),
+                                       lam=fixed.get("lam", "optimise"), mode=mode, fixed=fixed))
+
+
+def _on_regime_edge(st: Statement, b: _Bound, o: Pick, fixed: Mapping[str, float]) -> bool:
+    """Whether the optimum found inside the paper's regime lies on an edge the regime draws inside the statement's
+    domain (then the search is repeated over the whole domain, and a better point outside is reported)."""
+    edges = {"lam": (_lam_hi(b), b.lam_max), "eps": (_eps_hi(st), _EPS_MAX * (1 - 1e-9))}
+    for n in b.choice:
+        if n in fixed or getattr(o, n, None) is None:
+            continue
+        inner, outer = edges[n]
+        if inner < outer * (1 - 1e-9) and getattr(o, n) >= inner * (1 - 1e-6):
+            return True
+    return False
 
 
 def _over(over: Any, st: Statement, choice: list[str], fixed: Mapping[str, float]) -> tuple[str, ...]:
@@ -1046,7 +1179,7 @@ def _optimise(st: Statement, m: float, over: Any, which: str, consts: dict[str, 
                              f"set it: {paper_error}")
     fixed = {n: start[n] for n in bnd0.choice if n not in over}
     lo = {"eps": math.log(1e-9), "lam": math.log(1e-12)}
-    hi = {"eps": math.log(_EPS_MAX * (1 - 1e-9)), "lam": math.log(bnd0.lam_max)}
+    hi = {"eps": math.log(_eps_hi(st)), "lam": math.log(_lam_hi(bnd0))}
 
     best_x = None
     if free:
@@ -1097,27 +1230,30 @@ def _optimise(st: Statement, m: float, over: Any, which: str, consts: dict[str, 
 
 @single_blas_thread
 def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_max: float = 1e12,
-          allow_unverified: bool = False, evidence: Any = None, **consts: float) -> int:
+          allow_unverified: bool = False, evidence: Any = None, regime: bool = True, **consts: float) -> int:
     """Smallest sample size m whose bound reaches ``target`` at privacy level ``eps``.
 
-    λ is optimised for every m (``lam="optimise"``), taken from the paper's
-    schedule (``lam="paper"``) or fixed (a number).  The bound is decreasing
-    in m for every statement of the seed papers; the result is checked at m
-    and m − 1.  The answer is an ``int`` carrying the :class:`Basis` it rests on
-    (``.basis``: form, verdict, regime; see :func:`basis`).
+    λ is optimised for every m (``lam="optimise"``, inside the paper's regime unless
+    ``regime=False``), taken from the paper's schedule (``lam="paper"``) or fixed (a number).  The
+    bound is decreasing in m for every statement of the seed papers; the result is checked at m
+    and m − 1.  The answer is an ``int`` carrying the :class:`Basis` it rests on (``.basis``: form,
+    verdict, regime; see :func:`basis`) and the :class:`Vacuity` of the bound there (``.vacuity``:
+    a target at or above the statement's ceiling asks for a vacuous bound, and says so).
 
     Raises
     ------
     ValueError
         For an input outside the statement's assumptions (``eps`` > 0, λ in its domain, a
-        positive finite ``target``, ``m_max`` ≥ 2), or if the target is not reached below ``m_max``.
+        positive finite ``target``, ``m_max`` ≥ 2), or if the target is not reached below ``m_max``:
+        the message then says which m-free term stops it and the range of ε in which the target is
+        reachable at all.
 
     Examples
     --------
     >>> from bounds.pick import min_m, value_at
     >>> c = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
-    >>> n = min_m("jia.thm4", 3.0, eps=0.5, **c)
-    >>> value_at("jia.thm4", n, eps=0.5, **c) <= 3.0 < value_at("jia.thm4", n - 1, eps=0.5, **c)
+    >>> n = min_m("jia.thm4", 0.9, eps=0.5, **c)
+    >>> value_at("jia.thm4", n, eps=0.5, **c) <= 0.9 < value_at("jia.thm4", n - 1, eps=0.5, **c)
     True
     >>> min_m("jia.thm4", 3.0, eps=-1, **c)
     Traceback (most recent call last):
@@ -1125,7 +1261,7 @@ def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_
     ValueError: parameter 'eps' = -1 violates the assumption eps > 0 of statement jia.thm4.bound (Theorem 4)
     """
     st = pickable(key)
-    bas = basis(st.key, None, allow_unverified, evidence)
+    bas = _basis(st, None, allow_unverified, evidence, None, {"eps": eps, **consts})
     form = bas.form
     where = _where(st)
     target = positive_finite("target", target, where)
@@ -1137,34 +1273,68 @@ def min_m(key: str, target: float, eps: float, lam: str | float = "optimise", m_
     consts = dict(consts)
     _check_fixed(st, _bound(st, 2, consts, form),
                  {"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
+    with _in_regime(regime):
+        def g(mm: float) -> float:
+            return _value_at(st, mm, eps_v, lam_v, consts, strict=False, which=form)
 
-    def g(mm: float) -> float:
-        return _value_at(st, mm, eps_v, lam_v, consts, strict=False, which=form)
+        lo_m, hi_m = 2, 2
+        while g(hi_m) > target:
+            lo_m = hi_m
+            hi_m *= 2
+            if hi_m > limit:
+                if math.isinf(g(lo_m)):     # not a number at all: say why, naming the input (an overflow, ...)
+                    _value_at(st, lo_m, eps_v, lam_v, consts, strict=True, which=form)
+                raise ValueError(f"parameter 'target' = {target:g} is not reached for m ≤ {limit:g} at eps = "
+                                 f"{eps_v:g}{_unreachable(st, form, consts, eps_v, lam_v, target)} ({where})")
+        if g(lo_m) > target:
+            while hi_m - lo_m > 1:
+                mid = (lo_m + hi_m) // 2
+                if g(mid) <= target:
+                    hi_m = mid
+                else:
+                    lo_m = mid
+            lo_m = hi_m
+        n = int(lo_m)
+        vac = _vacuity(st, n, g(n), form, consts, eps=eps_v, lam=lam_v, mode="eps",
+                       fixed={"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
+    return Count(n, bas, vac)
 
-    lo_m, hi_m = 2, 2
-    while g(hi_m) > target:
-        lo_m = hi_m
-        hi_m *= 2
-        if hi_m > limit:
-            if math.isinf(g(lo_m)):     # not a number at all: say why, naming the input (an overflow, ...)
-                _value_at(st, lo_m, eps_v, lam_v, consts, strict=True, which=form)
-            raise ValueError(f"parameter 'target' = {target:g} is not reached for m ≤ {limit:g} at eps = {eps_v:g}"
-                             f" ({where})")
-    if g(lo_m) <= target:
-        return Count(lo_m, bas)
-    while hi_m - lo_m > 1:
-        mid = (lo_m + hi_m) // 2
-        if g(mid) <= target:
-            hi_m = mid
-        else:
-            lo_m = mid
-    return Count(int(hi_m), bas)
+
+def _unreachable(st: Statement, which: str, consts: Mapping[str, Any], eps: float, lam: Any, target: float) -> str:
+    """Why a target is not reached at any m: the limit of the bound as m → ∞, its m-free terms, and the ε
+    range in which the target is reachable at all ('' where that cannot be computed)."""
+    if lam == "paper":
+        return ""
+    token = _DIAGNOSE.set(False)
+    try:
+        fl = _Floor(_bound(st, 1e6, dict(consts), which))
+        lim, lam_at = fl.at(eps, lam)
+        if not math.isfinite(lim):
+            return ""
+        if lim < target:
+            return (f": as m → ∞ the bound tends to {lim:.6g} < target ({fl.text()}), so a larger m than "
+                    "the search's limit would reach it")
+        thr = fl.eps_threshold(target, lam)
+        blocking = fl.blocking(eps, lam_at)
+        reach = ("no eps reaches it at any m (the m-free part alone is at or above it even as eps → 0)" if thr == 0.0
+                 else f"it is reachable at all only for eps < {thr:.6g}" if thr is not None else "")
+        return (f" nor at any m: as m → ∞ the bound tends to {fl.text()} = {lim:.6g} ≥ {target:g}"
+                + (f", held up by its m-free term(s) {blocking}" if blocking else "") + (f"; {reach}" if reach else ""))
+    except (ValueError, ArithmeticError, TypeError):
+        return ""
+    finally:
+        _DIAGNOSE.reset(token)
 
 
 @single_blas_thread
 def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", allow_unverified: bool = False,
-             evidence: Any = None, **consts: float) -> float:
-    """The bound at (m, ε) with λ optimised, from the paper's schedule, or fixed.
+             evidence: Any = None, regime: bool = True, **consts: float) -> float:
+    """The bound at (m, ε) with λ optimised (inside the paper's regime unless ``regime=False``), from the
+    paper's schedule, or fixed.
+
+    The answer is a ``float`` carrying its :class:`Basis` (``.basis``) and :class:`Vacuity`
+    (``.vacuity``, ``.vacuous``, ``.ceiling``, ``.nonvacuous_m``, ``.max_useful_eps``,
+    ``.blocking_term``).
 
     Raises
     ------
@@ -1175,21 +1345,26 @@ def value_at(key: str, m: float, eps: float, lam: str | float = "optimise", allo
     Examples
     --------
     >>> c = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
-    >>> round(value_at("jia.thm4", 10_000, 0.1, lam=0.01, **c), 4)
-    0.3658
+    >>> v = value_at("jia.thm4", 10_000, 0.1, lam=0.01, **c)
+    >>> round(v, 4), v.vacuous, v.ceiling
+    (0.3658, False, 1.0)
     >>> value_at("jia.thm4", 10_000, 0.1, lam=-1, **c)
     Traceback (most recent call last):
     ...
     ValueError: parameter 'lam' = -1 violates the assumption lam > 0 of statement jia.thm4.bound (Theorem 4)
     """
     st = pickable(key)
-    bas = basis(st.key, None, allow_unverified, evidence)
+    bas = _basis(st, None, allow_unverified, evidence, None, {"m": m, "eps": eps, **consts})
     eps_v = _check_choice(st, "eps", eps, warn=True)
     lam_v = _lam_rule(st, lam)
     consts = dict(consts)
     _check_fixed(st, _bound(st, m, consts, bas.form),
                  {"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
-    return Number(_value_at(st, m, eps_v, lam_v, consts, strict=True, which=bas.form), bas)
+    with _in_regime(regime):
+        v = _value_at(st, m, eps_v, lam_v, consts, strict=True, which=bas.form)
+        vac = _vacuity(st, m, v, bas.form, consts, eps=eps_v, lam=lam_v, mode="eps",
+                       fixed={"eps": eps_v, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
+    return Number(v, bas, vac)
 
 
 _LAM_GRID = 241
@@ -1202,7 +1377,7 @@ def _lam_optimised(b: _Bound, eps: float) -> float:
     The inverse queries ask for it at hundreds of ε or m; a general search (:func:`optimise`) there
     costs about 100× more for the same minimum.
     """
-    xs = np.linspace(math.log(1e-12), math.log(b.lam_max), _LAM_GRID)
+    xs = np.linspace(math.log(1e-12), math.log(_lam_hi(b)), _LAM_GRID)
     args = {"eps": eps, "lam": np.exp(xs)}
     with np.errstate(all="ignore"):
         try:
@@ -1296,7 +1471,7 @@ def bound_grid(key: str, m: float, eps: np.ndarray, lam: np.ndarray, which: str 
     """
     st = pickable(key)
     _check_which(which, st)
-    form = basis(st.key, which, allow_unverified, evidence, verdict).form
+    form = _basis(st, which, allow_unverified, evidence, verdict, {"m": m, **consts}).form
     b = _bound(st, m, consts, which=form)
     E, L = np.meshgrid(_grid(st, "eps", eps), _grid(st, "lam", lam))
     kw = {"eps": E, "lam": L}
@@ -1319,17 +1494,22 @@ def _grid(st: Statement, name: str, values: Any) -> np.ndarray:
 
 @single_blas_thread
 def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", allow_unverified: bool = False,
-            evidence: Any = None, **consts: float) -> float:
+            evidence: Any = None, regime: bool = True, **consts: float) -> float:
     """Smallest ε in (0, 1) whose bound at sample size ``m`` reaches ``target``.
 
     The bounds are not monotone in ε (privacy cost grows with ε, noise shrinks),
     so a log grid of 200 values in [1e-6, 1) finds the first ε that reaches
     the target and bisection refines it to a relative 1e-6.
 
+    The answer carries its :class:`Basis` (``.basis``) and :class:`Vacuity` (``.vacuity``); λ is
+    optimised inside the paper's regime unless ``regime=False``.
+
     Raises
     ------
     ValueError
-        For an input outside the statement's assumptions, or if no ε < 1 reaches the target.
+        For an input outside the statement's assumptions, or if no ε < 1 reaches the target (the
+        message then gives the best value at this m and the range of ε in which the target is
+        reachable at any m).
 
     Examples
     --------
@@ -1339,13 +1519,22 @@ def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", al
     True
     """
     st = pickable(key)
-    bas = basis(st.key, None, allow_unverified, evidence)
+    bas = _basis(st, None, allow_unverified, evidence, None, {"m": m, **consts})
     form = bas.form
     where = _where(st)
     target = positive_finite("target", target, where)
     lam_v = _lam_rule(st, lam)
     consts = dict(consts)
     _check_fixed(st, _bound(st, m, consts, form), {"lam": lam_v} if isinstance(lam_v, float) else {})
+    with _in_regime(regime):
+        e = _min_eps(st, target, m, lam_v, consts, form, where)
+        vac = _vacuity(st, m, _value_at(st, m, e, lam_v, consts, strict=False, which=form), form, consts, eps=e,
+                       lam=lam_v, mode="eps", fixed={"eps": e, **({"lam": lam_v} if isinstance(lam_v, float) else {})})
+    return Number(e, bas, vac)
+
+
+def _min_eps(st: Statement, target: float, m: float, lam_v: Any, consts: dict[str, Any], form: str,
+             where: str) -> float:
     grid = np.geomspace(1e-6, 1 - 1e-9, 200)
     vals, ok = [], []
     for i, e in enumerate(grid):                # up to the first ε that reaches the target (all if none does)
@@ -1358,12 +1547,26 @@ def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", al
         if math.isinf(best):            # not a number anywhere: say why, naming the input
             _value_at(st, m, float(grid[-1]), lam_v, consts, strict=True, which=form)
         best_text = f"best {best:.4g}" if math.isfinite(best) else "the bound is not finite for any eps"
+        why = ""
+        if math.isfinite(best) and lam_v != "paper":
+            token = _DIAGNOSE.set(False)
+            try:
+                fl = _Floor(_bound(st, m, consts, form))
+                thr = fl.eps_threshold(target, lam_v)
+                why = ("; at no m and no eps: the m-free part alone is at or above it even as eps → 0" if thr == 0.0
+                       else f"; at a larger m it is reachable only for eps < {thr:.6g} (the m-free part "
+                       f"{fl.text()} reaches {target:g} there)" if thr is not None else "")
+            except (ValueError, ArithmeticError, TypeError):
+                why = ""
+            finally:
+                _DIAGNOSE.reset(token)
         raise ValueError(
-            f"parameter 'target' = {target:g} is not reached by any eps < 1 at m = {float(m):g} ({best_text}; {where})"
+            f"parameter 'target' = {target:g} is not reached by any eps < 1 at m = {float(m):g} ({best_text}{why}; "
+            f"{where})"
         )
     i = ok[0]
     if i == 0:
-        return Number(float(grid[0]), bas)
+        return float(grid[0])
     a, b = float(grid[i - 1]), float(grid[i])
     while b / a > 1 + 1e-6:
         mid = math.sqrt(a * b)
@@ -1371,35 +1574,587 @@ def min_eps(key: str, target: float, m: float, lam: str | float = "optimise", al
             b = mid
         else:
             a = mid
-    return Number(b, bas)
+    return b
 
 
-class Number(float):
-    """A float answer carrying the :class:`Basis` it rests on (``.basis``)."""
+class _Answer:
+    """What a number answer carries: its :class:`Basis` and :class:`Vacuity`."""
 
     basis: Basis
+    vacuity: Vacuity
 
-    def __new__(cls, value: float, basis: Basis) -> Number:
+    @property
+    def vacuous(self) -> bool | None:
+        return self.vacuity.vacuous
+
+    @property
+    def ceiling(self) -> float | None:
+        return self.vacuity.ceiling
+
+    @property
+    def nonvacuous_m(self) -> int | None:
+        return self.vacuity.nonvacuous_m
+
+    @property
+    def max_useful_eps(self) -> float | None:
+        return self.vacuity.max_useful_eps
+
+    @property
+    def blocking_term(self) -> str:
+        return self.vacuity.blocking_term
+
+
+class Number(_Answer, float):
+    """A float answer carrying the :class:`Basis` it rests on (``.basis``) and its :class:`Vacuity` (``.vacuity``)."""
+
+    def __new__(cls, value: float, basis: Basis, vacuity: Vacuity | None = None) -> Number:
         out = float.__new__(cls, value)
         out.basis = basis
+        out.vacuity = vacuity if vacuity is not None else Vacuity(value=float(value))
         return out
 
     def __reduce__(self):
-        return (Number, (float(self), self.basis))
+        return (Number, (float(self), self.basis, self.vacuity))
 
 
-class Count(int):
-    """An integer answer (a sample size) carrying the :class:`Basis` it rests on (``.basis``)."""
+class Count(_Answer, int):
+    """An integer answer (a sample size) carrying its :class:`Basis` (``.basis``) and :class:`Vacuity` (``.vacuity``)."""
 
-    basis: Basis
-
-    def __new__(cls, value: int, basis: Basis) -> Count:
+    def __new__(cls, value: int, basis: Basis, vacuity: Vacuity | None = None) -> Count:
         out = int.__new__(cls, value)
         out.basis = basis
+        out.vacuity = vacuity if vacuity is not None else Vacuity()
         return out
 
     def __reduce__(self):
-        return (Count, (int(self), self.basis))
+        return (Count, (int(self), self.basis, self.vacuity))
+
+
+# --------------------------------------------------------------------------- vacuity: the bound against its ceiling
+#: a statement's quantity that names a risk, an excess risk, a utility or a learning rate
+_RISK_WORDS = re.compile(r"risk|excess|utility|learning rate|L\*", re.I)
+#: a statement's quantity that names the private release itself (its error against the target)
+_RELEASE = re.compile(r"f_zA|f_\{t\+1,A\}|θ̄|θ_T|θ\^priv|Φ\^p")
+#: quantities that are not the utility of a release (a privacy level, an exponent, a lower bound, a sensitivity)
+_NOT_UTILITY = re.compile(r"privacy|exponent|lower bound|sensitivity", re.I)
+#: the search limit of the sample size in the vacuity thresholds (as :func:`min_m`)
+_M_LIMIT = 1e12
+
+
+def is_utility_bound(st: Statement) -> bool:
+    """Whether ``st`` bounds the utility of a release: the rule that decides which statements declare a ceiling.
+
+    The rule, the same for every paper: not a definition, assumption, noise or schedule statement and
+    not a lower bound; then every statement carrying an ε/λ schedule (a pickable bound) is one, and
+    so is an upper bound, theorem, rate or order statement whose quantity names a risk, an excess, a
+    utility or a learning rate, or the private release itself (``f_zA``, ``f_{t+1,A}``, ``θ̄``,
+    ``θ_T``, ``θ^priv``, ``Φ^p``), unless it names a privacy level, an exponent, a lower bound or a
+    sensitivity.  Each such statement declares its trivial ceiling (``Statement.ceiling``) or why it
+    has none (``Statement.ceiling_why``); ``tests/test_vacuous.py`` requires it of every paper.
+
+    Examples
+    --------
+    >>> import bounds
+    >>> [is_utility_bound(bounds.registry.get(k)) for k in ("jia.s5_2.bound", "jia.thm4", "jia.prop1.scale")]
+    [True, True, False]
+    """
+    if st.kind in ("definition", "assumption", "noise", "schedule") or st.relation == "lower":
+        return False
+    if st.schedule:
+        return True
+    if st.relation != "upper" and st.kind not in ("theorem", "corollary", "rate", "order"):
+        return False
+    if _NOT_UTILITY.search(st.quantity):
+        return False
+    return bool(_RISK_WORDS.search(st.quantity) or _RELEASE.search(st.quantity)) or ".utility" in st.key
+
+
+def ceiling_of(key: Any, values: Mapping[str, Any]) -> tuple[float | None, str]:
+    """The trivial ceiling of statement ``key`` at ``values`` and why (``(None, why)`` where it has none).
+
+    Examples
+    --------
+    >>> ceiling_of("jia.s5_1.bound", {"M": 2})[0]
+    4.0
+    >>> ceiling_of("jia.prop1.scale", {})
+    (None, '')
+    """
+    st = _reg().get(key)
+    if st.ceiling is None:
+        return None, st.ceiling_why
+    subs = {st.ns[k].symbol: float(v) for k, v in values.items() if k in st.ns and isinstance(v, (int, float))}
+    c = st.ceiling.subs(subs)
+    if c.free_symbols:
+        need = ", ".join(sorted(P_name(x, st.ns) for x in c.free_symbols))
+        return None, f"{st.ceiling_why} (its value needs {need})"
+    return float(c), st.ceiling_why
+
+
+@dataclass
+class Vacuity:
+    """A value of a bound against its trivial ceiling, and where it stops being vacuous.
+
+    Attributes
+    ----------
+    ceiling, ceiling_why
+        The statement's ceiling at the constants (None: no finite ceiling) and why.
+    value : float or None
+        The bound's value at the answer.
+    vacuous : bool or None
+        ``value >= ceiling`` (None without a ceiling).
+    nonvacuous_m : int or None
+        Where vacuous: the smallest sample size at which the bound falls below the ceiling with the
+        other inputs kept (ε given or optimised, λ optimised, given or the paper's schedule).
+    never : bool
+        The bound stays at or above the ceiling at every sample size: its m-free part alone reaches it.
+    blocking_term, floor, floor_expr
+        The additive terms that do not vanish as m → ∞, and the limit of the bound (value and expression).
+    eps_threshold : float or None
+        The smallest ε from which the m-free part alone reaches the ceiling (vacuous at every m).
+    max_useful_eps : float or None
+        Where vacuous at a given ε: the largest ε below which the bound is under the ceiling at this m.
+    """
+
+    ceiling: float | None = None
+    ceiling_why: str = ""
+    value: float | None = None
+    vacuous: bool | None = None
+    nonvacuous_m: int | None = None
+    never: bool = False
+    blocking_term: str = ""
+    floor: float | None = None
+    floor_expr: str = ""
+    eps_threshold: float | None = None
+    max_useful_eps: float | None = None
+    variable: str = "m"
+    explanation: str = ""
+    search_limit: float = _M_LIMIT
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def line(self) -> str:
+        """One line: whether the value is vacuous, against which ceiling, and what to do where it is."""
+        if self.ceiling is None:
+            return f"ceiling: none ({self.ceiling_why})" if self.ceiling_why else ""
+        head = (f"{'VACUOUS' if self.vacuous else 'not vacuous'}: {self.value:.6g} "
+                f"{'≥' if self.vacuous else '<'} the ceiling {self.ceiling:.6g} ({self.ceiling_why})")
+        return head + (f"; {self.explanation}" if self.explanation else "")
+
+
+def _lim(e: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """lim_{x→∞} e: the substitution x = ∞ where it is defined, else :func:`sympy.limit`."""
+    r = e.subs(x, sp.oo)
+    if r.has(sp.nan, sp.zoo) or r.has(sp.oo) or r.has(-sp.oo):
+        try:
+            r = sp.limit(e, x, sp.oo)
+        except (NotImplementedError, ValueError, TypeError):
+            return sp.oo
+    return r
+
+
+class _Floor:
+    """The bound as m → ∞ (the m-free part), a function of ε and λ, with its additive terms.
+
+    By the bounds' form (each m-dependent term non-negative and falling in m) this limit is the
+    infimum over m; with λ optimised it is taken over λ as well (λ down to 1e-300)."""
+
+    def __init__(self, b: _Bound, var: str = "m"):
+        st = b.st
+        self.b = b
+        x = st.ns[var].symbol
+        fixed = {st.ns[k].symbol: v for k, v in b.consts.items() if k != var}
+        e = b.expr.subs(fixed)
+        self.expr = _lim(e, x)
+        self.ok = not (self.expr.has(sp.oo) or self.expr.has(sp.nan) or self.expr.has(sp.zoo))
+        terms = _additive_terms(e, set(b.vars) | {x})
+        self.terms = [(_lim(t, x), t) for t in terms] if self.ok else []
+        self.f = _lambdify(b.vars, self.expr) if self.ok else None
+        self.lam_free = True
+        self.tf = _lambdify(b.vars, [t for t, _ in self.terms]) if self.ok and self.terms else None
+
+    def _call(self, f: Any, point: Mapping[str, Any]) -> Any:
+        with np.errstate(all="ignore"):
+            try:
+                return f(*[point[n] for n in self.b.choice])
+            except (ArithmeticError, TypeError, ValueError):
+                return math.inf
+
+    def at(self, eps: float, lam: Any) -> tuple[float, float | None]:
+        """(limit, λ at which it is taken): λ a number, or ``"optimise"`` (the infimum over λ)."""
+        if not self.ok:
+            return math.inf, None
+        self.lam_free = lam == "optimise"
+        if "lam" in self.b.choice and lam == "optimise":
+            lams = np.concatenate([[1e-300, 1e-100, 1e-30], np.geomspace(1e-12, _lam_hi(self.b), 241)])
+            with np.errstate(all="ignore"):
+                v = np.asarray(self._call(self.f, {"eps": eps, "lam": lams}), dtype=complex) * np.ones(len(lams))
+                v = np.where((np.imag(v) == 0) & np.isfinite(v), np.real(v), np.inf)
+            k = int(np.argmin(v))
+            return float(v[k]), float(lams[k])
+        lam_v = float(lam) if isinstance(lam, (int, float)) else None
+        v = self._call(self.f, {"eps": eps, "lam": lam_v})
+        try:
+            return float(np.real(v)), lam_v
+        except (TypeError, ValueError):
+            return math.inf, lam_v
+
+    def blocking(self, eps: float, lam: float | None) -> str:
+        """The terms that do not vanish as m → ∞ at (ε, λ) (each above 1e-9 of their sum), named with the
+        constants substituted."""
+        if self.tf is None:
+            return ""
+        vals = self._call(self.tf, {"eps": eps, "lam": lam})
+        xs = []
+        for v in vals if isinstance(vals, (list, tuple)) else [vals] * len(self.terms):
+            try:
+                xs.append(abs(float(np.real(v))))
+            except (TypeError, ValueError):
+                xs.append(math.nan)
+        total = sum(x for x in xs if math.isfinite(x))
+        return ", ".join(self.name(t_inf) for (t_inf, _), x in zip(self.terms, xs, strict=True)
+                         if math.isfinite(x) and x > 1e-9 * total)
+
+    def name(self, e: sp.Expr) -> str:
+        """``e`` with the parameters' names, λ → 0 where the limit is taken over λ and the result stays finite."""
+        lam = self.b.st.ns["lam"].symbol if "lam" in self.b.st.ns else None
+        if lam is not None and "lam" in self.b.choice and self.lam_free:
+            z = e.subs(lam, 0)
+            if not (z.has(sp.oo) or z.has(sp.nan) or z.has(sp.zoo)):
+                e = z
+        return _named(e, self.b.st.ns)
+
+    def text(self) -> str:
+        """The limit's expression (named, λ → 0 where optimised)."""
+        return self.name(self.expr)
+
+    def eps_threshold(self, level: float, lam: Any) -> float | None:
+        """The smallest ε (to a relative 1e-9) from which the limit reaches ``level``; None where no ε ≤ 1000 does,
+        0.0 where every ε does."""
+        grid = np.geomspace(1e-9, 1e3, 241)
+        vals = [self.at(float(e), lam)[0] for e in grid]
+        i = next((j for j, v in enumerate(vals) if v >= level), None)
+        if i is None or any(v < level for v in vals[i:]):   # no crossing, or not one for good: no threshold claimed
+            return None
+        if i == 0:
+            return 0.0
+        a, c = float(grid[i - 1]), float(grid[i])
+        while c / a > 1 + 1e-9:
+            mid = math.sqrt(a * c)
+            if self.at(mid, lam)[0] >= level:
+                c = mid
+            else:
+                a = mid
+        return c
+
+
+class _AtM:
+    """A :class:`_Bound` at another sample size without substituting and lambdifying again: the bound is
+    lambdified once in (the chosen variables, m) (:func:`_m_family`); what the searches read of a bound."""
+
+    def __init__(self, fm: Any, b: _Bound, m: float):
+        self.st, self.choice, self.lam_max, self.consts, self.m = b.st, b.choice, b.lam_max, b.consts, float(m)
+        self.f = functools.partial(_with_m, fm, self.m)
+
+    __call__ = _Bound.__call__
+
+
+def _with_m(fm: Any, m: float, *args: Any) -> Any:
+    return fm(*args, m)
+
+
+def _m_family(b: _Bound) -> Any:
+    """``m ↦`` the bound at sample size m (an :class:`_AtM`), from one lambdification (cached on ``b``)."""
+    fm = getattr(b, "_fm", None)
+    if fm is None:
+        msym = b.st.ns["m"].symbol
+        fixed = {b.st.ns[k].symbol: v for k, v in b.consts.items() if k != "m"}
+        fm = b._fm = _lambdify([*b.vars, msym], b.expr.subs(fixed))
+    return lambda m: _AtM(fm, b, m)
+
+
+def _exact_edge(n: int | None, g: Any, level: float, start: float) -> int | None:
+    """``n`` moved, one integer at a time, until g(n) < level ≤ g(n − 1) under the exact evaluation ``g``
+    (a cheaper search found ``n``; the printed threshold must hold for the answer's own evaluation)."""
+    if n is None:
+        return None
+    lo = int(max(2, math.floor(start)))
+    for _ in range(64):
+        if not g(n) < level:
+            n += 1
+        elif n > lo and g(n - 1) < level:
+            n -= 1
+        else:
+            return n
+    return _first_m(g, level, start=start)
+
+
+def _m_limit(start: float) -> float:
+    """How far the vacuity thresholds search m: 1e12, or a million times the given m (below the float range)."""
+    return min(max(_M_LIMIT, float(start) * 1e6), 1e300)
+
+
+def _first_m(g: Any, level: float, start: float = 2, limit: float | None = None) -> int | None:
+    """The smallest integer m ≥ ``start`` with g(m) < ``level`` (g falling in m); None where none ≤ ``limit``
+    (default :func:`_m_limit`).
+
+    Doubling brackets it; then interpolation of log g against log m (the bounds fall like powers of m),
+    each estimate probed with its neighbour, every third step a bisection, until the bracket is one
+    integer wide: g(m) < level ≤ g(m − 1) at the answer, as evaluated.
+
+    Examples
+    --------
+    >>> _first_m(lambda m: 1000 / m, 1.0)
+    1001
+    """
+    limit = _m_limit(start) if limit is None else limit
+    lo = int(max(2, math.floor(start)))
+    glo = g(lo)
+    if glo < level:
+        return lo
+    hi, ghi = lo, glo
+    while not ghi < level:
+        lo, glo = hi, ghi
+        hi *= 2
+        if hi > limit:
+            return None
+        ghi = g(hi)
+    step = 0
+    while hi - lo > 1:
+        step += 1
+        mid = (lo + hi) // 2
+        if step % 3 and 0 < ghi < level <= glo < math.inf:
+            x = math.log(lo) + (math.log(glo) - math.log(level)) * (math.log(hi) - math.log(lo)) / (
+                math.log(glo) - math.log(ghi))
+            mid = min(max(int(round(math.exp(x))), lo + 1), hi - 1)
+        gm = g(mid)
+        if gm < level:
+            hi, ghi = mid, gm
+            if mid - 1 > lo:                       # probe the neighbour: the estimate is usually within one
+                gp = g(mid - 1)
+                if gp < level:
+                    hi, ghi = mid - 1, gp
+                else:
+                    lo, glo = mid - 1, gp
+        else:
+            lo, glo = mid, gm
+            if mid + 1 < hi:
+                gp = g(mid + 1)
+                if gp < level:
+                    hi, ghi = mid + 1, gp
+                else:
+                    lo, glo = mid + 1, gp
+    return int(hi)
+
+
+def _max_useful_eps(st: Statement, m: float, lam: Any, consts: dict[str, Any], which: str, level: float
+                    ) -> float | None:
+    """The largest ε (to a relative 1e-6) at which the bound at sample size ``m`` is below ``level``."""
+    top = _eps_hi(st)
+    grid = np.geomspace(1e-6, top, 48)
+    vals = [_value_at(st, m, float(e), lam, consts, strict=False, which=which) for e in grid]
+    ok = [j for j, v in enumerate(vals) if v < level]
+    if not ok:
+        return None
+    i = ok[-1]
+    if i == len(grid) - 1:
+        return float(grid[-1])
+    a, c = float(grid[i]), float(grid[i + 1])
+    while c / a > 1 + 1e-6:
+        mid = math.sqrt(a * c)
+        if _value_at(st, m, mid, lam, consts, strict=False, which=which) < level:
+            a = mid
+        else:
+            c = mid
+    return a
+
+
+def _eps_text(x: float | None) -> str:
+    return "—" if x is None else f"{x:.6g}"
+
+
+def _vacuity(st: Statement, m: float, value: float, which: str, consts: Mapping[str, Any], *, eps: float | None,
+             lam: Any, mode: str, fixed: Mapping[str, float] | None = None) -> Vacuity:
+    """The :class:`Vacuity` of a pick's value.
+
+    ``mode``: ``"paper"`` (the paper's schedule, ε and λ following it unless given), ``"eps"`` (ε given,
+    λ optimised, given or the paper's), ``"free"`` (ε and λ optimised).
+    """
+    consts = dict(consts)
+    c, why = ceiling_of(st.key, {**consts, "m": m, **({"eps": eps} if eps is not None else {})})
+    out = Vacuity(ceiling=c, ceiling_why=why, value=float(value))
+    if c is None:
+        return out
+    out.vacuous = bool(value >= c)
+    if not out.vacuous:
+        return out
+    token = _DIAGNOSE.set(False)
+    try:
+        b = _bound(st, m, consts, which)
+        fl = _Floor(b)
+        fixed = dict(fixed or {})
+        if mode == "paper":
+            def g(mm: float) -> float:
+                try:
+                    return _paper_schedule(st, mm, which, dict(consts), dict(fixed)).bound
+                except ValueError:
+                    return math.inf
+            out.nonvacuous_m, out.search_limit = _first_m(g, c, start=m), _m_limit(m)
+            out.explanation = (f"along the paper's schedule the bound falls below it from m = {out.nonvacuous_m}"
+                               if out.nonvacuous_m is not None else
+                               f"along the paper's schedule it stays at or above it for every m ≤ "
+                               f"{out.search_limit:g}")
+            return out
+        if mode == "eps" and eps is not None:
+            lim, lam_at = fl.at(eps, lam if lam != "paper" else "optimise")
+            out.floor, out.floor_expr = (lim if math.isfinite(lim) else None), (fl.text() if fl.ok else "")
+            if lam != "paper" and math.isfinite(lim) and lim >= c and all(
+                    _value_at(st, m * 10.0**k, eps, lam, dict(consts), strict=False, which=which) >= c
+                    for k in (3, 6, 12)):
+                out.never = True
+                out.blocking_term = fl.blocking(eps, lam_at)
+                out.eps_threshold = fl.eps_threshold(c, lam)
+            else:
+                def exact(mm: float) -> float:
+                    return _value_at(st, mm, eps, lam, dict(consts), strict=False, which=which)
+
+                fam = _m_family(b)
+                if lam == "optimise" and set(b.choice) == {"eps", "lam"}:
+                    def cheap(mm: float) -> float:
+                        return _lam_optimised(fam(mm), eps)
+                elif lam != "paper" and set(b.choice) <= {"eps", "lam"} and (lam != "optimise" or "lam" not in b.choice):
+                    def cheap(mm: float) -> float:
+                        return fam(mm)(eps=eps, lam=None if lam == "optimise" else float(lam))
+                else:
+                    cheap = exact
+                out.nonvacuous_m = _exact_edge(_first_m(cheap, c, start=m), exact, c, m)
+                out.search_limit = _m_limit(m)
+            out.max_useful_eps = _max_useful_eps(st, m, lam, dict(consts), which, c)
+            out.explanation = _explain_vacuity(out, eps, m, lam)
+            return out
+        # ε (and λ) optimised: the limit is smallest as ε → 0 for the papers' bounds; take its infimum over ε
+        lam_rule = fixed.get("lam", "optimise")
+        best = min((fl.at(float(e), lam_rule) + (float(e),) for e in np.geomspace(1e-9, _eps_hi(st), 61)),
+                   key=lambda t: t[0])
+        def h(mm: float) -> float:
+            try:
+                return _optimise(st, mm, None, which, dict(consts), dict(fixed)).bound
+            except ValueError:
+                return math.inf
+
+        if math.isfinite(best[0]) and best[0] >= c and all(h(m * 10.0**k) >= c for k in (3, 12)):
+            out.never, out.floor, out.floor_expr = True, best[0], fl.text()
+            out.blocking_term = fl.blocking(best[2], best[1])
+        else:
+            fam = _m_family(b)
+            free = [n for n in b.choice if n not in fixed]
+            lo_ = np.array([math.log(1e-9) if n == "eps" else math.log(1e-12) for n in free])
+
+            def cheap(mm: float) -> float:
+                bm = fam(mm)
+                hi_ = np.array([math.log(_eps_hi(st)) if n == "eps" else math.log(_lam_hi(bm)) for n in free])
+                _, fx = _grid_minimise(_log_objective(bm, {n: fixed[n] for n in b.choice if n in fixed}, free),
+                                       lo_, hi_, n_local=2)
+                return math.exp(fx) if math.isfinite(fx) else math.inf
+
+            out.nonvacuous_m = _exact_edge(_first_m(cheap if free else h, c, start=m), h, c, m)
+            out.search_limit = _m_limit(m)
+        out.explanation = _explain_vacuity(out, None, m, lam_rule)
+        return out
+    finally:
+        _DIAGNOSE.reset(token)
+
+
+def value_vacuity(key: Any, values: Mapping[str, Any], value: float, which: str | None = None) -> Vacuity:
+    """The :class:`Vacuity` of ``value``, the bound of statement ``key`` at ``values`` (``python -m bounds eval``).
+
+    Where the value is at or above the statement's ceiling, the smallest sample size (the paper's
+    regime variable, ``m``, ``n`` or ``t``, the other values kept) at which it falls below it, or that it
+    never does, with the terms that do not vanish as the sample size grows.
+
+    Examples
+    --------
+    >>> v = value_vacuity("jia.s5_2.rate", {"C_tilde": 10, "m": 100, "beta": 0.5}, 10 * 100 ** -0.125)
+    >>> v.vacuous, v.nonvacuous_m
+    (True, 100000001)
+    """
+    reg = _reg()
+    st = reg.get(key)
+    c, why = ceiling_of(st.key, values)
+    out = Vacuity(ceiling=c, ceiling_why=why, value=float(value))
+    if c is None:
+        return out
+    out.vacuous = bool(value >= c)
+    if not out.vacuous:
+        return out
+    var = next((v for v in (st.ns.regime.variable, "m", "n", "t") if v in st.params and v in values), None)
+    if var is None:
+        out.explanation = "no sample size among its parameters: nothing to grow"
+        return out
+    out.variable = var
+    ev = reg.evaluate(st.key)
+    expr = st.stated if which == "stated" else ev.derived if which == "derived" and ev.derived is not None \
+        else ev.expression
+    x = st.ns[var].symbol
+    rest = {st.ns[k].symbol: float(v) for k, v in values.items() if k in st.ns and k != var}
+    lim = _lim(expr, x)                 # symbolic in the other parameters: its terms are named as the paper has them
+    try:
+        floor = float(lim.subs(rest))
+    except (TypeError, ValueError):
+        floor = math.inf
+
+    def g(mm: float) -> float:
+        try:
+            return float(reg.value(st.key, {**values, var: mm}, which=which))
+        except (ValueError, ArithmeticError, TypeError):
+            return math.inf
+
+    start = float(values[var])
+    if math.isfinite(floor) and floor >= c and all(g(start * 10.0**k) >= c for k in (3, 6, 12)):
+        out.never, out.floor, out.floor_expr = True, floor, _named(lim, st.ns)
+        names = []
+        for t in _additive_terms(expr, {x}):
+            tl = _lim(t, x)
+            try:
+                nonzero = abs(float(tl.subs(rest))) > 1e-9 * abs(floor)
+            except (TypeError, ValueError):
+                nonzero = False
+            if nonzero:
+                names.append(_named(tl, st.ns))
+        out.blocking_term = ", ".join(names)
+        out.explanation = (f"never below it at any {var} (the other values kept): as {var} → ∞ the bound tends to "
+                           f"{out.floor_expr} = {floor:.6g}"
+                           + (f", held up by its {var}-free term(s) {out.blocking_term}" if out.blocking_term else ""))
+        return out
+    out.nonvacuous_m, out.search_limit = _first_m(g, c, start=start), _m_limit(start)
+    out.explanation = (f"it falls below the ceiling from {var} = {out.nonvacuous_m} (the other values kept)"
+                       if out.nonvacuous_m is not None else
+                       f"it stays at or above the ceiling for every {var} ≤ {out.search_limit:g} searched")
+    return out
+
+
+def _explain_vacuity(v: Vacuity, eps: float | None, m: float, lam: Any) -> str:
+    at = f"at eps = {eps:g}" if eps is not None else "with eps chosen at each m"
+    lam_txt = "" if lam in ("optimise", None) else " (lambda from the paper's schedule)" if lam == "paper" \
+        else f" (lambda = {float(lam):g})"
+    parts = []
+    if v.never:
+        floor = f"{v.floor:.6g}" if v.floor is not None else "?"
+        parts.append(f"never below it {at}{lam_txt}, at any m: as m → ∞ the bound tends to {v.floor_expr} = {floor}"
+                     + (f", held up by its m-free term(s) {v.blocking_term}" if v.blocking_term else ""))
+        if v.eps_threshold is not None:
+            parts.append("the m-free part alone reaches the ceiling at every eps" if v.eps_threshold == 0.0 else
+                         f"the m-free part alone reaches the ceiling for every eps ≥ {v.eps_threshold:.6g}, so only "
+                         f"eps < {v.eps_threshold:.6g} can give a non-vacuous bound")
+    elif v.nonvacuous_m is not None:
+        parts.append(f"{at}{lam_txt} it falls below the ceiling from m = {v.nonvacuous_m}")
+    else:
+        parts.append(f"{at}{lam_txt} it stays at or above the ceiling for every m ≤ {v.search_limit:g} searched")
+    if eps is not None:
+        parts.append(f"at m = {m:g} no eps gives a bound below the ceiling" if v.max_useful_eps is None else
+                     f"at m = {m:g} the bound is below the ceiling for eps up to {v.max_useful_eps:.6g} "
+                     "(the largest useful eps)")
+    return "; ".join(parts)
 
 
 # --------------------------------------------------------------------------- the trade-off: which term dominates

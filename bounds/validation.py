@@ -82,14 +82,23 @@ def short(value: Any, n: int = 40) -> str:
 def suggest(name: str, known: Iterable[str], n: int = 5) -> str:
     """``"; did you mean a, b?"`` with the close matches of ``name`` in ``known`` (or ``""``).
 
-    Close means similar spelling (:func:`difflib.get_close_matches`) or containing ``name``.
+    Close means under ``name`` (``name.`` starts it: a paper or a section), containing ``name``, or similar
+    spelling (:func:`difflib.get_close_matches`), in that order.  The keys under a prefix are all named
+    (up to 12, however small ``n``), so that a section's valid key is never cut off by its siblings.
+
+    Examples
+    --------
+    >>> suggest("jia.s5_2", ["jia.s5_20", "jia.s5_2.a", "jia.s5_2.b", "jia.s5_2.c"], n=2)
+    '; did you mean jia.s5_2.a, jia.s5_2.b, jia.s5_2.c?'
     """
     if not isinstance(name, str) or not name:
         return ""
     known = [k for k in known if isinstance(k, str)]
-    close = [k for k in known if name.lower() in k.lower()]
+    under = [k for k in known if k.startswith(name + ".")]
+    close = under + [k for k in known if name.lower() in k.lower() and k not in under]
     close += [k for k in difflib.get_close_matches(name, known, n=n, cutoff=0.6) if k not in close]
-    return f"; did you mean {', '.join(close[:n])}?" if close else ""
+    limit = max(n, min(len(under), 12))
+    return f"; did you mean {', '.join(close[:limit])}?" if close else ""
 
 
 def unknown_key(key: Any, known: Iterable[str]) -> UnknownKeyError:
@@ -106,6 +115,37 @@ def unknown_key(key: Any, known: Iterable[str]) -> UnknownKeyError:
         return UnknownKeyError(f"statement key must be a string such as 'jia.thm2', not "
                                f"{type(key).__name__} {short(key)}")
     return UnknownKeyError(f"unknown statement {short(key, 80)}{suggest(key, known)}")
+
+
+def missing_parameters(missing: Iterable[tuple[str, str]], where: str) -> ValueError:
+    """The one error for every parameter a statement needs and was not given (all named at once).
+
+    Shared by :func:`bounds.core.validate` (``bounds.value``, ``eval``, ``calibrate``, the pickers'
+    constants) and the paper's schedules in :mod:`bounds.pick`, so that a user learns every missing
+    constant from one message, not one per attempt.
+
+    Parameters
+    ----------
+    missing : iterable of (name, assumption)
+        The missing parameters with the text of their domain (``"0 < C_L"``), in the order to name them.
+    where : str
+        What needs them, for the message (``"statement jia.thm2 (Theorem 2)"``).
+
+    Examples
+    --------
+    >>> str(missing_parameters([("C_L", "0 < C_L")], "statement jia.thm2 (Theorem 2)"))
+    "parameter 'C_L' is missing for statement jia.thm2 (Theorem 2); assumption: 0 < C_L"
+    >>> str(missing_parameters([("C_L", "0 < C_L"), ("gamma", "0 < gamma")], "statement jia.thm2 (Theorem 2)"))
+    "parameters 'C_L', 'gamma' are missing for statement jia.thm2 (Theorem 2); assumptions: 0 < C_L; 0 < gamma"
+    """
+    items = list(missing)
+    if not items:
+        raise ValueError("parameter 'missing' must name at least one parameter (missing_parameters)")
+    names = ", ".join(repr(n) for n, _ in items)
+    domains = "; ".join(d for _, d in items if d)
+    if len(items) == 1:
+        return ValueError(f"parameter {names} is missing for {where}" + (f"; assumption: {domains}" if domains else ""))
+    return ValueError(f"parameters {names} are missing for {where}" + (f"; assumptions: {domains}" if domains else ""))
 
 
 def _is_bool(value: Any) -> bool:

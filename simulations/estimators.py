@@ -6,9 +6,7 @@ certificate), then draws the output-perturbation noise of a
 :mod:`bounds` (``calibration="derived"`` by default, or the paper's
 ``"stated"`` one where they differ).  The ``mechanism`` parameter is the paper's
 mechanism object (``simulations.trials.jia.S5_1``; its name ``"jia.s5_1"`` is a
-convenience resolved to the same object, see :func:`simulations.mechanisms.mechanisms`);
-it must calibrate the estimator's algorithm (:attr:`_DPBase.algorithm`: ``"kls"``,
-``"svm"`` or ``"online_kls"``), else ``fit`` raises a ``ValueError`` naming both.
+convenience resolved to the same object, see :func:`simulations.mechanisms.mechanisms`).
 Whether the function is clipped first comes from the mechanism's declaration.  ``random_state`` is a non-negative
 int (fed to a SeedSequence), a numpy Generator or RandomState, or None; the same
 seed gives the same release.
@@ -16,6 +14,29 @@ seed gives the same release.
 ``DPKernelLeastSquares`` (kernel least squares + b), ``DPKernelSVM``
 (offset-free SVM, output sgn(f_z + b)) and ``DPOnlineKernelRegression``
 (online kernel regression f_T + b_T).
+
+Before anything is allocated, ``fit`` applies the rules of :mod:`simulations.privacy_rules`, the same
+for every paper and mechanism:
+
+* the mechanism applies: its calibrating statement's *premises* (``Statement.premises``: loss,
+  algorithm, labels, Lipschitz constant, RKHS-norm bound) are those the estimator establishes
+  (:meth:`DPKernelLeastSquares.premises` and the like), decided by the proof's premises and never by a
+  name; a mismatch is a ``ValueError`` naming both, and a statement declaring none is refused unless
+  ``allow_unverified=True``;
+* the form used is established by the statement's one verdict (:func:`bounds.pick.basis`, the rule of
+  ``python -m bounds calibrate``), else :class:`bounds.pick.UnverifiedError` naming the private
+  alternative (``simulations.random_features.DPRandomFeatureRegressor`` / ``...Classifier``), unless
+  ``allow_unverified=True``: then a :class:`PrivacyLeakWarning` at *every* such fit names what is
+  unverified;
+* the Gram matrices fit in the available memory (else a ``ValueError`` naming ``X``, the bytes
+  needed and available);
+* the mechanism's sampler draws from the law it declares (a Kolmogorov–Smirnov test at level 1e-6 on
+  10,000 deterministic draws, :func:`simulations.privacy_rules.check_sampler_law`).
+
+The linear algebra of ``fit`` and ``predict`` runs on one BLAS thread unless the user set
+``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS`` (the rule of
+:func:`bounds.pick.single_blas_thread`); the Gram matrix is built by blocks of rows, so a fit holds at
+most two Gram-sized arrays (the Gram and its Cholesky factor for least squares).
 
 The estimators follow scikit-learn's conventions: parameters are declared in
 ``_parameter_constraints`` and checked when ``fit`` is called (an invalid one raises
@@ -29,7 +50,7 @@ design; the reason is given there).
 
 All three release a *whole function* with one scalar of noise, as the papers do: differences
 f(x) − f(x′) of the release carry no noise, so the released function is not ε-DP (the project's
-audits find ε_lower ≈ 10 against a claimed 0.5).  Fitting therefore emits a short
+audits find ε_lower ≈ 10 against a claimed 0.5).  Fitting therefore also emits a short
 :class:`PrivacyLeakWarning` (as diffprivlib's warning of the same name), once per estimator class
 per process (:func:`reset_privacy_warnings` re-arms it), naming the private alternatives: release one value f(x*) + b per ε (the ``value`` release model of
 :mod:`verify.audit`), or the Gaussian-process release f + σ·G with G ~ GP(0, K) (Hall, Rinaldo &
@@ -37,20 +58,30 @@ Wasserman 2013, Cor. 9; :func:`verify.audit.gp_function`, audited under ``jia.s5
 
 Examples
 --------
+>>> import warnings
 >>> import numpy as np
 >>> from simulations.estimators import DPKernelLeastSquares
 >>> from simulations.trials.jia import S5_1, S5_2       # the least-squares and SVM mechanisms of §5
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-0.5, 0.5, (200, 2)); y = np.clip(X[:, 0] + 0.1 * rng.normal(size=200), -1, 1)
->>> est = DPKernelLeastSquares(mechanism=S5_1, lam=0.1, eps=0.5, random_state=1).fit(X, y)
+>>> DPKernelLeastSquares(mechanism=S5_1, lam=0.1, eps=0.5).fit(X, y)    # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+bounds.pick.UnverifiedError: DPKernelLeastSquares: parameter 'mechanism' = 'jia.s5_1' (derived calibration): statement jia.s5_1.scale (Section 5.1): no form of it is established (...); a private alternative the toolkit provides: simulations.random_features.DPRandomFeatureRegressor (...)
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     est = DPKernelLeastSquares(mechanism=S5_1, lam=0.1, eps=0.5, random_state=1,
+...                                allow_unverified=True).fit(X, y)
+>>> any("unverified: no form of jia.s5_1.scale" in str(w.message) for w in caught)
+True
 >>> est.predict(X[:3]).shape, est.n_features_in_
 ((3,), 2)
 >>> est.noise_scale_ > 0 and est.certificate_.ok
 True
->>> DPKernelLeastSquares(mechanism=S5_2).fit(X, y)
+>>> DPKernelLeastSquares(mechanism=S5_2).fit(X, y)        # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: DPKernelLeastSquares: parameter 'mechanism': DPKernelLeastSquares (algorithm 'kls') was given mechanism 'jia.s5_2', whose statement jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanism of kls: jia.s5_1, jamp.prop1
+ValueError: DPKernelLeastSquares: parameter 'mechanism' = 'jia.s5_2': DPKernelLeastSquares does not satisfy the premises of statement jia.s5_2.scale (Section 5.2) of mechanism 'jia.s5_2': loss: the statement assumes 'hinge', DPKernelLeastSquares has 'square'; ...
 >>> DPKernelLeastSquares(mechanism=S5_1, eps=0).fit(X, y)
 Traceback (most recent call last):
 ...
@@ -78,8 +109,9 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from . import privacy_rules
 from .kernels import GaussianKernel, Kernel, LinearKernel, PeriodicSobolevKernel
-from .mechanisms import Mechanism, get_mechanism, mechanisms
+from .mechanisms import Mechanism, MissingParameterError, get_mechanism, mechanisms
 from .online import online_kernel_regression
 from .solvers import CertificateError, kls_fit, svm_fit
 
@@ -123,6 +155,10 @@ class FitCertificateError(CertificateError, ValueError):
 #: what the warning says (≤ 160 characters with any class name; the details are in PrivacyLeakWarning's doc)
 FUNCTION_LEAK = ("{name}: f + b with one scalar b leaves f(x) − f(x′) noiseless, so the function is not ε-DP; "
                  "release f(x*) + b or a Gaussian-process release")
+
+#: the algorithms the estimators fit, as the calibrating statements' premises name them (``Statement.premises``)
+ERM = "regularised kernel ERM (exact minimiser, no offset)"
+ONLINE = "online kernel regression (recursion (3), one pass)"
 
 #: the estimator classes that have warned in this process (explicit: pytest resets the warnings filters)
 _WARNED: set[str] = set()
@@ -200,8 +236,8 @@ _POSITIVE = Interval(Real, 0, math.inf, closed="neither")
 
 #: the assumption behind each parameter's constraint (appended to the error message)
 _ASSUMPTIONS: dict[str, str] = {
-    "mechanism": "a simulations.mechanisms.Mechanism (or the name of a declared one) calibrating this "
-                 "estimator's algorithm",
+    "mechanism": "a simulations.mechanisms.Mechanism (or the name of a declared one) whose calibrating "
+                 "statement's premises this estimator satisfies",
     "lam": "the regularisation λ is positive and finite (the noise scale grows like 1/λ)",
     "eps": "the privacy parameter ε is positive and finite (ε = ∞ would be no privacy)",
     "kernel": f"a simulations.kernels.Kernel or one of the names {sorted(KERNELS)}",
@@ -210,6 +246,8 @@ _ASSUMPTIONS: dict[str, str] = {
     "t0": "the offset t₀ of Theorem 1 is positive and finite (with t₀^θ ≥ κ² + 1), or None for the "
           "smallest admissible one",
     "calibration": "'derived' (the toolkit's noise scale) or 'stated' (the paper's)",
+    "allow_unverified": "a bool: fit with a calibration no verdict establishes, or whose statement declares no "
+                        "premises (a PrivacyLeakWarning at every fit)",
     "random_state": "a non-negative int seed, a numpy Generator or RandomState, or None",
 }
 
@@ -229,6 +267,11 @@ def _culprit(X: Any, err: Exception) -> str:
     return "parameter 'y'"
 
 
+#: the most entries of one block of kernel evaluations (2²² float64 = 32 MB): the Gram is filled, and the
+#: released function evaluated, by blocks of rows of at most this size, so that a kernel's temporaries stay
+#: block-sized; a problem of at most this many entries is one call, as before
+_BLOCK = 1 << 22
+
 #: what a mechanism's problem value is in terms of the estimator (for error messages)
 _MEANING: dict[str, str] = {"m": "n_samples", "kappa": "κ of parameter 'kernel'"}
 
@@ -246,6 +289,7 @@ class _DPBase(BaseEstimator):
         "calibration": [StrOptions({"derived", "stated"})],
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.RandomState,
                          np.random.Generator, None],
+        "allow_unverified": ["boolean"],
     }
 
     # -- validation -----------------------------------------------------------------------
@@ -312,6 +356,16 @@ class _DPBase(BaseEstimator):
             raise TypeError(f"{type(self).__name__}: parameter 'X': {err}") from err
 
     # -- pieces of the fit ----------------------------------------------------------------
+    #: Gram-sized (m × m) arrays the fit holds at once (:func:`~simulations.privacy_rules.check_memory`)
+    _GRAMS: ClassVar[int] = 2
+    #: which private alternative a refusal names (:data:`simulations.privacy_rules.ALTERNATIVES`)
+    _TASK: ClassVar[str] = "regressor"
+
+    def premises(self, **problem: float) -> dict[str, Any]:
+        """The premises this estimator establishes at the problem's values (compared with the calibrating
+        statement's ``premises`` by :func:`simulations.privacy_rules.check_premises`)."""
+        raise NotImplementedError
+
     def _kernel(self) -> Kernel:
         k = self.kernel
         if k is None:
@@ -323,41 +377,78 @@ class _DPBase(BaseEstimator):
         return k
 
     def _gram(self, kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        try:
-            G = np.asarray(kernel(A, B), dtype=np.float64)
-        except ValueError as err:
-            raise self._fail(f"X is outside the domain of parameter 'kernel' = {kernel!r}: {err}") from err
-        if G.shape != (len(A), len(B)) or not np.all(np.isfinite(G)):
-            raise self._fail(f"parameter 'kernel' = {kernel!r} gave a Gram matrix that is not finite of shape "
-                             f"({len(A)}, {len(B)}) on X")
+        """K(A, B), filled by blocks of rows of at most :data:`_BLOCK` entries: one array of its size, whatever
+        temporaries the kernel makes (one block when it fits, as one call)."""
+        rows = max(1, _BLOCK // max(len(B), 1))
+        G: np.ndarray | None = None
+        for i in range(0, max(len(A), 1), rows):
+            try:
+                part = np.asarray(kernel(A[i:i + rows], B), dtype=np.float64)
+            except ValueError as err:
+                raise self._fail(f"X is outside the domain of parameter 'kernel' = {kernel!r}: {err}") from err
+            n_i = len(A[i:i + rows])
+            if part.shape != (n_i, len(B)) or not (math.isfinite(float(part.sum())) or np.all(np.isfinite(part))):
+                raise self._fail(f"parameter 'kernel' = {kernel!r} gave a Gram matrix that is not finite of shape "
+                                 f"({len(A)}, {len(B)}) on X")
+            if rows >= len(A):
+                return part
+            if G is None:
+                G = np.empty((len(A), len(B)))
+            G[i:i + n_i] = part
+            del part
+        assert G is not None
         return G
 
     def _mechanism(self) -> Mechanism:
-        """The mechanism (resolved from its name if given one), checked to calibrate this estimator's algorithm."""
+        """The mechanism (resolved from its name if given one); whether it applies is decided by its premises."""
         name = type(self).__name__
         if self.mechanism is None:
             fits = [n for n, m in mechanisms().items() if m.applies_to(self.algorithm)]
-            raise ValueError(f"parameter 'mechanism' of {name} must be a Mechanism of its algorithm "
-                             f"{self.algorithm!r}: {', '.join(fits) or 'none is declared'}")
+            raise ValueError(f"parameter 'mechanism' of {name} must be a Mechanism whose statement's premises it "
+                             f"satisfies (declared for {self.algorithm!r}: {', '.join(fits) or 'none'})")
         try:
-            return get_mechanism(self.mechanism).require(self.algorithm, name)
+            return get_mechanism(self.mechanism)
         except ValueError as err:
             raise self._fail(f"parameter 'mechanism': {err}") from None
 
-    def _noise_scale(self, mech: Mechanism, **problem: float) -> float:
-        """The mechanism's Laplace scale at the problem, with errors in the estimator's terms."""
+    def _calibrate(self, mech: Mechanism, **problem: float) -> tuple[float, list[str]]:
+        """The rules before anything is allocated: the calibrating statement applies to this estimator (its
+        premises), its form is established (its verdict), the noise scale is finite, the Gram fits in memory.
+
+        Returns the scale and the warnings to emit at the end of a successful fit (``allow_unverified``).
+        """
         name = type(self).__name__
         what = "; ".join(f"{k} = " + (f"{_MEANING[k]} = " if k in _MEANING else "") + f"{v!r}" for k, v in problem.items())
         try:
             values = mech.statement_values(problem)
-        except KeyError as err:
-            values, missing = {}, [str(err.args[0])]
+        except MissingParameterError as err:
+            values, missing = {}, [err.parameter]
         else:
             missing = [p for p in mech.statement.params if p not in values]
+        warn: list[str] = []
+        allow = bool(self.allow_unverified)
+        for st in (mech.statement,):   # premises are the calibration's; claims are checked as established below
+            try:
+                w = privacy_rules.check_premises(st, self.premises(**problem), {**problem, **values}, who=name,
+                                                 mechanism=mech.name, allow_unverified=allow)
+            except ValueError as err:
+                fits = self._satisfiable(problem, exclude=mech.name)
+                raise self._fail(f"parameter 'mechanism' = {mech.name!r}: {err}"
+                                 + (f" (declared: {', '.join(fits)})" if fits else "")) from None
+            if w:
+                warn.append(w)
         if missing:
             raise self._fail(f"parameter 'mechanism' = {mech.name!r} does not apply to {name}: its noise scale "
                              f"({mech.scale_key}) needs {', '.join(map(repr, missing))}, which {name} does not "
                              f"define (it has {what}); use a mechanism of this estimator's algorithm")
+        # before anything large is read or built (the report's evidence, the Gram)
+        privacy_rules.check_memory(int(problem["m"]), self._GRAMS, who=name, task=self._TASK)
+        for st in mech.statements:
+            b = privacy_rules.established_form(st, self.calibration, who=f"{name}: parameter 'mechanism' = "
+                                               f"{mech.name!r} ({self.calibration} calibration)",
+                                               task=self._TASK, allow_unverified=allow)
+            if b.warning:
+                warn.append(f"{name}: {b.warning}; a private alternative: {privacy_rules.ALTERNATIVES[self._TASK]}")
         try:
             scale = mech.scale(self.calibration, **problem)
         except ValueError as err:
@@ -365,7 +456,26 @@ class _DPBase(BaseEstimator):
         if not (math.isfinite(scale) and scale >= 0):
             raise self._fail(f"the noise scale of mechanism {mech.name!r} is {scale!r}, not a finite number "
                              f"[here {what}]: the parameters are outside float64's range")
-        return scale
+        return scale, warn
+
+    def _satisfiable(self, problem: dict[str, float], exclude: str = "") -> list[str]:
+        """The declared mechanisms whose statements' premises this estimator satisfies at the problem."""
+        out = []
+        try:
+            declared = mechanisms()
+        except ValueError:
+            return out
+        for n, m in declared.items():
+            if n == exclude:
+                continue
+            try:
+                values = {**problem, **m.statement_values(problem)}
+                for st in (m.statement,):
+                    privacy_rules.check_premises(st, self.premises(**problem), values, who="", mechanism=n)
+            except (ValueError, KeyError):
+                continue
+            out.append(n)
+        return out
 
     def _solve(self, fit: Callable[..., Any], G: np.ndarray, y: np.ndarray, lam: float) -> Any:
         try:
@@ -380,12 +490,21 @@ class _DPBase(BaseEstimator):
                 err.certificate, err.result) from err
 
     def _draw(self, mech: Mechanism, scale: float) -> float:
-        name = type(self).__name__
-        if name not in _WARNED:
-            _WARNED.add(name)
-            # stack: _draw ← _release ← fit ← sklearn's _fit_context wrapper ← the caller
-            warnings.warn(FUNCTION_LEAK.format(name=name), PrivacyLeakWarning, stacklevel=5)
-        return float(mech.noise(scale, None, _rng(self.random_state)))
+        """One draw of the mechanism's noise, after its sampler has passed the law test at this scale."""
+        try:
+            privacy_rules.check_sampler_law(lambda rng, size: mech.noise(scale, size, rng), scale,
+                                            who=f"mechanism {mech.name!r}", key=mech.sampler)
+        except ValueError as err:
+            raise self._fail(f"parameter 'mechanism': {err}") from None
+        out = mech.noise(scale, None, _rng(self.random_state))
+        try:
+            noise = float(np.asarray(out, dtype=np.float64).reshape(()))
+        except (TypeError, ValueError):
+            raise self._fail(f"parameter 'mechanism': mechanism {mech.name!r}'s sampler returned {out!r} for one "
+                             "draw, not one real number") from None
+        if not math.isfinite(noise):
+            raise self._fail(f"parameter 'mechanism': mechanism {mech.name!r}'s sampler drew {noise}, not finite")
+        return noise
 
     def _release(self, mech: Mechanism, kernel: Kernel, X: np.ndarray, alpha: np.ndarray, scale: float,
                  clip: float | None, **fitted: Any) -> None:
@@ -409,10 +528,26 @@ class _DPBase(BaseEstimator):
         self.kernel_, self.X_fit_, self.alpha_, self.clip_ = kernel, X, alpha, clip
         self.noise_scale_, self.noise_ = scale, noise
 
+    def _warn(self, unverified: list[str]) -> None:
+        """The warnings of a successful fit: every unverified premise or form (each fit), the function leak
+        (once per class per process).  Called from ``fit`` (stack: _warn ← fit ← _fit_context ← the caller)."""
+        for text in unverified:
+            warnings.warn(text, PrivacyLeakWarning, stacklevel=4)
+        name = type(self).__name__
+        if name not in _WARNED:
+            _WARNED.add(name)
+            warnings.warn(FUNCTION_LEAK.format(name=name), PrivacyLeakWarning, stacklevel=4)
+
     def _released(self, X: Any) -> np.ndarray:
-        """The released function f + b (or π(f) + b) at X."""
+        """The released function f + b (or π(f) + b) at X, by blocks of rows (one BLAS thread)."""
         X = self._check_X(X)
-        f = self._gram(self.kernel_, X, self.X_fit_) @ self.alpha_
+        return privacy_rules.one_blas_thread(self._released_at)(X)
+
+    def _released_at(self, X: np.ndarray) -> np.ndarray:
+        rows = max(1, _BLOCK // max(len(self.X_fit_), 1))
+        f = np.concatenate([self._gram(self.kernel_, X[i:i + rows], self.X_fit_) @ self.alpha_
+                            for i in range(0, len(X), rows)]) if len(X) > rows else \
+            self._gram(self.kernel_, X, self.X_fit_) @ self.alpha_
         if self.clip_ is not None:
             f = np.clip(f, -self.clip_, self.clip_)
         out = f + self.noise_
@@ -427,9 +562,9 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
     Parameters
     ----------
     mechanism : Mechanism or str
-        A mechanism of kernel least squares (``algorithm = "kls"``): its noise scale statement, and
-        whether it clips (e.g. ``simulations.trials.jia.S5_1`` or ``simulations.trials.jamp.PROP1``; a
-        declared name such as ``"jia.s5_1"`` is resolved to the object).
+        A mechanism whose calibrating statement's premises kernel least squares satisfies (:meth:`premises`):
+        its noise scale statement, and whether it clips (e.g. ``simulations.trials.jia.S5_1`` or
+        ``simulations.trials.jamp.PROP1``; a declared name such as ``"jia.s5_1"`` is resolved to the object).
     lam : float
         Regularisation λ > 0 (objective (1/m)Σ(f(x_i) − y_i)² + λ‖f‖²_K).
     eps : float
@@ -439,8 +574,12 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
     M : float
         Bound on |y| (the papers' M); targets outside [−M, M] are rejected.
     calibration : {"derived", "stated"}
-        Noise scale from the toolkit's derivation or as the paper prints it.
+        Noise scale from the toolkit's derivation or as the paper prints it; refused at ``fit`` when the
+        calibrating statement's verdict establishes no such form (the rule of ``bounds calibrate``).
     random_state : int, Generator, RandomState or None
+    allow_unverified : bool, default False
+        Fit anyway with a form no verdict establishes, or with a statement that declares no premises:
+        a :class:`PrivacyLeakWarning` at every such fit names what is unverified.
 
     Attributes
     ----------
@@ -455,12 +594,12 @@ class DPKernelLeastSquares(RegressorMixin, _DPBase):
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = 0.5 * X[:, 0]
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     est = DPKernelLeastSquares(mechanism=S5_1, lam=0.1, random_state=0).fit(X, y)
+    ...     est = DPKernelLeastSquares(mechanism=S5_1, lam=0.1, random_state=0, allow_unverified=True).fit(X, y)
     >>> est.predict(X[:2]).shape, est.n_features_in_
     ((2,), 1)
     >>> hasattr(est, "decision_function")      # a regressor
     False
-    >>> DPKernelLeastSquares(mechanism=S5_1, M=0.1).fit(X, y)
+    >>> DPKernelLeastSquares(mechanism=S5_1, M=0.1, allow_unverified=True).fit(X, y)
     Traceback (most recent call last):
     ...
     ValueError: DPKernelLeastSquares: parameter 'y' exceeds M = 0.1 (max |y| = 0.5; the mechanism assumes |y| ≤ M: \
@@ -472,7 +611,7 @@ raise M or rescale y)
         **_DPBase._parameter_constraints, "lam": [_POSITIVE], "M": [_POSITIVE]}
 
     def __init__(self, mechanism=None, lam=0.1, eps=0.5, kernel="gaussian", M=1.0, calibration="derived",
-                 random_state=None):
+                 random_state=None, allow_unverified=False):
         self.mechanism = mechanism
         self.lam = lam
         self.eps = eps
@@ -480,6 +619,23 @@ raise M or rescale y)
         self.M = M
         self.calibration = calibration
         self.random_state = random_state
+        self.allow_unverified = allow_unverified
+
+    def premises(self, **problem: float) -> dict[str, Any]:
+        """What this fit establishes: the square loss, the exact regularised minimiser, |y| ≤ M, the Lipschitz
+        constant 2M(κ/√λ + 1) of the loss on its range (|f_z(x)| ≤ κ‖f_z‖_K ≤ κM/√λ, since λ‖f_z‖²_K ≤
+        J(f_z) ≤ J(0) ≤ M²) and the RKHS-norm bound M/√λ.
+
+        Examples
+        --------
+        >>> from simulations.estimators import DPKernelLeastSquares
+        >>> p = DPKernelLeastSquares().premises(kappa=1.0, lam=0.25, M=1.0)
+        >>> p["loss"], p["lipschitz"], p["rkhs_norm"]
+        ('square', 6.0, 2.0)
+        """
+        M, kappa, root = float(problem["M"]), float(problem["kappa"]), math.sqrt(float(problem["lam"]))
+        return {"loss": "square", "algorithm": ERM, "labels": "|y| <= M",
+                "lipschitz": 2 * M * (kappa / root + 1), "rkhs_norm": M / root}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y) -> DPKernelLeastSquares:
@@ -496,13 +652,18 @@ raise M or rescale y)
         self
         """
         X, y = self._check_data(X, y, regression=True)
+        self._warn(privacy_rules.one_blas_thread(self._fit)(X, y))
+        return self
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> list[str]:
         mech = self._mechanism()
         k = self._kernel()
-        scale = self._noise_scale(mech, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps, M=self.M)
+        scale, unverified = self._calibrate(mech, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps,
+                                            M=self.M)
         res = self._solve(kls_fit, self._gram(k, X, X), y, self.lam)
         self._release(mech, k, X, res.alpha, scale, float(self.M) if mech.clip else None,
                       certificate_=res.certificate)
-        return self
+        return unverified
 
     def predict(self, X) -> np.ndarray:
         """The released function f_z + b (or π(f_z) + b) at X, shape (n_samples,)."""
@@ -518,8 +679,9 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
     Parameters
     ----------
     mechanism : Mechanism or str
-        A mechanism of the offset-free SVM (``algorithm = "svm"``, e.g. ``simulations.trials.jia.S5_2``).
-    lam, eps, kernel, calibration, random_state
+        A mechanism whose statement's premises the offset-free SVM satisfies (the hinge loss, e.g.
+        ``simulations.trials.jia.S5_2``).
+    lam, eps, kernel, calibration, random_state, allow_unverified
         As in :class:`DPKernelLeastSquares`.
 
     Attributes
@@ -535,10 +697,10 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = np.where(X[:, 0] > 0, "pos", "neg")
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     clf = DPKernelSVM(mechanism=S5_2, lam=0.01, eps=1e6, random_state=0).fit(X, y)
+    ...     clf = DPKernelSVM(mechanism=S5_2, lam=0.01, eps=1e6, random_state=0, allow_unverified=True).fit(X, y)
     >>> clf.classes_.tolist(), clf.predict([[-0.9], [0.9]]).tolist()
     (['neg', 'pos'], ['neg', 'pos'])
-    >>> DPKernelSVM(mechanism=S5_2).fit(X, np.arange(40) % 3)
+    >>> DPKernelSVM(mechanism=S5_2, allow_unverified=True).fit(X, np.arange(40) % 3)
     Traceback (most recent call last):
     ...
     ValueError: DPKernelSVM: Only binary classification is supported. The type of the target is multiclass \
@@ -548,14 +710,31 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
     algorithm: ClassVar[str] = "svm"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {**_DPBase._parameter_constraints, "lam": [_POSITIVE]}
 
+    _TASK: ClassVar[str] = "classifier"
+
     def __init__(self, mechanism=None, lam=0.1, eps=0.5, kernel="gaussian", calibration="derived",
-                 random_state=None):
+                 random_state=None, allow_unverified=False):
         self.mechanism = mechanism
         self.lam = lam
         self.eps = eps
         self.kernel = kernel
         self.calibration = calibration
         self.random_state = random_state
+        self.allow_unverified = allow_unverified
+
+    def premises(self, **problem: float) -> dict[str, Any]:
+        """What this fit establishes: the hinge loss (1-Lipschitz), the exact regularised minimiser without
+        offset, labels ±1 and the RKHS-norm bound 1/√λ (λ‖f_z‖²_K ≤ J(f_z) ≤ J(0) = 1).
+
+        Examples
+        --------
+        >>> from simulations.estimators import DPKernelSVM
+        >>> p = DPKernelSVM().premises(kappa=1.0, lam=0.25)
+        >>> p["loss"], p["lipschitz"], p["rkhs_norm"]
+        ('hinge', 1.0, 2.0)
+        """
+        return {"loss": "hinge", "algorithm": ERM, "labels": "y in {-1, +1}", "lipschitz": 1.0,
+                "rkhs_norm": 1 / math.sqrt(float(problem["lam"]))}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -595,12 +774,16 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
             raise self._fail(f"Only binary classification is supported. The type of the target is {y_type} "
                              f"({len(classes)} classes); the offset-free SVM maps two labels to ±1.")
         ys = np.where(y == classes[1], 1.0, -1.0)
+        self._warn(privacy_rules.one_blas_thread(self._fit)(X, ys, classes))
+        return self
+
+    def _fit(self, X: np.ndarray, ys: np.ndarray, classes: np.ndarray) -> list[str]:
         mech = self._mechanism()
         k = self._kernel()
-        scale = self._noise_scale(mech, kappa=k.kappa, lam=self.lam, m=len(y), eps=self.eps)
+        scale, unverified = self._calibrate(mech, kappa=k.kappa, lam=self.lam, m=len(ys), eps=self.eps)
         res = self._solve(svm_fit, self._gram(k, X, X), ys, self.lam)
         self._release(mech, k, X, res.alpha, scale, None, classes_=classes, certificate_=res.certificate)
-        return self
+        return unverified
 
     def decision_function(self, X) -> np.ndarray:
         """The released function f_z + b at X (before the sign), shape (n_samples,)."""
@@ -624,7 +807,7 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
         Step exponent, 1/2 < θ < 1.
     t0 : float or None
         Offset; default the smallest admissible, t₀ = (κ² + 1)^{1/θ}.
-    eps, kernel, M, calibration, random_state
+    eps, kernel, M, calibration, random_state, allow_unverified
         As in :class:`DPKernelLeastSquares`.
 
     Attributes
@@ -656,8 +839,10 @@ satisfies 1/2 < θ < 1. Statement: jcc.thm1.C_t (mechanism jcc.thm1).
         **_DPBase._parameter_constraints, "M": [_POSITIVE],
         "theta": [Interval(Real, 0.5, 1, closed="neither")], "t0": [_POSITIVE, None]}
 
+    _GRAMS: ClassVar[int] = 1
+
     def __init__(self, mechanism=None, theta=0.75, t0=None, eps=0.5, kernel="gaussian", M=1.0,
-                 calibration="derived", random_state=None):
+                 calibration="derived", random_state=None, allow_unverified=False):
         self.mechanism = mechanism
         self.theta = theta
         self.t0 = t0
@@ -666,6 +851,18 @@ satisfies 1/2 < θ < 1. Statement: jcc.thm1.C_t (mechanism jcc.thm1).
         self.M = M
         self.calibration = calibration
         self.random_state = random_state
+        self.allow_unverified = allow_unverified
+
+    def premises(self, **problem: float) -> dict[str, Any]:
+        """What this fit establishes: recursion (3) of Theorem 1 on the square loss, one pass, |y| ≤ M.
+
+        Examples
+        --------
+        >>> from simulations.estimators import DPOnlineKernelRegression
+        >>> DPOnlineKernelRegression().premises()["algorithm"]
+        'online kernel regression (recursion (3), one pass)'
+        """
+        return {"loss": "square", "algorithm": ONLINE, "labels": "|y| <= M"}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y) -> DPOnlineKernelRegression:
@@ -683,13 +880,18 @@ satisfies 1/2 < θ < 1. Statement: jcc.thm1.C_t (mechanism jcc.thm1).
         self
         """
         X, y = self._check_data(X, y, regression=True)
+        self._warn(privacy_rules.one_blas_thread(self._fit)(X, y))
+        return self
+
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> list[str]:
         mech = self._mechanism()
         k = self._kernel()
         t0 = (k.kappa**2 + 1) ** (1 / self.theta) * (1 + 1e-12) if self.t0 is None else self.t0
-        scale = self._noise_scale(mech, kappa=k.kappa, M=self.M, m=len(y), t0=t0, theta=self.theta, eps=self.eps)
+        scale, unverified = self._calibrate(mech, kappa=k.kappa, M=self.M, m=len(y), t0=t0,
+                                            theta=self.theta, eps=self.eps)
         a = online_kernel_regression(self._gram(k, X, X), y, self.theta, t0)
         self._release(mech, k, X, a, scale, None, t0_=t0)
-        return self
+        return unverified
 
     def predict(self, X) -> np.ndarray:
         """The released function f_T + b_T at X, shape (n_samples,)."""

@@ -179,7 +179,11 @@ class GaussianKernel(Kernel):
         if A.shape[1] != B.shape[1]:
             raise ValueError(f"dimension mismatch: {A.shape[1]} vs {B.shape[1]}")
         D2 = cdist(A, B, metric="sqeuclidean")
-        return np.exp(-D2 / (2.0 * self.sigma**2))
+        # in place: one Gram-sized array (not three), the same operations hence the same bits as
+        # np.exp(-D2 / (2σ²))
+        np.negative(D2, out=D2)
+        np.divide(D2, 2.0 * self.sigma**2, out=D2)
+        return np.exp(D2, out=D2)
 
     def diag(self, X: ArrayLike) -> NDArray[np.float64]:
         return np.ones(_as_2d(X).shape[0])

@@ -6,9 +6,11 @@ handle such as ``bounds.papers.jia.S5_1_SCALE``, never a string key), the algori
 applies to and its output space.  An output-perturbation mechanism adds one real Laplace
 variable ``b`` to a fitted function; its scale comes from the symbolic layer, either as the
 paper *states* it or as the toolkit *derives* it (they differ where the paper has an
-erratum), so a simulation can run both calibrations.  Whoever uses a mechanism says for which
-algorithm (:meth:`Mechanism.require`): a least-squares estimator given the SVM's calibration
-is a ``ValueError`` naming both.
+erratum), so a simulation can run both calibrations.  A trial or setup says for which
+algorithm it uses a mechanism (:meth:`Mechanism.require`, by the declared names); the estimators
+of :mod:`simulations.estimators` go further and check the calibrating statement's declared
+premises (loss, algorithm, Lipschitz constant: ``Statement.premises``) against their own, and
+its verdict, with the rules of :mod:`simulations.privacy_rules`.
 
 A paper declares its mechanisms in its trial module (``simulations/trials/<paper id>.py``) as
 module-level names collected in ``MECHANISMS = (...)``; :func:`mechanisms` discovers them for
@@ -119,6 +121,11 @@ class Mechanism:
         The output space (:data:`OUTPUTS`).
     sampler : callable
         ``sampler(rng, scale, size)`` draws the noise (default :func:`laplace_noise`).
+    claims : tuple of bounds.core.Statement
+        The paper's privacy claims about this release that are separate statements from the
+        calibration (``jcc.thm1.density``: the noise density whose privacy Theorem 1 asserts).  A
+        mechanism is only as private as every statement it rests on: an estimator refuses it unless the
+        calibration *and* each claim have an established form (:attr:`statements`).
 
     Raises
     ------
@@ -145,6 +152,7 @@ class Mechanism:
     release: str = ""
     output: str = "function"
     sampler: Callable[..., Any] = field(default=laplace_noise)
+    claims: tuple[Statement, ...] = ()
 
     def __post_init__(self) -> None:
         who = f"Mechanism {self.name!r}"
@@ -173,6 +181,10 @@ class Mechanism:
             raise ValueError(f"{who} ({st.key}): parameter 'release' = {self.release!r} must be a string")
         if self.output not in OUTPUTS:
             raise ValueError(f"{who} ({st.key}): parameter 'output' = {self.output!r} is not one of {sorted(OUTPUTS)}")
+        if not isinstance(self.claims, tuple) or not all(isinstance(c, Statement) and c.paper == st.paper
+                                                          for c in self.claims):
+            raise ValueError(f"{who} ({st.key}): parameter 'claims' = {self.claims!r} must be a tuple of Statement "
+                             f"handles of paper {st.paper!r}; assumption: a mechanism rests on its own paper's claims")
         if not callable(self.sampler):
             raise ValueError(f"{who} ({st.key}): parameter 'sampler' = {self.sampler!r} must be callable "
                              "sampler(rng, scale, size)")
@@ -195,7 +207,8 @@ class Mechanism:
         if declared is self:       # pickled by name: the receiver resolves its own declaration
             return (get_mechanism, (self.name,))
         return (_rebuild, (self.name, self.statement.key, self.algorithms, self.per_eps, self.clip, self.inputs,
-                           self.release, self.output, self.sampler))
+                           self.release, self.output, self.sampler,
+                           tuple(c.key for c in self.claims)))
 
     # -- what it calibrates ------------------------------------------------------------
     @property
@@ -205,8 +218,8 @@ class Mechanism:
 
     @property
     def statements(self) -> tuple[Statement, ...]:
-        """Every statement that calibrates this mechanism."""
-        return (self.statement,)
+        """Every statement this mechanism rests on: the calibrating statement, then its privacy claims."""
+        return (self.statement, *self.claims)
 
     def applies_to(self, algorithm: str) -> bool:
         """Whether this mechanism calibrates ``algorithm``."""
@@ -243,9 +256,28 @@ jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanis
 
     # -- the privacy map ---------------------------------------------------------------
     def statement_values(self, problem: Mapping[str, float]) -> dict[str, float]:
-        """The scale statement's parameters from the problem's values."""
+        """The scale statement's parameters from the problem's values.
+
+        Raises
+        ------
+        MissingParameterError
+            A ``ValueError``: the ``inputs`` map reads a problem value that is not given; the message
+            names the parameter, the statement and the assumption on it.
+
+        Examples
+        --------
+        >>> from simulations.mechanisms import get_mechanism
+        >>> get_mechanism("jcc.thm1").scale(kappa=1, lam=0.1, m=100, eps=0.5)
+        Traceback (most recent call last):
+        ...
+        simulations.mechanisms.MissingParameterError: mechanism 'jcc.thm1' (statement jcc.thm1.C_t, Theorem 1): \
+parameter 'M' is missing; assumption: 0 < M (given: eps, kappa, lam, m)
+        """
         if self.inputs is not None:
-            return dict(self.inputs(problem))
+            try:
+                return dict(self.inputs(problem))
+            except KeyError as err:
+                raise MissingParameterError(self, str(err.args[0]) if err.args else "?", problem) from None
         keep = set(self.statement.params) | ({"eps"} if self.per_eps else set())
         return {k: v for k, v in problem.items() if k in keep}
 
@@ -290,8 +322,24 @@ jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanis
         return self.sampler(np.random.default_rng() if rng is None else rng, float(scale), size)
 
 
+class MissingParameterError(ValueError):
+    """A problem value a mechanism's calibration needs is not given (``err.parameter`` names it)."""
+
+    def __init__(self, mechanism: Mechanism, parameter: str, given: Mapping[str, Any] = {}) -> None:  # noqa: B006
+        st = mechanism.statement
+        self.parameter = parameter
+        if parameter in st.ns:
+            assumption = st.ns[parameter].domain_text()
+        else:
+            assumption = f"the value {parameter!r} that the mechanism's inputs map reads"
+        got = ", ".join(sorted(map(str, given))) or "nothing"
+        super().__init__(f"mechanism {mechanism.name!r} (statement {st.key}, {st.label}): parameter {parameter!r} is "
+                         f"missing; assumption: {assumption} (given: {got})")
+
+
 def _rebuild(name: str, key: str, *rest: Any) -> Mechanism:
-    return Mechanism(name, bounds.get(key), *rest)
+    *head, claims = rest
+    return Mechanism(name, bounds.get(key), *head, claims=tuple(bounds.get(k) for k in claims))
 
 
 def mechanisms() -> dict[str, Mechanism]:

@@ -337,7 +337,9 @@ class KLSFactor:
         self.m = self.K.shape[0]
         self.lam = _positive(lam, "lam")
         self.mu = self.lam * self.m
-        A = self.K.copy()
+        # one copy, in Fortran order: LAPACK factors it in place (a C-ordered copy would be copied again by the
+        # wrapper: three Gram-sized arrays instead of two); the same values, hence the same factor
+        A = np.array(self.K, order="F")
         A.flat[:: self.m + 1] += self.mu
         try:
             self._cho = cho_factor(A, lower=True, overwrite_a=True, check_finite=False)

@@ -248,7 +248,7 @@ def check_pick_output(argv: list[str], out: str) -> None:
         else:
             assert 0 < float(fields["eps"]) < 1
         return
-    nums = re.findall(r"(eps|lambda|bound) = (\S+)", out)
+    nums = re.findall(r"(eps|lambda|bound) = ([^\s;,)]+)", out)
     assert len(nums) >= 4, out
     for name, text in nums:
         if text != "—":

@@ -64,6 +64,8 @@ def _params(cls) -> st.SearchStrategy:
         "kernel": KERNEL,
         "calibration": st.sampled_from(["derived", "stated"]),
         "random_state": RANDOM_STATE,
+        # False: a calibration no verdict establishes is refused (a ValueError naming the estimator)
+        "allow_unverified": st.booleans(),
     }
     if cls is not DPKernelSVM:
         ok["M"] = st.floats(1.0, 1e4)
@@ -247,9 +249,10 @@ def test_sensible_inputs_always_fit(X, eps, lam, seed) -> None:
     """The generator above must not only produce errors: valid inputs fit, for all three estimators."""
     y = np.tanh(X[:, 0])
     labels_ = np.where(np.arange(len(X)) % 2 == 0, "a", "b")
-    for est, target in [(DPKernelLeastSquares(mechanism="jia.s5_1", lam=lam, eps=eps, random_state=seed), y),
-                        (DPKernelSVM(mechanism="jia.s5_2", lam=lam, eps=eps, random_state=seed), labels_),
-                        (DPOnlineKernelRegression(mechanism="jcc.thm1", eps=eps, random_state=seed), y)]:
+    kw = dict(eps=eps, random_state=seed, allow_unverified=True)
+    for est, target in [(DPKernelLeastSquares(mechanism="jia.s5_1", lam=lam, **kw), y),
+                        (DPKernelSVM(mechanism="jia.s5_2", lam=lam, **kw), labels_),
+                        (DPOnlineKernelRegression(mechanism="jcc.thm1", **kw), y)]:
         assert _check(est, X, target, X[::-1])
 
 
@@ -262,12 +265,13 @@ def test_sensible_inputs_always_fit(X, eps, lam, seed) -> None:
        m=st.integers(3, 12))
 def test_fuzz_mechanism_of_another_algorithm_is_refused(cls, name, by_name, eps, lam, seed, m) -> None:
     """Any estimator × any declared mechanism: its own fits with that mechanism's scale, any other is a
-    ValueError naming the estimator, the mechanism, its statement and both algorithms."""
+    ValueError naming the estimator, the mechanism and its statement, decided by the statement's premises
+    (even with allow_unverified=True)."""
     mech = MECHS[name]
     rng = np.random.default_rng(seed)
     X = rng.uniform(-0.5, 0.5, (m, 2))
     y = np.where(np.arange(m) % 2 == 0, 1.0, -1.0) if cls is DPKernelSVM else np.tanh(X[:, 0])
-    params = dict(mechanism=name if by_name else mech, eps=eps, random_state=seed)
+    params = dict(mechanism=name if by_name else mech, eps=eps, random_state=seed, allow_unverified=True)
     if cls is not DPOnlineKernelRegression:
         params["lam"] = lam
     est = cls(**params)
@@ -275,8 +279,9 @@ def test_fuzz_mechanism_of_another_algorithm_is_refused(cls, name, by_name, eps,
         with pytest.raises(ValueError) as err:
             est.fit(X, y)
         msg = str(err.value)
-        for part in (cls.__name__, repr(name), mech.statement.key, repr(cls.algorithm), *mech.algorithms):
+        for part in (cls.__name__, repr(name), mech.statement.key):
             assert part in msg, f"{part!r} not in {msg}"
+        assert "premises" in msg or "does not apply" in msg, msg
         event("refused")
         return
     try:

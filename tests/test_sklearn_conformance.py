@@ -45,10 +45,10 @@ M_CHECKS = 1000.0
 def _instances() -> list:
     """The estimators the conformance checks run on: a mechanism of their algorithm, M covering the targets."""
     return [
-        DPKernelLeastSquares(mechanism="jia.s5_1", lam=1e-3, M=M_CHECKS),
-        DPKernelLeastSquares(mechanism="jamp.prop1", lam=1e-3, M=M_CHECKS),   # the clipped release
-        DPKernelSVM(mechanism="jia.s5_2"),
-        DPOnlineKernelRegression(mechanism="jcc.thm1", M=M_CHECKS),
+        DPKernelLeastSquares(mechanism="jia.s5_1", allow_unverified=True, lam=1e-3, M=M_CHECKS),
+        DPKernelLeastSquares(mechanism="jamp.prop1", allow_unverified=True, lam=1e-3, M=M_CHECKS),   # the clipped release
+        DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True),
+        DPOnlineKernelRegression(mechanism="jcc.thm1", allow_unverified=True, M=M_CHECKS),
     ]
 
 
@@ -119,7 +119,7 @@ def _train_r2(est) -> float:
 @pytest.mark.parametrize("mechanism", ["jia.s5_1", "jamp.prop1"])
 def test_kls_fails_check_regressors_train_only_through_the_noise(mechanism) -> None:
     assert "check_regressors_train" in EXPECTED_FAILED_CHECKS["DPKernelLeastSquares"]
-    params = dict(mechanism=mechanism, lam=1e-3, M=M_CHECKS)
+    params = dict(mechanism=mechanism, lam=1e-3, M=M_CHECKS, allow_unverified=True)
     private = DPKernelLeastSquares(**params)
     with pytest.raises(AssertionError):                       # the score threshold
         check_regressors_train("DPKernelLeastSquares", private)
@@ -128,7 +128,7 @@ def test_kls_fails_check_regressors_train_only_through_the_noise(mechanism) -> N
     # the one cause is the noise: without it (ε → ∞) the same instance passes, score included
     check_regressors_train("DPKernelLeastSquares", DPKernelLeastSquares(**{**params, "eps": 1e12}))
     # the table's remark on the default λ (non-private R² ≈ 0.11)
-    assert _train_r2(DPKernelLeastSquares(mechanism=mechanism, M=M_CHECKS, eps=1e12)) < 0.2
+    assert _train_r2(DPKernelLeastSquares(mechanism=mechanism, M=M_CHECKS, eps=1e12, allow_unverified=True)) < 0.2
 
 
 def _online_by_hand(X: np.ndarray, y: np.ndarray, theta: float, t0: float, k) -> list[tuple[np.ndarray, float]]:
@@ -143,20 +143,20 @@ def _online_by_hand(X: np.ndarray, y: np.ndarray, theta: float, t0: float, k) ->
 
 def test_online_fails_check_regressors_train_through_noise_and_the_papers_recursion() -> None:
     assert "check_regressors_train" in EXPECTED_FAILED_CHECKS["DPOnlineKernelRegression"]
-    private = DPOnlineKernelRegression(mechanism="jcc.thm1", M=M_CHECKS)
+    private = DPOnlineKernelRegression(mechanism="jcc.thm1", allow_unverified=True, M=M_CHECKS)
     with pytest.raises(AssertionError):
         check_regressors_train("DPOnlineKernelRegression", private)
     assert _train_r2(private) < 0
-    check_regressors_train("DPOnlineKernelRegression", _OnlinePoor(mechanism="jcc.thm1", M=M_CHECKS))
+    check_regressors_train("DPOnlineKernelRegression", _OnlinePoor(mechanism="jcc.thm1", allow_unverified=True, M=M_CHECKS))
     # without noise it still under-fits (the table's second cause) ...
-    noiseless = DPOnlineKernelRegression(mechanism="jcc.thm1", M=M_CHECKS, eps=1e12)
+    noiseless = DPOnlineKernelRegression(mechanism="jcc.thm1", allow_unverified=True, M=M_CHECKS, eps=1e12)
     assert 0 < _train_r2(noiseless) < 0.1
     for theta, sigma in [(0.51, 3.0), (0.6, 2.0)]:
         assert _train_r2(noiseless.set_params(theta=theta, kernel=GaussianKernel(sigma))) < 0.4
     # ... and that is the paper's recursion, not a bug of the estimator
     rng = np.random.default_rng(3)
     X, y = rng.normal(size=(25, 3)), np.clip(rng.normal(size=25), -1, 1)
-    est = DPOnlineKernelRegression(mechanism="jcc.thm1", theta=0.7, random_state=0).fit(X, y)
+    est = DPOnlineKernelRegression(mechanism="jcc.thm1", allow_unverified=True, theta=0.7, random_state=0).fit(X, y)
     terms = _online_by_hand(X, y, 0.7, est.t0_, GaussianKernel(1.0))
     Xt = rng.normal(size=(6, 3))
     f = np.array([sum(a * GaussianKernel(1.0)(xs[None, :], x[None, :])[0, 0] for xs, a in terms) for x in Xt])
@@ -167,7 +167,7 @@ def test_the_svm_reaches_sklearns_accuracy_threshold_at_eps_one_half() -> None:
     from sklearn.utils.estimator_checks import check_classifiers_train
 
     assert EXPECTED_FAILED_CHECKS["DPKernelSVM"] == {}
-    check_classifiers_train("DPKernelSVM", DPKernelSVM(mechanism="jia.s5_2", eps=0.5))
+    check_classifiers_train("DPKernelSVM", DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True, eps=0.5))
 
 
 # -- conventions -------------------------------------------------------------------------------------
@@ -183,10 +183,10 @@ def data():
 
 def test_only_the_classifier_has_a_decision_function(data) -> None:
     X, y = data
-    for est in (DPKernelLeastSquares(mechanism="jia.s5_1"), DPOnlineKernelRegression(mechanism="jcc.thm1")):
+    for est in (DPKernelLeastSquares(mechanism="jia.s5_1", allow_unverified=True), DPOnlineKernelRegression(mechanism="jcc.thm1", allow_unverified=True)):
         est.fit(X, y)
         assert not any(hasattr(est, f) for f in ("decision_function", "predict_proba", "predict_log_proba"))
-    clf = DPKernelSVM(mechanism="jia.s5_2", random_state=0).fit(X, y > 0)
+    clf = DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True, random_state=0).fit(X, y > 0)
     d = clf.decision_function(X)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[(d >= 0).astype(int)])
 
@@ -196,8 +196,8 @@ def test_svm_takes_any_two_labels_mapped_to_plus_minus_one(data, labels) -> None
     X, _ = data
     side = X[:, 0] > 0
     y = np.where(side, labels[1], labels[0])
-    clf = DPKernelSVM(mechanism="jia.s5_2", lam=0.01, eps=1e6, random_state=4).fit(X, y)
-    ref = DPKernelSVM(mechanism="jia.s5_2", lam=0.01, eps=1e6, random_state=4).fit(X, np.where(side, 1.0, -1.0))
+    clf = DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True, lam=0.01, eps=1e6, random_state=4).fit(X, y)
+    ref = DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True, lam=0.01, eps=1e6, random_state=4).fit(X, np.where(side, 1.0, -1.0))
     assert clf.classes_.tolist() == sorted(labels)
     assert set(clf.predict(X).tolist()) <= set(labels)
     # classes_[1] (the larger label) is +1: the decision function equals the ±1 fit's, up to that sign
@@ -214,20 +214,20 @@ def test_kernels_by_name_equal_the_objects(data, name, obj) -> None:
     X = X[:, :1] if name == "periodic_sobolev" else X / np.sqrt(2)       # the kernel's domain
     assert name in KERNELS
     for cls, mech in [(DPKernelLeastSquares, "jia.s5_1"), (DPOnlineKernelRegression, "jcc.thm1")]:
-        a = cls(mechanism=mech, kernel=name, random_state=1).fit(X, y)
-        b = cls(mechanism=mech, kernel=obj, random_state=1).fit(X, y)
+        a = cls(mechanism=mech, kernel=name, random_state=1, allow_unverified=True).fit(X, y)
+        b = cls(mechanism=mech, kernel=obj, random_state=1, allow_unverified=True).fit(X, y)
         np.testing.assert_array_equal(a.predict(X), b.predict(X))
         assert a.kernel_ == obj and a.noise_scale_ == b.noise_scale_
         if name == "gaussian":      # the default, and None as before
             assert cls().kernel == "gaussian"
-            c = cls(mechanism=mech, kernel=None, random_state=1).fit(X, y)
+            c = cls(mechanism=mech, kernel=None, random_state=1, allow_unverified=True).fit(X, y)
             np.testing.assert_array_equal(c.predict(X), a.predict(X))
 
 
 def test_release_numbers_by_hand(data) -> None:
     """f_z + b with α = (K + λmI)⁻¹y and b ~ Laplace(scale) from SeedSequence(seed): the numbers of before."""
     X, y = data
-    est = DPKernelLeastSquares(mechanism="jia.s5_1", lam=0.2, eps=0.7, random_state=12).fit(X, y)
+    est = DPKernelLeastSquares(mechanism="jia.s5_1", allow_unverified=True, lam=0.2, eps=0.7, random_state=12).fit(X, y)
     K = GaussianKernel(1.0)(X, X)
     alpha = np.linalg.solve(K + 0.2 * len(y) * np.eye(len(y)), y)
     b = np.random.default_rng(np.random.SeedSequence(12)).laplace(0.0, est.noise_scale_)
@@ -235,15 +235,15 @@ def test_release_numbers_by_hand(data) -> None:
     np.testing.assert_allclose(est.alpha_, kls_fit(K, y, 0.2).alpha, rtol=0, atol=0)
     np.testing.assert_allclose(est.predict(X), K @ alpha + b, atol=1e-12)
     # a Generator or a RandomState is used as given
-    g = DPKernelLeastSquares(mechanism="jia.s5_1", random_state=np.random.default_rng(5)).fit(X, y)
+    g = DPKernelLeastSquares(mechanism="jia.s5_1", allow_unverified=True, random_state=np.random.default_rng(5)).fit(X, y)
     assert g.noise_ == np.random.default_rng(5).laplace(0.0, g.noise_scale_)
-    r = DPKernelLeastSquares(mechanism="jia.s5_1", random_state=np.random.RandomState(5)).fit(X, y)
+    r = DPKernelLeastSquares(mechanism="jia.s5_1", allow_unverified=True, random_state=np.random.RandomState(5)).fit(X, y)
     assert r.noise_ == np.random.RandomState(5).laplace(0.0, r.noise_scale_)
 
 
 def test_n_features_in_and_the_feature_count_at_predict(data) -> None:
     X, y = data
-    est = DPKernelLeastSquares(mechanism="jia.s5_1").fit(X, y)
+    est = DPKernelLeastSquares(mechanism="jia.s5_1", allow_unverified=True).fit(X, y)
     assert est.n_features_in_ == 2
     with pytest.raises(ValueError, match="DPKernelLeastSquares: parameter .X.: X has 3 features, but DPKernelLeastSquares is "
                                          "expecting 2 features"):
@@ -274,13 +274,18 @@ BAD_PARAMS = [
     (SVM, {"kernel": 3}, r"'kernel' parameter of DPKernelSVM"),
     (KLS, {"calibration": "paper"}, r"'calibration' parameter of DPKernelLeastSquares .*'derived'"),
     (KLS, {"random_state": -1}, r"'random_state' parameter of DPKernelLeastSquares .*non-negative int"),
-    (KLS, {"mechanism": None}, r"parameter 'mechanism' of DPKernelLeastSquares must be a Mechanism of its algorithm 'kls'"),
+    (KLS, {"mechanism": None}, r"parameter 'mechanism' of DPKernelLeastSquares must be a Mechanism whose statement's "
+                               r"premises it satisfies \(declared for 'kls': "),
     (SVM, {"mechanism": "nope"}, r"DPKernelSVM: parameter 'mechanism': unknown mechanism 'nope'; declared: "),
     (KLS, {"mechanism": 5}, r"'mechanism' parameter of DPKernelLeastSquares"),
-    (KLS, {"mechanism": "jcc.thm1"}, r"DPKernelLeastSquares: parameter 'mechanism': .*'jcc.thm1'.* calibrates online_kls, not kls"),
-    (KLS, {"mechanism": "jia.s5_2"}, r"DPKernelLeastSquares: parameter 'mechanism': .*'jia.s5_2'.* calibrates svm, not kls"),
-    (SVM, {"mechanism": "jia.s5_1"}, r"DPKernelSVM: parameter 'mechanism': .*'jia.s5_1'.* calibrates kls, not svm"),
-    (ONL, {"mechanism": "jia.s5_1"}, r"DPOnlineKernelRegression: parameter 'mechanism': .*'jia.s5_1'.* calibrates kls, not online_kls"),
+    (KLS, {"mechanism": "jcc.thm1"}, r"DPKernelLeastSquares: parameter 'mechanism' = 'jcc.thm1': .*premises .*algorithm: "
+                                     r"the statement assumes 'online kernel regression"),
+    (KLS, {"mechanism": "jia.s5_2"}, r"DPKernelLeastSquares: parameter 'mechanism' = 'jia.s5_2': .*premises .*loss: the "
+                                     r"statement assumes 'hinge', DPKernelLeastSquares has 'square'"),
+    (SVM, {"mechanism": "jia.s5_1"}, r"DPKernelSVM: parameter 'mechanism' = 'jia.s5_1': .*premises .*loss: the statement "
+                                     r"assumes 'square', DPKernelSVM has 'hinge'"),
+    (ONL, {"mechanism": "jia.s5_1"}, r"DPOnlineKernelRegression: parameter 'mechanism' = 'jia.s5_1': .*premises .*algorithm: "
+                                     r"the statement assumes 'regularised kernel ERM"),
     (KLS, {"kernel": "linear"}, r"DPKernelLeastSquares: X is outside the domain of parameter 'kernel' .*radius"),
     (ONL, {"kernel": "periodic_sobolev"}, r"DPOnlineKernelRegression: X is outside the domain of parameter 'kernel'"),
     (KLS, {"lam": 1e-300}, r"DPKernelLeastSquares: .*mechanism 'jia.s5_1'.*lam = 1e-300"),   # the scale overflows
@@ -298,7 +303,7 @@ def _xy(kind: str):
                          ids=[f"{s['cls'].__name__}-{next(iter(p))}={p[next(iter(p))]!r:.12}" for s, p, _ in BAD_PARAMS])
 def test_a_bad_parameter_raises_value_error_naming_it(spec, params, match) -> None:
     cls = spec["cls"]
-    est = cls(**{"mechanism": spec["mechanism"], **params})
+    est = cls(**{"mechanism": spec["mechanism"], "allow_unverified": True, **params})
     with pytest.raises(ValueError, match=match) as err:
         est.fit(*_xy("svm" if cls is DPKernelSVM else "reg"))
     assert cls.__name__ in str(err.value)
@@ -337,28 +342,30 @@ BAD_DATA = [
 def test_bad_data_raises_value_error_naming_the_estimator(spec, X, y, match) -> None:
     cls = spec["cls"]
     with pytest.raises(ValueError, match=match) as err:
-        cls(mechanism=spec["mechanism"]).fit(X, y)
+        cls(mechanism=spec["mechanism"], allow_unverified=True).fit(X, y)
     assert str(err.value).startswith(f"{cls.__name__}: ")
 
 
 def test_numeric_strings_are_numbers_for_the_regressors(data) -> None:
     X, y = data
     for cls, mech in [(DPKernelLeastSquares, "jia.s5_1"), (DPOnlineKernelRegression, "jcc.thm1")]:
-        a = cls(mechanism=mech, random_state=0).fit(X, y.astype(str)).predict(X)
-        b = cls(mechanism=mech, random_state=0).fit(X, y.astype(str).astype(object)).predict(X)
-        np.testing.assert_array_equal(a, cls(mechanism=mech, random_state=0).fit(X, y).predict(X))
+        a = cls(mechanism=mech, random_state=0, allow_unverified=True).fit(X, y.astype(str)).predict(X)
+        b = cls(mechanism=mech, random_state=0, allow_unverified=True).fit(X, y.astype(str).astype(object)).predict(X)
+        np.testing.assert_array_equal(a, cls(mechanism=mech, random_state=0, allow_unverified=True).fit(X, y).predict(X))
         np.testing.assert_array_equal(a, b)
 
 
 def test_mixed_label_types_raise_type_error() -> None:
     y = np.array(["a", None] * 6, dtype=object)
     with pytest.raises(TypeError, match=re.escape("DPKernelSVM: parameter 'y' mixes label types ['NoneType', 'str']")):
-        DPKernelSVM(mechanism="jia.s5_2").fit(X0, y)
+        DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True).fit(X0, y)
 
 
 def test_a_tiny_lam_svm_is_a_value_error_and_a_certificate_error() -> None:
     from simulations.solvers import CertificateError
 
-    with pytest.raises(ValueError, match=r"DPKernelSVM: the fit could not be certified at lam = 1e-300") as err:
-        DPKernelSVM(mechanism="jia.s5_2", lam=1e-300).fit(X0, C0)
+    # λ = 1e-30: the box dual's gap stays at 1 on these 12 points (at HEAD of issue 31 the solver certifies
+    # λ = 1e-300 on them, gap 2.6e-17: certification is not monotone in λ, so the case is pinned by its value)
+    with pytest.raises(ValueError, match=r"DPKernelSVM: the fit could not be certified at lam = 1e-30 ") as err:
+        DPKernelSVM(mechanism="jia.s5_2", allow_unverified=True, lam=1e-30).fit(X0, C0)
     assert isinstance(err.value, CertificateError) and not err.value.certificate.ok

@@ -639,6 +639,10 @@ def report_parser() -> argparse.ArgumentParser:
     from .plan import DEFAULT_WORKERS
 
     ap = _Parser(prog="python -m verify", description="Regenerate reports/.")
+    from bounds.report_io import toolkit_version
+
+    ap.add_argument("--version", action="version", version=f"dp-erm-verify {toolkit_version()}",
+                    help="print the toolkit's version (the one a report records) and exit")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
     ap.add_argument("--only", help="glob pattern or substring of statement keys, e.g. 'jia.*'")
     ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(PROFILES)} (default: default)")
@@ -742,6 +746,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     with _signals_interrupt():
         try:
+            if argv == ["--version"]:       # answered before the report's modules are imported
+                from bounds.report_io import toolkit_version
+
+                print(f"dp-erm-verify {toolkit_version()}")
+                return 0
             if argv[:1] == ["audit"]:
                 return audit_main(argv[1:])
             if argv[:1] == ["where"]:

@@ -46,12 +46,12 @@ from typing import Any
 import pandas as pd
 import sympy as sp
 
-import bounds
 from bounds import PAPERS, registry
 from bounds.cli import LATEX, entry
 from bounds.cli import latex as bounds_latex
 from bounds.core import Evaluation, keys_matching
 from bounds.evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
+from bounds.report_io import toolkit_version
 from bounds.verdict import Verdict, headline, root_table
 
 PICK_M = (1e3, 1e4, 1e5, 1e6)
@@ -1014,7 +1014,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     pk = picks_table(vs) if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
     prov.update(run_info or {})
-    prov["bounds_version"] = getattr(bounds, "__version__", None) or _dist_version()
+    prov["bounds_version"] = toolkit_version()   # what bounds.report_io compares a report's version with
     emp = empirical_summary(empirical)
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".verify-", dir=out))
@@ -1448,9 +1448,3 @@ def _jsonable(x: Any) -> Any:
         return None if math.isnan(x) else str(x)   # a missing number is null, never the string "nan"
     return x
 
-
-def _dist_version() -> str | None:
-    try:
-        return metadata.version("dp-erm-verify")
-    except metadata.PackageNotFoundError:
-        return None

@@ -288,6 +288,8 @@ PROP1_SCALE = add(
     constraints=_LAM_LE_1,
     equation="Proposition 1 (§3)",
     doc="001_5df6aa3916744408.txt, Proposition 1: the scale 2Rκ²(κ+1)/(λmε) of the stated density.",
+    # what Lemma 2's proof assumes of the fit this scale calibrates: least squares with ‖f_z,λ‖_K ≤ R
+    premises={"loss": "square", "algorithm": "regularised kernel ERM (exact minimiser, no offset)", "labels": "|y| <= M", "rkhs_norm": "R"},
 )
 
 # --------------------------------------------------------------------------- §4.1
@@ -573,6 +575,8 @@ add(
     equation="§4.3, last display before Theorem 2",
     schedule={"lam": "thm2.lam_schedule"},
     checks=(_thm2_approx_check,),
+    ceiling=PAPER.symbols["M"].symbol**2,
+    ceiling_why='the zero predictor: E(0) − (1+2ε)E(f_ρ) ≤ E(0) − E(f_ρ) = ‖f_ρ‖²_ρ ≤ M² (least squares, |y| ≤ M), so a bound ≥ M² promises nothing the data-independent answer 0 does not',
     doc="001_5df6aa3916744408.txt, §4.3: E(E(f_zA) − (1+2ε)E(f_ρ)) ≤ 24M²κ⁴(κ+1)²/(λ³m²ε²) + "
     "8√(2π)M²(1+2ε)/√m + λ^{min{1,2r}}(κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖².  The printed sample term is "
     "garbled by extraction ('3 2 π M 2 (1+2ϵ) m'); it is read as in C_ε of Theorem 2.",
@@ -620,6 +624,8 @@ add(
     rate_symbol="m",
     claimed_exponent=_rate2,
     checks=(_thm2_checks,),
+    ceiling=PAPER.symbols["M"].symbol**2,
+    ceiling_why="as jamp.thm2.bound: the zero predictor's E(0) − (1+2ε)E(f_ρ) ≤ ‖f_ρ‖²_ρ ≤ M²",
     doc="001_5df6aa3916744408.txt, Theorem 2: E(E(f_zA) − (1+2ε)E(f_ρ)) ≤ C_ε(1/m)^{min{1/2, 4r/(3+2r)}}, "
     "C_ε = 24M²κ⁴(κ+1)²/ε² + 8√(2π)M²(1+2ε) + (κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖².",
 )
@@ -653,6 +659,8 @@ add(
     errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
     routes=(sample_error_route("the sample term 8√(2π)M²/√m"),),
     schedule={"eps": "thm3.eps_schedule", "lam": "thm3.lam_schedule"},
+    ceiling=PAPER.symbols["M"].symbol**2,
+    ceiling_why="the zero predictor's excess risk: for least squares E(0) − E(f_ρ) = ‖f_ρ‖²_ρ ≤ M² (f_ρ = E[y|x], |y| ≤ M), so a bound ≥ M² promises nothing the data-independent answer 0 does not",
     doc="001_5df6aa3916744408.txt, proof of Theorem 3: E ≤ 8M²ε + 24R²κ⁴(κ+1)²/(λ²m²ε²) + 8√(2π)M²/√m + "
     "λ^{min{2r,1}}(κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖², with R = M/√λ.",
 )
@@ -713,6 +721,8 @@ add(
     rate_symbol="m",
     claimed_exponent=_rate3,
     checks=(_thm3_checks,),
+    ceiling=PAPER.symbols["M"].symbol**2,
+    ceiling_why="the zero predictor's excess risk: for least squares E(0) − E(f_ρ) = ‖f_ρ‖²_ρ ≤ M² (f_ρ = E[y|x], |y| ≤ M), so a bound ≥ M² promises nothing the data-independent answer 0 does not",
     doc="001_5df6aa3916744408.txt, Theorem 3: E(E(f_zA) − E(f_ρ)) ≤ C̃(1/m)^{min{1/3, 4r/(3+6r)}}, "
     "C̃ = 8(1+√(2π))M² + 24M²κ⁴(κ+1)² + (κ^{4r−2}+κ^{4r−4}+2)‖L_K^{-r}f_ρ‖² (the flattened '8 ( 1 + 2 π )' "
     "is read as 8(1 + √(2π)), matching the sample term 8√(2π)M²/√m).",

@@ -367,6 +367,9 @@ THM1_C_T = add(
     doc="003_8ef3daf3084cc981.txt, Theorem 1 (12): C_t = 2(κ²+1)κM/(t−1+t₀)^{2θ−1}; Lemma 1 needs C_t ≥ Δf_t, "
     "which (17) bounds by 2κ²(κ²+1)M/(t−1+t₀)^{2θ−1}.",
     notes="(12) is the K-norm bound (16) after the schedule, not the sup-norm bound (17) that the proof says to use",
+    # what (16)-(17) assume of the algorithm whose output b_t perturbs: recursion (3) on the square loss
+    premises={"loss": "square", "algorithm": "online kernel regression (recursion (3), one pass)",
+              "labels": "|y| <= M"},
 )
 _dens_stated = sp.exp(eps * sp.Abs(b) / _Ct_stated) / (2 * _Ct_stated / eps)
 
@@ -677,6 +680,8 @@ THM2 = add(
     claimed_exponent=sp.Rational(1, 2) - theta,
     relation="none",   # compared by _thm2_checks, whose failure is labelled with its underlying error
     checks=(_thm2_checks,),
+    ceiling=PAPER.symbols["fnorm"].symbol,
+    ceiling_why='the zero function: ‖0 − f_ρ‖_K = ‖f_ρ‖_K (the parameter fnorm), so a bound ≥ ‖f_ρ‖_K promises nothing the data-independent answer 0 does not',
     doc="003_8ef3daf3084cc981.txt, Theorem 2 (27): with confidence 1 − δ, ‖f_{t+1,A} − f_ρ‖_K ≤ C_ε t^{−(θ−1/2)}·4/δ, "
     "C_ε = 4(κ²+1)κM/ε + t₀‖f_ρ‖_K + (11/3)(κM + (κ²+1)‖f_ρ‖_K).",
     notes="b_{t+1} is a real number added to a function; the proof treats ‖b‖_K as |b| (a constant function has "

@@ -550,6 +550,7 @@ add(
     equation="Proposition 2 (§4.1)",
     checks=(lambda st, dep: expm1_regime_check(st, dep, "Theorem 3's step e^ε − 1 ≤ 2ε, used here"),),
     errors={"stated vs derived": EXPM1_VS_2EPS},   # its printed-vs-derived gap is this step
+    ceiling_why='no finite ceiling: R₁ is the generalisation gap of the release f_z + b, whose scalar Laplace noise is unbounded and whose loss is only C_L-Lipschitz (no upper limit on E(f_zA) in the premises)',
     doc="000_c13e7e0f812f87df.txt, Proposition 2: E R₁ ≤ 2B̃ε + 2ε E R₂ with B̃ = 2(B₀ + λΩ(0)).",
     notes="Theorem 3 with G = E R₂ + B₀ + λΩ(0) gives 2(B₀ + λΩ(0))ε + 2εE R₂: B̃ carries an extra factor 2, "
     "and the proof of Theorem 4 uses the smaller 2(B₀ + λΩ(0))ε",
@@ -600,6 +601,7 @@ add(
     depends=("prop1.scale",),
     equation="Proposition 3 (§4.1)",
     checks=(_prop3_witness,),
+    ceiling_why='no finite ceiling: R₂ = E_z(f_z + b) − E_z(f_z) grows with |b| (C_L-Lipschitz loss, unbounded Laplace noise); the premises put no upper limit on it',
     doc="000_c13e7e0f812f87df.txt, Proposition 3: E R₂ ≤ C_L E|b| = κ²C_L/(λγmε).",
 )
 
@@ -722,6 +724,8 @@ add(
     equation="proof of Theorem 4",
     schedule={"eps": "thm4.eps_schedule", "lam": "thm4.lam_schedule"},
     checks=(_thm4_instance,),
+    ceiling=PAPER.symbols["B0"].symbol,
+    ceiling_why="the zero predictor's excess risk: E(0) − E(f_ρ) ≤ E(0) = E_z E_z(0) ≤ B₀ (premise E_z(0) ≤ B₀ for every sample; the loss is nonnegative, so E(f_ρ) ≥ 0): a bound ≥ B₀ promises nothing the data-independent answer 0 does not",
     doc="000_c13e7e0f812f87df.txt, proof of Theorem 4: E ≤ 2(B₀+λΩ(0))ε + (1+2ε)κ²C_L/(λγmε) + "
     "2√(2π)B_ρ/√m + c_βλ^β, from (3) and Propositions 2–4.",
     notes="the printed bound is exactly what the paper's own Theorem 3 (2Gε), Proposition 3 and Proposition 4 give, "
@@ -810,6 +814,8 @@ add(
     rate_symbol="m",
     claimed_exponent=_rate4,
     checks=(_thm4_checks,),
+    ceiling=PAPER.symbols["B0"].symbol,
+    ceiling_why="as jia.thm4.bound: the zero predictor's excess risk is at most E(0) ≤ B₀",
     doc="000_c13e7e0f812f87df.txt, Theorem 4: E(E(f_zA) − E(f_ρ)) ≤ (2B₀ + 2Ω(0) + 3κ²C_L/γ + c_β) "
     "m^(−β/(2β+1)).",
 )
@@ -906,6 +912,9 @@ S5_1_SCALE = add(
     depends=("lemma1", "prop1.scale", "s5_1.C_L", "s5_1.gamma"),
     equation="§5.1",
     doc="000_c13e7e0f812f87df.txt, §5.1: the scale α/2 = Mκ²(κ+1)/(λ^{3/2}mε) implied by the stated density.",
+    # what Proposition 1's proof assumes of the fit this scale calibrates (§5.1: C_L from |y| ≤ M, ‖f‖_∞ ≤ κM/√λ)
+    premises={"loss": "square", "algorithm": "regularised kernel ERM (exact minimiser, no offset)", "labels": "|y| <= M",
+              "lipschitz": "2*M*(kappa/sqrt(lam) + 1)"},
 )
 
 fz, y = sp.symbols("f_z y", real=True)
@@ -939,6 +948,7 @@ add(
     errors={"stated vs derived": PROP1_HALF_SCALE},
     equation="§5.1",
     checks=(_ls_identity,),
+    ceiling_why='no finite ceiling: E b² of unbounded Laplace noise (the release is not clipped)',
     doc="000_c13e7e0f812f87df.txt, §5.1: E(E_z(f_zA^ls) − E_z(f_z^ls)) = E b² = "
     "2M²κ⁴(κ+1)²/(λ³m²ε²).",
 )
@@ -1026,6 +1036,8 @@ add(
     routes=(sample_error_route("the sample term 2√(2π)B_ρ/√m"),),
     equation="§5.1 ('from the total error bound in the last section')",
     schedule={"eps": "s5_1.eps_schedule", "lam": "s5_1.lam_schedule"},
+    ceiling=PAPER.symbols["M"].symbol**2,
+    ceiling_why="the zero predictor's excess risk: for least squares E(0) − E(f_ρ) = ‖f_ρ‖²_ρ ≤ M² (f_ρ = E[y|x], |y| ≤ M), so a bound ≥ M² promises nothing the data-independent answer 0 does not",
     doc="000_c13e7e0f812f87df.txt, §5.1: the paper omits the analysis; this is the bound of the proof "
     "of Theorem 4 with B₀ = M², Ω(0) = 0, B_ρ = 4M² and R₂ = E b² (the stated form uses the paper's "
     "own Theorem 3 and E b²).",
@@ -1080,6 +1092,8 @@ add(
     rate_symbol="m",
     claimed_exponent=_rate51,
     checks=(_ls_rate_checks,),
+    ceiling=PAPER.symbols["M"].symbol**2,
+    ceiling_why="the zero predictor's excess risk: for least squares E(0) − E(f_ρ) = ‖f_ρ‖²_ρ ≤ M² (f_ρ = E[y|x], |y| ≤ M), so a bound ≥ M² promises nothing the data-independent answer 0 does not",
     doc="000_c13e7e0f812f87df.txt, §5.1: E(E(f_zA^ls) − E(f_ρ^ls)) ≤ C̃ (1/m)^{2β/(3(β+1))}, "
     "β = min{1, 2r}; C̃ is not given.",
 )
@@ -1162,6 +1176,8 @@ S5_2_SCALE = add(
     depends=("lemma1", "prop1.scale", "s5_2.C_L", "s5_1.gamma"),
     equation="§5.2",
     doc="000_c13e7e0f812f87df.txt, §5.2: the scale α/2 = κ²/(2λmε) implied by the stated density.",
+    # what Proposition 1's proof assumes of the fit this scale calibrates (§5.2: the hinge loss, C_L = 1)
+    premises={"loss": "hinge", "algorithm": "regularised kernel ERM (exact minimiser, no offset)", "labels": "y in {-1, +1}", "lipschitz": "1"},
 )
 #: a four-point instance where the hinge loss of f_λ exceeds (M+1)² = 4: the chain Gram matrix K = I + (3/5)(S + Sᵀ)
 #: (positive definite: its eigenvalues are 1 + (6/5)cos(kπ/5) > 0; κ = 1), ρ_X ∝ (10⁴, 10⁴, 10⁴, 1),
@@ -1246,6 +1262,8 @@ add(
     params=("u",),
     equation="§5.2 (Theorem 14 of [30])",
     cited="Chen, Wu, Ying & Zhou (2004), Theorem 14; Zhang (2004) gives R(f) − R(f_c) ≤ E(f) − E(f_c)",
+    ceiling=1,
+    ceiling_why='an excess misclassification risk R(f) − R(f_c) ≤ R(f) ≤ 1 (a probability)',
     doc="000_c13e7e0f812f87df.txt, §5.2: R(f) − R(f_c) ≤ √(2(E(f) − E(f_ρ^h))).",
 )
 
@@ -1273,6 +1291,8 @@ add(
     routes=(sample_error_route("the sample term 2√(2π)B_ρ/√m (inside the square root)"),),
     equation="§5.2",
     schedule={"eps": "thm4.eps_schedule", "lam": "thm4.lam_schedule"},
+    ceiling=1,
+    ceiling_why='an excess misclassification risk R(sgn f) − R(f_c) ≤ R(sgn f) ≤ 1 (a probability)',
     doc="000_c13e7e0f812f87df.txt, §5.2: the comparison theorem and Jensen's inequality applied to "
     "Theorem 4's bound with C_L = 1, γ = 2, B₀ = 1, Ω(0) = 0, B_ρ = (M+1)².",
 )
@@ -1297,6 +1317,8 @@ add(
     rate_symbol="m",
     claimed_exponent=_rate52,
     checks=(_svm_rate_checks,),
+    ceiling=1,
+    ceiling_why='an excess misclassification risk R(sgn f) − R(f_c) ≤ 1 (a probability)',
     doc="000_c13e7e0f812f87df.txt, §5.2: E(R(f_zA^h) − R(f_c)) ≤ C̃ (1/m)^{β/(2(2β+1))}, β = min{r, 1}.",
 )
 

@@ -1268,6 +1268,7 @@ add(
     depends=("lemma2",),
     equation="(14)–(18), proof of Theorem 5.2",
     checks=(_lemma2_premise,),
+    ceiling_why='no finite ceiling: Φ^p minimises the objective perturbed by b, whose norm (a Gamma law) is unbounded, over an unbounded cone',
     doc="004_69734a6b7aad1d0d.txt, proof of Theorem 5.2, (18): Σ_c‖Φ*_c − Φ^p_c‖² ≤ (4C/λ²)‖b‖², from the "
     "strong convexity of J and J_p (Lemma 2, α = 1/2) and Cauchy–Schwarz (17).",
 )
@@ -1294,6 +1295,7 @@ THM5_2 = add(
     params=("d", "K", "eps", "lam", "delta"),
     depends=("eq18", "lemma4", "eq8.objective"),
     equation="§5.2, (14)–(19)",
+    ceiling_why='no ceiling in its parameters: the answer Φ = 0 has J(0) − J(Φ*) ≤ J(0) = (number of (i, c) pairs)·ℓ_h(0) with ℓ_h(0) = h/4, which needs the smoothing h and the reading of the sum (per example or total), neither a parameter of this statement',
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.2: w.p. ≥ 1 − δ, J(Φ^p) ≤ J(Φ*) + (8(d+1)⁴C/(ε²λ)) log²(d/δ); "
     "from (14), (18), Σ bΔ ≤ 2C‖b‖²/λ and Lemma 4.",
     notes="the theorem is about Φ^p, the minimiser of J_p (8), which does not exist whenever b_(d+1,d+1) < 0 "
@@ -1387,6 +1389,7 @@ add(
     params=("d", "K", "eps", "lam", "delta"),
     depends=("lemma3", "eq18", "lemma4"),
     equation="(22), proof of Theorem 5.3",
+    ceiling_why='no finite ceiling: the distance of Φ^p from Φ* grows with the unbounded ‖b‖ (pr.eq18)',
     doc="004_69734a6b7aad1d0d.txt, proof of Theorem 5.3, (22): [Σ_c trace(I_Φ(Φ*_c − Φ^p_c)I_Φ)]² ≤ "
     "dC Σ_c‖Φ_c − Φ'_c‖² ≤ (4dC²/λ²)‖b‖², then Lemma 4 and a square root.",
 )
@@ -1504,6 +1507,7 @@ add(
     errors={"stated vs derived": ERR_EQ23_FACTOR2},
     tags={"stated vs derived": {"reading": "sum"}},   # its derived form reads L̃ as the sum over n examples
     readings=LTILDE_READINGS,
+    ceiling_why='no ceiling in its parameters: the answer Φ = 0 has J̃(0) − J̃(Φ^r) ≤ J̃(0) = (K − 1)·ℓ_h(0) per example, which needs the smoothing h, not a parameter of this statement',
     doc="004_69734a6b7aad1d0d.txt, (23): J̃(Φ^p) − J̃(Φ^r) ≤ (8(d+1)⁴C/(ε²λ)) log²(d/δ) + (16/(λn))[32 + "
     "log(1/δ)], 'substituting the bound from Theorem 5.2' into the cited bound.",
 )
@@ -1575,6 +1579,7 @@ THM5_3 = add(
     errors={"stated vs derived": ERR_T53_LAMBDA},
     tags={"stated vs derived": {"reading": "sum"}},   # its derived form reads L̃ as the sum over n examples
     readings=LTILDE_READINGS,
+    ceiling_why='no ceiling in its parameters: the answer Φ = 0 has L̃(0) − L̃(Φ*) ≤ L̃(0) = (K − 1)·ℓ_h(0) per example (h/4 each), which needs the smoothing h, not a parameter of this statement',
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.3: w.p. ≥ 1 − δ, L̃(Φ^p) ≤ L̃(Φ*) + (4√d(d+1)²C/(ελ)) log(d/δ) + "
     "(8(d+1)⁴C/(ε²λ)) log²(d/δ) + (16/(λn))[32 + log(1/δ)], from (21), (22) and (23).",
     notes="(21) multiplies (22) by λ, which cancels the 1/λ of (22): the first term of the theorem should be "

@@ -533,6 +533,8 @@ add(
     params=("D_psi2", "L_star", "sigma_md", "G_C", "r_Q", "T"),
     equation="proof of Theorem 3.2, (2)–(9) (explicit version)",
     checks=(_dual_variance_check,),
+    ceiling=2*PAPER.symbols["L_star"].symbol,
+    ceiling_why='θ and θ* lie in Q, the unit ball of ‖·‖_Q, and ‖∇ℓ‖_{Q,*} ≤ L*, so L(θ) − L* ≤ L*‖θ − θ*‖_Q ≤ 2L* for every θ ∈ Q',
     doc="the toolkit's explicit form of Theorem 3.2: with θ₁ = argmin Ψ, B_Ψ(θ*, θ₁) ≤ D², ‖∇ℓ‖_{Q,*} ≤ L*, "
     "b ~ N(0, σ²I) independent of θ_t, E‖b‖_{Q,*} = σG_Q and Var‖b‖_{Q,*} ≤ σ²r² (r = max_Q‖θ‖₂), the "
     "mirror-descent inequality gives E L(θ̄) − L* ≤ D²/(ηT) + η(L*² + σ²(G² + r²)); the best η gives "
@@ -592,6 +594,7 @@ add(
     equation="Theorem 3.2",
     checks=(_order_rate_checks(lambda dep: _md_bound(dep, D2v=D2, Lsv=Lip, Gv=GC, rv=rQ),
                                {n: sp.Integer(-1), GC: sp.Integer(1)}),),
+    ceiling_why='no ceiling in its parameters: L(θ) − L* ≤ L₂·diam₂(C) for an L₂-Lipschitz loss, but the diameter of the body is not a parameter of this order statement (ttz.eq10–eq13 and ttz.thmA declare it for each body)',
     doc="E L(θ^priv) − L* = O(L G_C polylog(n, 1/δ)/(nε)) for the Gaussian width G_C of the body Q.  Checked: "
     "the explicit bound with T = n² decays like n^{-1} and grows like G_C.",
 )
@@ -607,6 +610,8 @@ add(
     equation="(10)",
     checks=(_order_rate_checks(lambda dep: _md_bound(dep, D2v=sp.Rational(1, 2), Lsv=Lip, Gv=sp.sqrt(p), rv=1),
                                {n: sp.Integer(-1), p: sp.Rational(1, 2)}),),
+    ceiling=2*PAPER.symbols["L2"].symbol,
+    ceiling_why='over the unit ℓ2 ball (diameter 2) an L₂-Lipschitz loss has L(θ) − L* ≤ 2L₂',
     doc="Ψ(θ) = ‖θ‖²₂/2 over the unit ℓ2 ball (D² = 1/2, L* = L, G ≤ √p, r = 1): the excess risk grows like √p "
     "(a slight improvement over [BST14]).",
 )
@@ -628,6 +633,8 @@ add(
     depends=("thm3_2.explicit", "gw.polytope", "md.sigma.zcdp"),
     equation="(11), with Fact 3.4 and Claim 3.5",
     checks=(_order_rate_checks(lambda dep: _poly_bound(dep, k, smax), {n: sp.Integer(-1), k: sp.Integer(0)}),),
+    ceiling=2*PAPER.symbols["L2"].symbol*PAPER.symbols["s_max"].symbol,
+    ceiling_why='conv(S) lies in the ℓ2 ball of radius s_max (diameter 2s_max), so L(θ) − L* ≤ 2L₂s_max',
     doc="no explicit dependence on p: the bound grows like √log k.  Explicit version: entropic mirror descent on "
     "the vertex weights (D² = ln k, L* = L·s_max, noise (⟨s_i, b⟩)_i whose centred range has mean ≤ σ s_max√(2 ln k) "
     "and variance ≤ σ² s_max²).",
@@ -643,6 +650,8 @@ add(
     depends=("eq11", "gw.l1"),
     equation="(11) with C = B₁",
     checks=(_order_rate_checks(lambda dep: _poly_bound(dep, 2 * p, 1), {n: sp.Integer(-1), p: sp.Integer(0)}),),
+    ceiling=2*PAPER.symbols["L2"].symbol,
+    ceiling_why='the unit ℓ1 ball lies in the unit ℓ2 ball (diameter 2), so L(θ) − L* ≤ 2L₂',
     doc="the ℓ1 ball via the ±e_j doubling trick: entropic mirror descent on 2p weights; the risk grows like "
     "√log p instead of √p (exponent 0 in p).",
 )
@@ -658,6 +667,8 @@ add(
     depends=("eq11", "gw.simplex"),
     equation="§3.2 after (11) ('extends to the standard p-dimensional probability simplex')",
     checks=(_order_rate_checks(lambda dep: _poly_bound(dep, p, 1), {n: sp.Integer(-1), p: sp.Integer(0)}),),
+    ceiling=sp.sqrt(2)*PAPER.symbols["L2"].symbol,
+    ceiling_why='the simplex has ℓ2 diameter √2, so L(θ) − L* ≤ √2·L₂',
     doc="the simplex with the entropy potential (the width term becomes E max g_i ≤ √(2 ln p)).",
 )
 add(
@@ -673,6 +684,8 @@ add(
     checks=(_order_rate_checks(lambda dep: _md_bound(dep, D2v=sp.log(ng + 1), Lsv=Lip,
                                                      Gv=sp.sqrt(sg) + sp.sqrt(2 * sp.log(ng)), rv=1),
                                {n: sp.Integer(-1), sg: sp.Rational(1, 2)}),),
+    ceiling=2*PAPER.symbols["L2"].symbol,
+    ceiling_why='the grouped unit ball lies in the unit ℓ2 ball (‖θ‖₂ ≤ Σ_b‖θ_b‖₂ ≤ 1), so L(θ) − L* ≤ 2L₂',
     doc="the potential of [BTN13, §5.3.3] on the blocks; the printed form is lost, the shape follows the width "
     "``ttz.gw.group`` (the explicit check takes D² = O(log n_g) for that potential, an assumption).",
 )
@@ -689,6 +702,8 @@ add(
     checks=(_order_rate_checks(lambda dep: _md_bound(dep, D2v=sp.log(p1 + p2), Lsv=Lip,
                                                      Gv=sp.sqrt(p1) + sp.sqrt(p2), rv=1),
                                {n: sp.Integer(-1), p1: sp.Rational(1, 2)}),),
+    ceiling=2*PAPER.symbols["L2"].symbol,
+    ceiling_why='the unit nuclear-norm ball lies in the unit Frobenius ball (‖Θ‖_F ≤ ‖Θ‖_*), so L(Θ) − L* ≤ 2L₂ for a loss L₂-Lipschitz in the Frobenius norm',
     doc="Gaussian noise on every entry ([DTTZ14]), the Schatten potential of [BTN13, §5.2.3] (D² = O(log "
     "min(p₁, p₂)), assumed in the explicit check), width √p₁ + √p₂.",
 )
@@ -703,6 +718,8 @@ add(
     equation="Appendix A (Theorem A.1)",
     checks=(lambda st, dep: [rate_check(st, st.stated, sp.Integer(-2), var=n, label="exponent in n", spot=0),
                              rate_check(st, st.stated, sp.Integer(2), var=GC, label="exponent in G_C", spot=0)],),
+    ceiling=2*PAPER.symbols["L2"].symbol*PAPER.symbols["R_C"].symbol,
+    ceiling_why='C lies in the ℓ2 ball of radius ‖C‖₂ = R_C (diameter 2R_C), so L(θ) − L* ≤ 2L₂R_C',
     doc="under Δ-strong convexity the excess risk is Õ(L²(G_C² + ‖C‖²₂)/(Δ(nε)²)) (order, reference file); "
     "only its exponents are checked (no explicit version here).",
 )
@@ -1102,6 +1119,8 @@ FW_UTILITY_EXPLICIT = add(
     checks=(_fw_recursion_check,),
     cited="the Frank–Wolfe recursion with an additive linear-oracle error (Jaggi 2013, Theorem 1), solved here for "
     "the paper's start t = 1",
+    ceiling=2*PAPER.symbols["L1"].symbol*PAPER.symbols["C1"].symbol,
+    ceiling_why='‖∇ℓ‖_∞ ≤ L₁ and C lies in the ℓ1 ball of radius ‖C‖₁ = C₁, so L(θ) − L* ≤ L₁‖θ − θ*‖₁ ≤ 2L₁C₁ for every θ ∈ C',
     doc="E L(θ_T) − L* ≤ 2λ(1 + ln k) + (4L₁‖C‖₁ + 2Γ_L(T − 1))/(T(T + 1)) (the toolkit's explicit version; the "
     "paper's constants are lost).",
 )
@@ -1148,6 +1167,8 @@ add(
     depends=("fw.utility.explicit", "fw.lasso_curv"),
     constraints=_DELTA_LE_HALF,
     equation="Theorem 1.2, sparse linear regression (explicit version)",
+    ceiling=1,
+    ceiling_why='θ = 0 lies in the unit ℓ1 ball and L(0) − L* ≤ L(0) = (1/n)Σy_i² ≤ 1 (|y| ≤ 1), so a bound ≥ 1 promises nothing the data-independent answer 0 does not',
     doc="with ℓ = (y − ⟨x, θ⟩)², ‖∇ℓ‖_∞ = 2|y − ⟨x, θ⟩|‖x‖_∞ ≤ 4 = L₁, ‖C‖₁ = 1, k = 2p, Γ ≤ 8 and the derived "
     "scale λ = 16√(8T ln(1/δ))/(nε): 32√(8T ln(1/δ))(1 + ln 2p)/(nε) + 16T/(T(T+1)).",
 )
@@ -1163,6 +1184,8 @@ add(
     depends=("fw.utility.explicit", "fw.T_schedule"),
     equation="Theorem 1.2",
     checks=(_order_rate_checks(lambda dep: _fw_scheduled(dep), {n: sp.Rational(-2, 3), k: sp.Integer(0)}),),
+    ceiling=2*PAPER.symbols["L1"].symbol*PAPER.symbols["C1"].symbol,
+    ceiling_why='as ttz.fw.utility.explicit: L(θ) − L* ≤ L₁‖θ − θ*‖₁ ≤ 2L₁C₁ over C',
     doc="O(Γ^{1/3}(L₁‖C‖₁)^{2/3} log(n|S|) polylog(1/δ)/(nε)^{2/3}); whether the δ factor is √log(1/δ) or log(1/δ) is "
     "not confirmed (√ is what the explicit version gives).  Checked: the explicit bound at the derived scale and "
     "the T schedule decays like n^{-2/3} and depends on k only through log k.",
@@ -1178,6 +1201,8 @@ add(
     depends=("thm1_2", "fw.lasso_curv"),
     equation="Theorem 1.2 ('In particular, for the sparse linear regression problem')",
     checks=(_order_rate_checks(lambda dep: _fw_scheduled(dep, lasso=True), {n: sp.Rational(-2, 3), p: sp.Integer(0)}),),
+    ceiling=1,
+    ceiling_why='as ttz.fw.lasso_explicit: the answer θ = 0 has L(0) − L* ≤ (1/n)Σy_i² ≤ 1',
     doc="‖x_i‖_∞ ≤ 1, |y_i| ≤ 1, C = B₁: Õ(log(np)/(nε)^{2/3}).",
 )
 
@@ -1483,6 +1508,13 @@ def _md_spent(value, sigma2: float, **v: float) -> float:
     return accounting.pld_epsilon([("gaussian", math.sqrt(float(sigma2)), Delta, int(v["T"]))], v["delta"])
 
 
+def _md_sigma2_cks(value, **v: float) -> float:
+    from .. import accounting
+
+    Delta = value("ttz.md.sens", L2=v["L2"], n=v["n"])
+    return int(v["T"]) * Delta**2 / (2 * accounting.zcdp_rho(v["eps"], v["delta"]))
+
+
 #: the tight calibration and the ε a noise spends, for bounds.calibrate (value(key, **vals) evaluates a statement)
 ACCOUNTING = {
     "fw.scale": {
@@ -1494,6 +1526,11 @@ ACCOUNTING = {
     },
     "md.sigma.zcdp": {
         "tight": lambda value, **v: md_sigma_tight(v["L2"], int(v["n"]), int(v["T"]), v["eps"], v["delta"]) ** 2,
+        "derived": _md_sigma2_cks,
+        "derived_how": "the same zCDP proof (T steps of ρ = Δ²/(2σ²), Δ = 2L/n), converted to (ε, δ) by the "
+                       "optimal conversion of Canonne, Kamath & Steinke 2020 (Cor. 13; bounds.accounting.zcdp_rho) "
+                       "instead of ρ + 2√(ρ ln(1/δ))",
+        "task": ("classification", "regression"),
         "spent": _md_spent,
         "accountant": "exact composition (bounds.accounting): T Gaussian steps of σ = √(σ²) are one Gaussian of "
                       "σ/√T, ℓ2 sensitivity Δ = 2L/n (ttz.md.sens)",

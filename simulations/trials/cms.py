@@ -25,7 +25,17 @@ trial                       what one trial does
 ``noise_norm_trial``        ``n_noise`` draws of the noise of Algorithm 1 or 2: mean ‖b‖
 ``utility_trial``           breast cancer (bundled with scikit-learn): misclassification of
                             Algorithms 1 and 2 at one ε
+``rff_sensitivity_trial``   kernel version: worst replacement of one record for the random-
+                            feature minimiser (artefact ``pair``, with its feature map)
+``rff_noise_excess_trial``  kernel version, breast cancer: rise of the training loss from the
+                            output noise, test errors of the release and of the fit
 ==========================  ===============================================================
+
+Mechanisms (``MECHANISMS``): ``RFF_OUTPUT`` (``cms.rff_output``, Algorithm 1 on random Fourier
+features with a certified solver, calibrated by ``cms.rff.beta``) and ``RFF_OBJECTIVE``
+(``cms.rff_objective``, Algorithm 2 at (1 − ρ)ε plus the residual noise of ``cms.rff.amp_rate``),
+used by :class:`simulations.random_features.DPRandomFeatureClassifier` and
+:class:`~simulations.random_features.DPRandomFeatureRegressor`.
 
 Examples
 --------
@@ -37,6 +47,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -455,3 +466,203 @@ __all__ = ["LogisticFit", "breast_cancer_unit_ball", "curvature_logistic", "draw
            "fit_logistic_batch", "noise_norm_trial", "noise_of_output", "objective", "objective_calibration",
            "objective_log_density", "output_rate", "sample_noise", "sensitivity_trial", "utility_trial",
            "worst_neighbour"]
+
+
+# --------------------------------------------------------------------------- kernel version (random features)
+# The mechanisms of the private random-feature learner (simulations.random_features): every noise parameter
+# comes from the cms.rff.* statements (and cms.alg2.* for objective perturbation), evaluated as printed.
+from bounds.papers.cms import (  # noqa: E402  (the kernel section's handles, kept beside their use)
+    ALG2_C_HUBER,
+    LIPSCHITZ,
+    RFF_AMP_RATE,
+    RFF_BETA,
+    RFF_FEATURE_NORM,
+    RFF_SENSITIVITY,
+    RFF_SENSITIVITY_INEXACT,
+    RFF_SQ_LIPSCHITZ,
+)
+from simulations.random_features import (  # noqa: E402
+    RandomFourierFeatures,
+    VectorMechanism,
+    glm_streamed,
+    ridge_streamed,
+    sample_norm_noise,
+)
+
+#: share ρ of ε spent on the residual noise of an inexact Algorithm 2 (cms.rff.amp_privacy)
+RFF_RHO = 0.01
+
+
+def rff_lipschitz(loss: str, lam: float, M: float | None = None) -> tuple[float, float]:
+    """(L, R) of the kernel version: R from ``cms.rff.feature_norm`` (‖z‖² = 1), L = 1 (``cms.lipschitz``) for
+    the logistic and Huber losses, L = M(1 + R/√Λ) (``cms.rff.sq_lipschitz``) for the squared loss.
+
+    Examples
+    --------
+    >>> rff_lipschitz("logistic", 0.1)
+    (1.0, 1.0)
+    >>> round(rff_lipschitz("squared", 0.25, M=1.0)[0], 12)
+    3.0
+    """
+    R = math.sqrt(_value(RFF_FEATURE_NORM, D=2))
+    if loss == "squared":
+        if M is None:
+            raise ValueError("rff_lipschitz: parameter 'M' (the bound on |y|) is required for the squared loss")
+        return _value(RFF_SQ_LIPSCHITZ, M=M, R_z=R, Lam=lam), R
+    if loss not in ("logistic", "huber"):
+        raise ValueError(f"rff_lipschitz: parameter 'loss' = {loss!r} is not 'logistic', 'huber' or 'squared'")
+    return _value(LIPSCHITZ), R
+
+
+def rff_output_calibration(*, n: int, lam: float, eps: float, tol: float, loss: str, which: str = "stated",
+                           M: float | None = None, h: float | None = None) -> dict[str, float]:
+    """Output perturbation on the random features: τ = tol·2LR/(nΛ) (``cms.rff.sensitivity``), sensitivity
+    2LR/(nΛ) + 2τ (``cms.rff.sensitivity_inexact``) and β (``cms.rff.beta``); both calibrations coincide.
+
+    Examples
+    --------
+    >>> cal = rff_output_calibration(n=100, lam=0.1, eps=1.0, tol=1e-3, loss="logistic")
+    >>> round(cal["sensitivity"], 9), round(cal["rate"] * cal["sensitivity"], 12)
+    (0.2004, 1.0)
+    """
+    L, R = rff_lipschitz(loss, lam, M)
+    sens = _value(RFF_SENSITIVITY, C_L=L, R_z=R, n=n, Lam=lam)
+    tau = tol * sens
+    full = _value(RFF_SENSITIVITY_INEXACT, C_L=L, R_z=R, n=n, Lam=lam, tau=tau)
+    beta = _value(RFF_BETA, n=n, Lam=lam, eps=eps, C_L=L, R_z=R, tau=tau)
+    return {"rate": beta, "tau": tau, "sensitivity": full, "L": L, "R": R, "delta": 0.0,
+            "eps_spent": beta * full}
+
+
+def rff_objective_calibration(*, n: int, lam: float, eps: float, tol: float, loss: str, which: str = "stated",
+                              h: float = 0.5, M: float | None = None, rho: float = RFF_RHO) -> dict[str, float]:
+    """Objective perturbation on the random features with a certified solver: Algorithm 2 at ε₁ = (1 − ρ)ε
+    (ε′, Δ of ``cms.alg2.eps_prime`` / ``cms.alg2.delta``, c of ``cms.alg2.c_logistic`` / ``cms.alg2.c_huber``;
+    ``which`` = stated or derived), and the residual noise of rate ρε/(2τ) (``cms.rff.amp_rate``).
+
+    Examples
+    --------
+    >>> cal = rff_objective_calibration(n=1000, lam=0.01, eps=1.0, tol=1e-3, loss="logistic")
+    >>> cal["regime"], round(cal["eps_spent"], 12) <= 1.0
+    (1, True)
+    """
+    if loss == "squared":
+        raise ValueError("objective perturbation needs a loss Lipschitz everywhere; the squared loss is not")
+    L, R = rff_lipschitz(loss, lam, M)
+    c = curvature_logistic() if loss == "logistic" else _value(ALG2_C_HUBER, h=h)
+    eps1 = (1 - rho) * eps
+    vals = dict(eps=eps1, c=c, n=n, Lam=lam)
+    eps_p = _value(ALG2_EPS_PRIME, which, branch=True, **vals)
+    if eps_p > 0:
+        delta, rate, regime = 0.0, eps_p / 2, 1
+    else:
+        delta, rate, regime, eps_p = _value(ALG2_DELTA, which, **vals), eps1 / 4, 2, eps1 / 2
+    sens = _value(RFF_SENSITIVITY, C_L=L, R_z=R, n=n, Lam=lam)
+    tau = tol * sens
+    r2 = _value(RFF_AMP_RATE, rho=rho, eps=eps, tau=tau)
+    return {"rate": rate, "delta": delta, "eps_p": eps_p, "regime": regime, "c": c, "tau": tau,
+            "residual_rate": r2, "sensitivity": 2 * tau, "eps_spent": eps1 + r2 * 2 * tau, "L": L, "R": R}
+
+
+RFF_OUTPUT = VectorMechanism(
+    "cms.rff_output", RFF_BETA, algorithms=("rff_output",), release="w̃ + b on random Fourier features, "
+    "b ∝ exp(−β‖b‖) (Algorithm 1 with a certified solver)", sampler=sample_norm_noise,
+    calibrator=rff_output_calibration, extra=(RFF_SENSITIVITY, RFF_SENSITIVITY_INEXACT, RFF_FEATURE_NORM))
+RFF_OBJECTIVE = VectorMechanism(
+    "cms.rff_objective", RFF_AMP_RATE, algorithms=("rff_objective",), release="argmin J + bᵀw/n + Δ‖w‖²/2, "
+    "then + b′ of rate ρε/(2τ) (Algorithm 2 with a certified solver)", sampler=sample_norm_noise,
+    calibrator=rff_objective_calibration, extra=(ALG2_EPS_PRIME, ALG2_DELTA, RFF_SENSITIVITY))
+
+MECHANISMS = (RFF_OUTPUT, RFF_OBJECTIVE)
+
+
+def rff_problem(n: int, d: int, rng: np.random.Generator, task: str = "classification"
+                ) -> tuple[FloatArray, FloatArray]:
+    """n points x ~ N(0, I_d)/√d; classification: y = sign(sin(2x₁) + 0.3·N(0, 1)) ∈ ±1; regression:
+    y = clip(sin(2x₁) + 0.1·N(0, 1), −1, 1)."""
+    X = rng.standard_normal((n, d)) / math.sqrt(d)
+    f = np.sin(2 * X[:, 0] * math.sqrt(d))
+    if task == "classification":
+        return X, np.where(f + 0.3 * rng.standard_normal(n) >= 0, 1.0, -1.0)
+    return X, np.clip(f + 0.1 * rng.standard_normal(n), -1.0, 1.0)
+
+
+def rff_worst_pair(n: int, d: int, D: int, lam: float, gamma: float, task: str, rng: np.random.Generator,
+                   n_cand: int = 64, loss: str = "logistic") -> dict[str, Any]:
+    """A hard neighbouring pair for the random-feature learner: the last record replaced by the candidate
+    (x′, y′) (random inputs, both extreme labels) that moves the certified minimiser the most.
+
+    Returns the pair, the feature map (its frequencies), both minimisers and their distance.
+    """
+    X, y = rff_problem(n, d, rng, task)
+    fm = RandomFourierFeatures(d, D, gamma, rng)
+    sens_tau = 1e-9
+
+    def fit(Xm: FloatArray, ym: FloatArray) -> tuple[FloatArray, float]:
+        f = (glm_streamed(fm, Xm, ym, lam, sens_tau, loss) if task == "classification"
+             else ridge_streamed(fm, Xm, ym, lam, sens_tau, 1.0))
+        return f.w, f.dist_bound
+
+    w0, e0 = fit(X, y)
+    best = (-1.0, None, None, None, 0.0)
+    # random inputs, and the last record's own input (a label flip moves the minimiser the most where ℓ' = ±1)
+    cands = np.vstack([X[-1:], rng.standard_normal((n_cand, d)) / math.sqrt(d)])
+    for xc in cands:
+        for yc in (-1.0, 1.0):
+            X1, y1 = X.copy(), y.copy()
+            X1[-1], y1[-1] = xc, yc
+            w1, e1 = fit(X1, y1)
+            dist = float(np.linalg.norm(w1 - w0))
+            if dist > best[0]:
+                best = (dist, X1, y1, w1, e1)
+    dist, X1, y1, w1, e1 = best
+    return {"X": X, "y": y, "X1": X1, "y1": y1, "w": w0, "w1": w1, "dist": dist, "fmap": fm, "lam": lam,
+            "task": task, "loss": loss, "cert_error": e0 + e1}
+
+
+@trial(requires=("n", "d", "D", "lam", "gamma", "task"), optional=("n_cand", "loss"), artefacts=("pair",))
+def rff_sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Search for the sensitivity of the random-feature minimiser (``cms.rff.sensitivity``): the worst
+    replacement of the last record among ``n_cand`` random inputs × both extreme labels, exact (certified)
+    refits; returns the distance, the bound 2LR/(nΛ) and the artefact ``pair``."""
+    n, d, D, lam = int(config["n"]), int(config["d"]), int(config["D"]), float(config["lam"])
+    task, loss = str(config["task"]), str(config.get("loss", "logistic"))
+    res = rff_worst_pair(n, d, D, lam, float(config["gamma"]), task, rng, int(config.get("n_cand", 64)), loss)
+    L, R = rff_lipschitz("squared" if task == "regression" else loss, lam, 1.0)
+    bound = _value(RFF_SENSITIVITY, C_L=L, R_z=R, n=n, Lam=lam)
+    return {"max_dist": res["dist"], "cert_error": res["cert_error"], "bound": bound, "ratio": res["dist"] / bound,
+            "pair": res}
+
+
+@trial(requires=("lam", "eps", "D", "gamma"), optional=("loss", "n_noise", "tol"))
+def rff_noise_excess_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
+    """Breast cancer (bundled): the certified private random-feature classifier by output perturbation;
+    the mean over ``n_noise`` noise draws of L̂(w̃ + b) − L̂(w̃) on the training set (``cms.rff.noise_excess``
+    bounds it by LR(D/β + τ)), and the test error of the release and of the non-private w̃."""
+    from simulations.data import load_real_dataset
+
+    ds = load_real_dataset("breast_cancer", seed=int(rng.integers(2**31)))
+    lam, eps, D, gamma = float(config["lam"]), float(config["eps"]), int(config["D"]), float(config["gamma"])
+    loss, k, tol = str(config.get("loss", "logistic")), int(config.get("n_noise", 50)), float(config.get("tol", 1e-3))
+    n = ds.X_train.shape[0]
+    cal = rff_output_calibration(n=n, lam=lam, eps=eps, tol=tol, loss=loss)
+    fm = RandomFourierFeatures(ds.X_train.shape[1], D, gamma, rng)
+    fit = glm_streamed(fm, ds.X_train, ds.y_train, lam, cal["tau"], loss)
+    Ztr, Zte = fm.transform(ds.X_train), fm.transform(ds.X_test)
+    B = sample_norm_noise(rng, 1.0 / cal["rate"], (k, D))
+    from simulations.random_features import _loss_parts
+
+    def emp(W: FloatArray) -> FloatArray:
+        return np.mean(_loss_parts(loss, 0.5, (np.atleast_2d(W) @ Ztr.T) * ds.y_train)[0], axis=1)
+
+    excess = float(np.mean(emp(fit.w + B)) - emp(fit.w)[0])
+    err_priv = float(np.mean(np.sign((fit.w + B) @ Zte.T) != ds.y_test[None, :]))
+    err_np = float(np.mean(np.sign(Zte @ fit.w) != ds.y_test))
+    bound = cal["L"] * cal["R"] * (D / cal["rate"] + cal["tau"])
+    return {"excess": excess, "bound": bound, "err_private": err_priv, "err_nonprivate": err_np,
+            "n_train": float(n), "rate": cal["rate"]}
+
+
+__all__ += ["MECHANISMS", "RFF_OBJECTIVE", "RFF_OUTPUT", "rff_lipschitz", "rff_noise_excess_trial",  # noqa: PLE0605
+            "rff_objective_calibration", "rff_output_calibration", "rff_problem", "rff_sensitivity_trial",
+            "rff_worst_pair"]

@@ -82,7 +82,7 @@ from numpy.typing import NDArray
 from scipy import optimize
 from scipy.linalg import solve_triangular
 
-from bounds.papers.jcc import THM1_C_T
+from bounds.papers.jcc import THM1_C_T, THM1_DENSITY
 from simulations.data import CircleRegression, TrigSeries
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism
@@ -644,5 +644,5 @@ def _thm1_inputs(v: Mapping[str, float]) -> dict[str, float]:
 
 #: the paper's mechanism (discovered by simulations.mechanisms.mechanisms)
 THM1 = Mechanism("jcc.thm1", THM1_C_T, algorithms=("online_kls",), per_eps=True, inputs=_thm1_inputs,
-                 release="f_T + b_T, b_T ~ Laplace(C_T/ε) (Theorem 1, (6))")
+                 release="f_T + b_T, b_T ~ Laplace(C_T/ε) (Theorem 1, (6))", claims=(THM1_DENSITY,))
 MECHANISMS = (THM1,)

@@ -10,6 +10,18 @@ statement                  kind         what is measured
 ``cms.alg1.privacy``       audit        Algorithm 1 on the hardest pair found, exact likelihood ratio
 ``cms.alg2.privacy``       audit        Algorithm 2 on the same kind of pair, exact likelihood ratio
                                         by change of variables; stated and derived calibrations
+``cms.rff.sensitivity``    sensitivity  random-feature minimiser (logistic, Huber, squared loss): worst
+                                        replacement found against 2LR/(nΛ) (the Huber label flip
+                                        attains it)
+``cms.rff.noise_excess``   risk         breast cancer: rise of the training loss from the noise of the
+                                        private random-feature classifier against LR(D/β + τ); test
+                                        errors in ``details``
+``cms.rff.amp_privacy``    audit        objective perturbation on the features with a certified solver
+                                        and the residual noise (logistic pair), stated and derived
+``cms.rff.privacy``        audit        the private random-feature learner (frequencies, certified
+                                        streamed solver, calibration and sampler of mechanism
+                                        ``cms.rff_output``) on the hardest pair found, exact likelihood
+                                        ratio
 =========================  ===========  ==========================================================
 
 The algorithms, the certified Newton solver and the exact noise sampler are in
@@ -265,4 +277,190 @@ def audit_objective(ctx: Context) -> list[Result]:
                 "objective perturbation, logistic loss, c = 1/4", f"{CITE}, Algorithm 2",
                 {"eps_p": cal["eps_p"], "Delta": cal["delta"], "rate": cal["rate"], "regime": cal["regime"],
                  "n_data": n, "lam": pair["lam"], "sensitivity_ratio": pair["ratio"]}))
+    return out
+
+
+# --------------------------------------------------------------------------- kernel version (random features)
+from bounds.papers.cms import RFF_NOISE_EXCESS, RFF_SENSITIVITY  # noqa: E402
+
+#: sensitivity searches of the random-feature minimiser: (task, loss, Λ); n from the profile's m_sens
+RFF_SENS = (("classification", "logistic", 0.1), ("classification", "huber", 4.0), ("regression", "squared", 0.1))
+RFF_D, RFF_DIM, RFF_GAMMA = 16, 2, 1.0
+#: the audited pairs: Huber loss at Λ = 4 (every margin on the linear piece: a label flip attains 2/(nΛ)) and
+#: the logistic loss at Λ = 0.1; D = 2 (one frequency): the released vector's log-likelihood ratio reaches its
+#: extremes only when the noise points along w̃_D − w̃_D′, which is likely in the plane and rare in R^16
+RFF_AUDIT_PAIRS = ({"n": 30, "d": RFF_DIM, "D": 2, "lam": 4.0, "gamma": RFF_GAMMA, "task": "classification",
+                    "loss": "huber", "n_cand": 16},
+                   {"n": 30, "d": RFF_DIM, "D": 2, "lam": 0.1, "gamma": RFF_GAMMA, "task": "classification",
+                    "loss": "logistic", "n_cand": 16})
+
+
+@empirical_check("cms.rff.sensitivity", "sensitivity")
+def rff_sensitivity_check(ctx: Context) -> list[Result]:
+    """Sensitivity of the random-feature minimiser (``cms.rff.sensitivity``, 2LR/(nΛ)), Chaudhuri, Monteleoni &
+    Sarwate (2011), kernel version with Rahimi & Recht's features: the worst replacement of one record found
+    among random inputs, the record's own input and both extreme labels (certified refits), per loss."""
+    p = ctx.profile
+    cfgs = [{"n": int(m), "d": RFF_DIM, "D": RFF_D, "lam": lam, "gamma": RFF_GAMMA, "task": task, "loss": loss,
+             "n_cand": min(int(p.n_search), 16)} for m in p.m_sens for task, loss, lam in RFF_SENS]
+    df = ctx.run(T.rff_sensitivity_trial, cfgs, 1, desc="cms rff sensitivity")
+    out = []
+    for (n, task, loss, lam), grp in df.groupby(["n", "task", "loss", "lam"], sort=False):
+        kept, rejected = _kept(grp)
+        L, R = T.rff_lipschitz(loss, float(lam), 1.0)
+        bound = T._value(RFF_SENSITIVITY, C_L=L, R_z=R, n=int(n), Lam=float(lam))
+        name = f"{task}, {loss}, n={int(n)}, Lambda={lam:g}, D={RFF_D}"
+        if kept.empty:
+            out.append(Result(key="cms.rff.sensitivity", evidence="empirical", kind="sensitivity", name=name,
+                              verdict="inconclusive", bound=bound, confidence=1.0, method="every search was rejected",
+                              details={"rejected": rejected}))
+            continue
+        row = kept.loc[kept["max_dist"].idxmax()]
+        val = float(row["max_dist"])
+        err = float(row["cert_error"]) + 1e-15 * val       # the two certified refits' distance bounds, rounding
+        out.append(Result(
+            key="cms.rff.sensitivity", evidence="empirical", kind="sensitivity", name=name,
+            verdict=verdict(val - err, val + err, bound), statistic=val, lo=val - err, hi=val + err, bound=bound,
+            confidence=1.0, n=len(kept),
+            method="one data set per configuration: the worst replacement of the last record among random inputs and its "
+                   "own input, labels ±1 (regression: ±M), certified streamed refits; lo/hi = found ∓ the two refits' certified distances",
+            detail=f"the search reaches {val / bound:.0%} of 2LR/(nΛ) (L = {L:.4g}, R = {R:g})",
+            details={"task": task, "loss": loss, "ratio": val / bound, "rejected": rejected, "L": L}))
+    return out
+
+
+@empirical_check("cms.rff.noise_excess", "risk")
+def rff_noise_excess_check(ctx: Context) -> list[Result]:
+    """Breast cancer (bundled): the expected rise of the training loss of the private random-feature logistic
+    regression from its noise, against LR(D/β + τ) (``cms.rff.noise_excess``), Chaudhuri, Monteleoni & Sarwate
+    (2011) kernel version; the test errors of the release and of the non-private fit are in ``details``."""
+    p = ctx.profile
+    cfgs = [{"lam": 0.1, "eps": eps, "D": 64, "gamma": 5.0, "n_noise": 50} for eps in (0.5, 5.0)]
+    df = ctx.run(T.rff_noise_excess_trial, cfgs, max(4, p.n_trials // 10), desc="cms rff utility")
+    out = []
+    for eps, grp in df.groupby("eps", sort=True):
+        kept, rejected = _kept(grp)
+        mean, lo, hi = mean_ci(kept["excess"].to_numpy(), p.confidence)
+        bound = float(kept["bound"].iloc[0])
+        out.append(Result(
+            key=RFF_NOISE_EXCESS.key, evidence="empirical", kind="risk",
+            name=f"breast cancer, logistic, D=64, Lambda=0.1, eps={eps:g}", verdict=verdict(lo, hi, bound),
+            statistic=mean, lo=lo, hi=hi, bound=bound, confidence=p.confidence, n=len(kept),
+            method="mean over random splits of the average over 50 noise draws of L̂(w̃ + b) − L̂(w̃) (training "
+                   "set), Student-t interval, against LR(D/β + τ)",
+            details={"err_private": float(kept["err_private"].mean()),
+                     "err_nonprivate": float(kept["err_nonprivate"].mean()), "rejected": rejected}))
+    return out
+
+
+def rff_pairs(ctx: Context) -> list[dict]:
+    """The hardest neighbouring pair of each :data:`RFF_AUDIT_PAIRS` configuration (trial artefacts)."""
+    df = shared_run(ctx, "cms.rff_audit_pairs",
+                    lambda: ctx.run(T.rff_sensitivity_trial, list(RFF_AUDIT_PAIRS), 1, desc="cms rff audit pairs"))
+    kept, _ = _kept(df)
+    return [row["pair"] | {"ratio": float(row["ratio"])} for _, row in kept.iterrows()]
+
+
+def rff_releases(pair: dict, eps: float, on_zbar: bool, sensitivity_factor: float = 1.0
+                 ) -> tuple[Callable[[np.random.Generator, int], np.ndarray], dict]:
+    """The whole private learner on D (or D′) of ``pair``: its frequencies, the certified streamed solver at the
+    estimator's τ, the calibration of mechanism ``cms.rff_output`` and its sampler; releases reduced to the exact
+    log-likelihood ratio β(‖w − w̃_D′‖ − ‖w − w̃_D‖).  ``sensitivity_factor`` < 1 is a deliberately
+    mis-calibrated variant (noise for a fraction of the sensitivity), for testing that the audit detects it.
+    """
+    X0, y0, X1, y1 = pair["X"], pair["y"], pair["X1"], pair["y1"]
+    n, lam, loss = X0.shape[0], pair["lam"], pair["loss"]
+    cal = T.RFF_OUTPUT.calibrate(n=n, lam=lam, eps=eps, tol=1e-3, loss=loss, which="stated")
+    fm = pair["fmap"]
+    w0 = T.glm_streamed(fm, X0, y0, lam, cal["tau"], loss).w
+    w1 = T.glm_streamed(fm, X1, y1, lam, cal["tau"], loss).w
+    beta = cal["rate"] / sensitivity_factor
+    centre = w1 if on_zbar else w0
+
+    def rel(rng: np.random.Generator, k: int) -> np.ndarray:
+        w = centre + T.RFF_OUTPUT.sampler(rng, 1.0 / beta, (k, centre.size))
+        return beta * (np.linalg.norm(w - w1, axis=1) - np.linalg.norm(w - w0, axis=1))
+
+    return rel, {"beta": beta, "true_eps_on_pair": beta * float(np.linalg.norm(w0 - w1)), "tau": cal["tau"]}
+
+
+@audit_check("cms.rff.privacy")
+def audit_rff(ctx: Context) -> list[Result]:
+    """Audit of the private random-feature learner (features + certified streamed solver + output noise,
+    ``cms.rff.privacy``), Chaudhuri, Monteleoni & Sarwate (2011) Algorithm 1 on Rahimi & Recht's features, on the
+    hardest pair the search found for each :data:`RFF_AUDIT_PAIRS` configuration; statistic: the exact
+    log-likelihood ratio of the released vector."""
+    out = []
+    n_rel = _n_audit(ctx)
+    for i, pair in enumerate(rff_pairs(ctx)):
+        r0, info = rff_releases(pair, AUDIT_EPS, False)
+        r1, _ = rff_releases(pair, AUDIT_EPS, True)
+        res = audit(r0, r1, n=n_rel, seed=audit_seed(ctx.seed, "cms.rff", i), confidence=ctx.profile.confidence)
+        n = pair["X"].shape[0]
+        out.append(_audit_row(
+            "cms.rff.privacy", f"w̃ + b on random features ({pair['loss']}, n={n}, Lambda={pair['lam']:g}, "
+            f"D={pair['fmap'].n_components})", "stated", AUDIT_EPS, res,
+            "threshold test on the exact log-likelihood ratio β(‖w − w̃_D′‖ − ‖w − w̃_D‖), w̃ the certified streamed "
+            "minimisers, β of cms.rff.beta (mechanism cms.rff_output); threshold on a selection split (verify.audit)",
+            "output perturbation on random Fourier features, certified solver", f"{CITE}, Algorithm 1 (kernel "
+            "version); Rahimi & Recht (2007)", {**info, "sensitivity_ratio": pair["ratio"], "n_data": n,
+                                                 "lam": pair["lam"], "loss": pair["loss"]}))
+    return out
+
+
+#: releases per data set of the objective-perturbation audit (each release is a Newton solve)
+RFF_OBJECTIVE_CAP = 10_000
+
+
+def rff_objective_releases(pair: dict, eps: float, on_zbar: bool, which: str = "stated"
+                           ) -> tuple[Callable[[np.random.Generator, int], np.ndarray], dict]:
+    """Objective perturbation on the random features (mechanism ``cms.rff_objective``, logistic loss) on D (or
+    D′): b ∝ exp(−(ε′/2)‖b‖) with ε′, Δ of Algorithm 2 at (1 − ρ)ε, the perturbed objective on the features solved
+    by the certified batched Newton method, then the residual noise b′ of rate ρε/(2τ).  Each release is reduced
+    to the statistic log p₂(w|D) − log p₂(w|D′) of Algorithm 2's exact density p₂ (change of variables) at the
+    released point: a fixed function of the release, so the audit's lower bound stays valid (not the exact
+    likelihood ratio of w̃ + b′, which has no closed form)."""
+    X0, y0, X1, y1 = pair["X"], pair["y"], pair["X1"], pair["y1"]
+    fm, lam, n = pair["fmap"], pair["lam"], pair["X"].shape[0]
+    cal = T.RFF_OBJECTIVE.calibrate(n=n, lam=lam, eps=eps, tol=1e-3, loss="logistic", which=which)
+    Z0, Z1 = fm.transform(X0), fm.transform(X1)
+    Zr, yr = (Z1, y1) if on_zbar else (Z0, y0)
+    start = T.fit_logistic(Zr, yr, lam).w
+
+    def rel(rng: np.random.Generator, k: int) -> np.ndarray:
+        B = T.RFF_OBJECTIVE.sampler(rng, 1.0 / cal["rate"], (k, Zr.shape[1]))
+        W, _, dist = T.fit_logistic_batch(Zr, yr, lam, B, cal["delta"], W0=start)
+        if float(np.max(dist)) > cal["tau"]:
+            raise ValueError(f"a release's certified distance {float(np.max(dist)):.3g} exceeds τ = {cal['tau']:.3g}")
+        W = W + T.RFF_OBJECTIVE.sampler(rng, 1.0 / cal["residual_rate"], (k, Zr.shape[1]))
+        return (T.objective_log_density(W, Z0, y0, lam, cal["delta"], cal["eps_p"])
+                - T.objective_log_density(W, Z1, y1, lam, cal["delta"], cal["eps_p"]))
+
+    return rel, {k: cal[k] for k in ("rate", "delta", "eps_p", "regime", "tau", "residual_rate", "eps_spent")}
+
+
+@audit_check("cms.rff.amp_privacy")
+def audit_rff_objective(ctx: Context) -> list[Result]:
+    """Audit of objective perturbation on the random features with a certified solver (``cms.rff.amp_privacy``):
+    Algorithm 2 at (1 − ρ)ε on Rahimi & Recht's features plus the residual noise, Chaudhuri, Monteleoni &
+    Sarwate (2011); logistic loss, on the logistic pair of :data:`RFF_AUDIT_PAIRS`, stated and derived
+    calibrations; statistic: Algorithm 2's exact log-density ratio at the released point."""
+    out = []
+    n_rel = min(_n_audit(ctx), RFF_OBJECTIVE_CAP)
+    pairs = [p for p in rff_pairs(ctx) if p["loss"] == "logistic"]
+    for i, pair in enumerate(pairs):
+        for which in ("stated", "derived"):
+            r0, info = rff_objective_releases(pair, AUDIT_EPS, False, which)
+            r1, _ = rff_objective_releases(pair, AUDIT_EPS, True, which)
+            res = audit(r0, r1, n=n_rel, seed=audit_seed(ctx.seed, "cms.rff.amp", i, which),
+                        confidence=ctx.profile.confidence)
+            n = pair["X"].shape[0]
+            out.append(_audit_row(
+                "cms.rff.amp_privacy", f"argmin J + bᵀw/n + b′ on random features (logistic, n={n}, "
+                f"Lambda={pair['lam']:g}, D={pair['fmap'].n_components}, regime {info['regime']})", which, AUDIT_EPS,
+                res, "threshold test on log p₂(w|D) − log p₂(w|D′) (Algorithm 2's exact density by change of "
+                "variables) at the released w̃ + b′; certified batched Newton solves; threshold on a selection split",
+                "objective perturbation on random Fourier features, certified solver, residual noise",
+                f"{CITE}, Algorithm 2 (kernel version); Iyengar et al. (2019)",
+                {**info, "sensitivity_ratio": pair["ratio"], "n_data": n, "lam": pair["lam"]}))
     return out
