@@ -2182,6 +2182,8 @@ def _additive_terms(expr: sp.Expr, syms: set[sp.Symbol]) -> list[sp.Expr]:
 def _named(term: sp.Expr, ns: Namespace) -> str:
     """A term with the parameters' names (``kappa**2*C_L/(lam*gamma*m*eps)``)."""
     rename = {s_: sp.Symbol(ns.by_symbol(s_).name) for s_ in term.free_symbols if ns.has_symbol(s_)}
+    # constants given as floats (M = 1.0) print as integers where they are (4*exp(eps) - 4, not 4.0*exp(eps) - 4.0)
+    rename.update({f: sp.Integer(int(f)) for f in term.atoms(sp.Float) if float(f).is_integer()})
     return sp.sstr(term.xreplace(rename))
 
 

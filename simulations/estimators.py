@@ -821,9 +821,13 @@ class DPOnlineKernelRegression(RegressorMixin, _DPBase):
     >>> from simulations.estimators import DPOnlineKernelRegression
     >>> from simulations.trials.jcc import THM1
     >>> X = np.linspace(-1, 1, 40)[:, None]; y = 0.5 * X[:, 0]
-    >>> with warnings.catch_warnings():
+    >>> DPOnlineKernelRegression(mechanism=THM1, random_state=0).fit(X, y)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bounds.pick.UnverifiedError: DPOnlineKernelRegression: ... jcc.thm1.density ...: no form of it is established ...
+    >>> with warnings.catch_warnings():        # Theorem 1's privacy claim is refuted: only when asked for
     ...     warnings.simplefilter("ignore")
-    ...     est = DPOnlineKernelRegression(mechanism=THM1, random_state=0).fit(X, y)
+    ...     est = DPOnlineKernelRegression(mechanism=THM1, random_state=0, allow_unverified=True).fit(X, y)
     >>> est.predict(X[:2]).shape, round(est.t0_ ** 0.75, 9)
     ((2,), 2.0)
     >>> DPOnlineKernelRegression(mechanism=THM1, theta=1.5).fit(X, y)
