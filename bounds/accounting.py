@@ -1399,9 +1399,12 @@ def zcdp_rho(eps: float, delta: float) -> float:
     r"""The largest ρ such that ρ-zCDP is (ε, δ)-DP by the conversion of :func:`zcdp_eps` (certified).
 
     For each α the conversion's ε is linear in ρ, so the largest ρ is sup_α ρ_α with
-    ρ_α = (ε − ln(1 − 1/α) + (ln δ + ln α)/(α − 1))/α, searched over ln(α − 1) ∈ [−30, 60]; the ρ
-    returned is stepped down until :func:`zcdp_eps` certifies it (``zcdp_eps(ρ, δ) ≤ ε``).  It is at
-    least Bun & Steinke's ρ* = (√(ln(1/δ) + ε) − √ln(1/δ))² (the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε).
+    ρ_α = (ε − ln(1 − 1/α) + (ln δ + ln α)/(α − 1))/α, searched over
+    ln(α − 1) ∈ [−30, 60].  The ρ returned is certified (``zcdp_eps(ρ, δ) ≤ ε``) and at least Bun &
+    Steinke's ρ* = (√(ln(1/δ) + ε) − √ln(1/δ))² (the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε, which
+    :func:`zcdp_eps` always certifies, up to a few ulps of rounding): if the search's ρ is not certified
+    (its relative rounding error exceeds the gap to ε, as for small ε), the largest certified ρ between ρ*
+    and it is found by bisection, and ρ* is the fallback.
 
     Parameters
     ----------
@@ -1418,7 +1421,8 @@ def zcdp_rho(eps: float, delta: float) -> float:
     Raises
     ------
     ValueError
-        For ε ≤ 0, δ ∉ (0, 1) or a non-finite argument.
+        For ε ≤ 0, δ ∉ (0, 1) or a non-finite argument, and where even ρ* underflows to 0 in double
+        precision (ρ* ≈ ε²/(4 ln(1/δ)): no positive double ρ is certified, e.g. ε = 1e-300).
 
     Examples
     --------
@@ -1427,16 +1431,33 @@ def zcdp_rho(eps: float, delta: float) -> float:
     True
     >>> zcdp_eps(zcdp_rho(1.0, 1e-6), 1e-6) <= 1.0
     True
+    >>> zcdp_eps(zcdp_rho(1e-6, 1e-10), 1e-10) <= 1e-6                   # small ε: still certified
+    True
     """
     eps, delta = _positive("eps", eps), _unit("delta", delta)
     ld = math.log(delta)
+
+    def ok(r: float) -> bool:
+        return r > 0 and zcdp_eps(r, delta) <= eps
+
     t = _golden_min(lambda t: -_zcdp_rho_at(math.exp(t), eps, ld), *_ZCDP_T)
-    rho = _zcdp_rho_at(math.exp(t), eps, ld)
-    ls = math.sqrt(-ld)
-    bs = (eps / (math.sqrt(-ld + eps) + ls)) ** 2   # (√(L + ε) − √L)², without cancellation
-    rho = max(rho, bs * (1 - 8 * _U))
-    for _ in range(200):
-        if rho > 0 and zcdp_eps(rho, delta) <= eps:
-            return rho
-        rho *= 1 - 1e-12
-    raise ValueError(f"parameters 'eps' = {eps!r}, 'delta' = {delta!r}: no ρ is certified")  # pragma: no cover
+    hi = _zcdp_rho_at(math.exp(t), eps, ld)
+    if ok(hi):
+        return hi
+    lo = (eps / (math.sqrt(-ld + eps) + math.sqrt(-ld))) ** 2   # ρ* = (√(L + ε) − √L)², without cancellation
+    for _ in range(64):                                          # ρ* up to its rounding: a few ulps down
+        if lo <= 0 or ok(lo):
+            break
+        lo = math.nextafter(lo, 0.0) if lo < 1e-300 else lo * (1 - 4 * _U)
+    if not ok(lo):                                               # ρ* underflows: step down from the search's ρ
+        lo = next((r for r in (hi * (1 - 2.0**-k) for k in range(48, 0, -1)) if ok(r)), 0.0)
+    if not ok(lo):
+        raise ValueError(f"parameters 'eps' = {eps!r}, 'delta' = {delta!r}: no positive double ρ is certified "
+                         "(Bun & Steinke's ρ* = (√(ln(1/δ) + ε) − √ln(1/δ))² underflows or is not certified)")
+    if hi > lo:
+        for _ in range(200):                                     # keep lo certified; hi is not
+            mid = lo + (hi - lo) / 2
+            if not lo < mid < hi:
+                break
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo

@@ -23,6 +23,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import sympy as sp
+
 from .validation import num
 
 __all__ = ["ROLES", "TASK_OF_PARAM", "command", "every_paper", "hook", "is_mechanism", "mechanism_keys",
@@ -185,19 +187,81 @@ def _role(st: Any, name: str) -> str:
     return role if role in ROLES else name
 
 
+def penalty(st: Any, name: str, registry: Any = None) -> float:
+    """The coefficient c with which parameter ``name`` of ``st``'s paper enters its objective as c·name·‖f‖².
+
+    A paper module declares it in a module-level ``PENALTY`` mapping (parameter → c) where its convention
+    differs from the shared one: Chaudhuri, Monteleoni & Sarwate's J = (1/n)Σℓ + (Λ/2)‖f‖² declares
+    ``{"Lam": 1/2}``.  Undeclared: 1, the shared regularisation parameter's convention (objective … + λ‖f‖²,
+    as in Jia's papers).  A value carried from one paper to another keeps the objective's penalty:
+    c_dst·x_dst = c_src·x_src (:func:`private_alternative`).
+
+    Examples
+    --------
+    >>> import bounds
+    >>> penalty(bounds.registry.get("cms.alg1.beta"), "Lam"), penalty(bounds.registry.get("jia.s5_2.scale"), "lam")
+    (0.5, 1.0)
+    """
+    return float(paper_declaration(st, "PENALTY", registry).get(name, 1))
+
+
 def _carry(src: Any, dst: Any, vals: Mapping[str, float], reg: Any) -> dict[str, float]:
-    """The values of ``vals`` (parameters of ``src``) that ``dst`` takes: by name, else by role."""
+    """The values of ``vals`` (parameters of ``src``) that ``dst`` takes: by name, else by role, converted
+    between the papers' declared conventions (:func:`penalty`: the same penalty c·x‖f‖² in both objectives)."""
     out: dict[str, float] = {}
     roles: dict[str, str] = {}
     for k in vals:
         if k in src.ns:
             roles.setdefault(_role(src, k), k)
     for p in parameters(dst.key, reg):
-        if p in vals:
-            out[p] = vals[p]
-        elif _role(dst, p) in roles:
-            out[p] = vals[roles[_role(dst, p)]]
+        q = p if p in vals else roles.get(_role(dst, p))
+        if q is None:
+            continue
+        ratio = penalty(src, q, reg) / penalty(dst, p, reg) if q in src.ns else 1.0
+        out[p] = vals[q] * ratio if ratio != 1 else vals[q]
     return out
+
+
+def _conversions(src: Any, dst: Any, vals: Mapping[str, float], reg: Any) -> list[str]:
+    """The values :func:`_carry` converted between conventions, each said with its rule."""
+    out = []
+    roles = {_role(src, k): k for k in vals if k in src.ns}
+    for p in parameters(dst.key, reg):
+        q = p if p in vals else roles.get(_role(dst, p))
+        if q is None or q not in src.ns or penalty(src, q, reg) == penalty(dst, p, reg):
+            continue
+        r = penalty(src, q, reg) / penalty(dst, p, reg)
+        out.append(f"{p} = {num(r)}·{q} = {num(vals[q] * r)}: the same penalty in both objectives "
+                   f"({num(penalty(dst, p, reg))}·{p}‖f‖² = {num(penalty(src, q, reg))}·{q}‖f‖²)")
+    return out
+
+
+def _fill(src_st: Any, vals: Mapping[str, float], cand: Any, h: Mapping[str, Any], tasks: set[str],
+          carried: Mapping[str, float], reg: Any) -> tuple[dict[str, float], list[str]]:
+    """The parameters of ``k`` a statement of its paper gives for a task of the refused key (the hook's ``"fill"``:
+    task → {parameter → statement key}): its value where every parameter it needs is known, else how to compute it."""
+    out: dict[str, float] = {}
+    how: list[str] = []
+    for t in sorted(tasks):
+        for p, src in (h.get("fill", {}).get(t, {}) or {}).items():
+            if p in carried or p in out:
+                continue
+            skey = src if "." in src and src.split(".", 1)[0] == cand.paper else f"{cand.paper}.{src}"
+            sst = reg.get(skey)
+            need = parameters(skey, reg)
+            known = {**_carry(src_st, sst, vals, reg), **{n: carried[n] for n in need if n in carried}}
+            if len(known) == len(need):
+                out[p] = float(reg.value(skey, known, warn=False))
+                how.append(f"{p} = {num(out[p])} from {skey} ({sst.quantity}) for {t} learning")
+            else:
+                expr = reg.evaluate(skey).expression
+                expr = expr.subs({x: sp.Symbol(sst.ns.by_symbol(x).name) for x in expr.free_symbols
+                                  if sst.ns.has_symbol(x)}, simultaneous=True)
+                subs = {sp.Symbol(n): v for n, v in known.items()}
+                how.append(f"for {t} learning {p} = {sp.sstr(expr)} ({skey}: {sst.quantity})"
+                           + (f", = {sp.sstr(sp.N(expr.subs(subs), 6))} at the values carried" if subs else "")
+                           + f"; give {', '.join(n for n in need if n not in known)}")
+    return out, how
 
 
 def private_alternative(key: str, values: Mapping[str, float] | None = None, *,
@@ -266,8 +330,11 @@ def private_alternative(key: str, values: Mapping[str, float] | None = None, *,
         _, k, cand, h, carried, covers = best
         paper = reg.papers.get(cand.paper)
         what = f"{cand.label} of {getattr(paper, 'title', cand.paper)}: {cand.quantity}"
+        filled, how = _fill(st, vals, cand, h, want & covers, carried, reg)
+        carried = {**carried, **filled}
         missing = [p for p in parameters(k, reg) if p not in carried]
-        fill = f"; fill in {', '.join(missing)}" if missing else ""
+        fill = "".join(f"; {x}" for x in (*_conversions(st, cand, vals, reg), *how))
+        fill += f"; fill in {', '.join(missing)}" if missing else ""
         parts.append(f"a private alternative the toolkit calibrates: {command(k, carried, reg)} ({what}{fill})")
         est = h.get("estimators", {})
         for t in sorted(want & covers):

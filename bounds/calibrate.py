@@ -154,8 +154,7 @@ class Calibration:
         for r in self.rows:
             if r.how:
                 lines.append(f"  {r.calibration}: {r.how}")
-        if self.note:
-            lines.append(f"  note: {self.note}")
+        lines += [f"  note: {n}" for n in self.note.splitlines()]
         if self.branches:
             lines.append(f"  {self.branch_label}")
             w = max(len(f"{r.key} ({r.name})") for r in self.branches)
@@ -314,7 +313,7 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     eps = vals.get("eps")
     hook = _hook(st)
     group = _branch_group(st)
-    noise_name = (hook or {}).get("noise_name") or st.value_of or "noise"
+    noise_name = (hook or {}).get("noise_name") or st.value_of or _value_name(st.quantity)
     out: dict[str, float | None] = {}
     refused: dict[str, str] = {}
     for which in ("stated", "derived"):
@@ -358,6 +357,9 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     if hook and "tight" in hook:
         tight = float(hook["tight"](_value, **vals))
         how_tight = hook.get("accountant", "the paper's declared accountant")
+    elif hook and "composes_with" in hook:
+        tight = out["derived"] if out["derived"] is not None else out["stated"]
+        how_tight = "= derived: this release alone; it composes with the rest of the algorithm (see the note)"
     else:
         tight = out["derived"] if out["derived"] is not None else out["stated"]
         how_tight = ("= derived: one release, nothing composes (the derived calibration is what its privacy proof needs)"
@@ -377,10 +379,16 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
         how = (how_tight if name == "tight" else how_spent if name == "stated" and how_spent
                else how_derived if name == "derived" else "")
         rows.append(CalibrationRow(name, x, e, status[name], refused.get(name, how)))
-    note = ""
+    notes = []
     if b.form in refused:   # the form the answer rests on leaves its meaning here: say which row answers
-        note = (f"the {b.form} form is n/a at these values (see its row); the derived row is the calibration "
-                "that applies here")
+        notes.append(f"the {b.form} form is n/a at these values (see its row); the derived row is the calibration "
+                     "that applies here")
+    rate = _rate_note(st, noise_name, out.get(b.form) if out.get(b.form) is not None else tight)
+    if rate:
+        notes.append(rate)
+    if hook and "composes_with" in hook and eps is not None:
+        notes.append(_composition_note(st, hook["composes_with"], vals))
+    note = "\n".join(notes)
     c = Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows,
                     note)
     if group:
@@ -473,10 +481,58 @@ def _command(key: str, vals: Mapping[str, float]) -> str:
     return _alt.command(key, vals, _reg())
 
 
+#: the words by which a statement of a citation-only paper says that its form is the toolkit's composition, not
+#: printed in the paper (in its ``equation`` or ``notes``): its stated row is then "the encoded form"
+COMPOSED_MARKER = "not in the paper"
+
+
+def printed_in_paper(st: Any) -> bool:
+    """False for a statement whose form the toolkit composed: its paper is read from a citation (no seed file)
+    and its ``equation`` or ``notes`` says it is :data:`COMPOSED_MARKER`; True otherwise.
+
+    Examples
+    --------
+    >>> from bounds.pick import _reg
+    >>> printed_in_paper(_reg().get("cms.rff.amp_rate")), printed_in_paper(_reg().get("cms.alg2.eps_prime"))
+    (False, True)
+    """
+    if getattr(st, "seed", ""):
+        return True
+    return not any(COMPOSED_MARKER in (getattr(st, f, "") or "") for f in ("equation", "notes"))
+
+
+def _value_name(quantity: str) -> str:
+    """The column header of a statement without ``value_of``: a rate is named as such ("rate r′"), else "noise"."""
+    head = quantity.split(" of ", 1)[0].strip()
+    return head if head.startswith("rate ") and len(head) <= 12 else "noise"
+
+
+def _rate_note(st: Any, name: str, x: float | None) -> str:
+    """For a statement whose value is a rate r of a density ∝ exp(−r‖b‖): the noise's scale 1/r, said once."""
+    if not st.quantity.startswith("rate ") or x is None or not x > 0:
+        return ""
+    sym = st.quantity.split(" of ", 1)[0].split()[-1]    # "rate β of …" → β
+    return f"{sym} = {x:.6g} is a rate (density ∝ exp(−{sym}‖b‖)), not a scale: the noise's scale is 1/{sym} = {1 / x:.6g}"
+
+
+def _composition_note(st: Any, comp: Mapping[str, Any], vals: Mapping[str, float]) -> str:
+    """What a release that is one part of a composition leaves for the other part, with the commands to run."""
+    keys = [k if k.startswith(f"{st.paper}.") else f"{st.paper}.{k}" for k in comp.get("keys", ())]
+    e1 = float(comp["eps"](**vals))
+    runs = "; ".join(_command(k, {**{n: v for n, v in vals.items() if n in _reg().get(k).ns}, "eps": e1})
+                     for k in keys)
+    return (f"this release spends only its part of eps = {num(vals['eps'])} (the eps spent column); the rest, "
+            f"eps = {num(e1)}, is for {', '.join(keys)} ({comp.get('why', '')}): run {runs} — calibrating them at "
+            f"eps = {num(vals['eps'])} would spend more than eps in total")
+
+
 def _statuses(b: Basis, st: Any, ev: Any) -> dict[str, str]:
     """The verdict each calibration's form carries."""
     wrong = b.verdict in ("refuted", "erratum", "typo")
-    stated = f"the paper's printed form: {b.verdict_text}{_paren(b.truth, b.verdict_text)}"
+    if printed_in_paper(st):
+        stated = f"the paper's printed form: {b.verdict_text}{_paren(b.truth, b.verdict_text)}"
+    else:   # the toolkit composed it: no printed form of the paper stands behind it, its derivation does
+        stated = f"the encoded form (the toolkit's, not printed in the paper): {b.verdict_text} by its derivation"
     if not b.established:
         derived = "not established: " + (b.correction or b.truth)
     elif wrong:

@@ -34,6 +34,7 @@ import json
 import math
 import numbers
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Any
 
 __all__ = ["NoiseCalibration", "NoiseRow", "gaussian", "laplace", "add_parser", "command"]
@@ -63,6 +64,8 @@ class NoiseCalibration:
     delta: float
     compositions: int
     rows: list[NoiseRow] = field(default_factory=list)
+    #: comparison calibrations that could not be computed at these (ε, δ), each with why
+    notes: list[str] = field(default_factory=list)
 
     @property
     def best(self) -> NoiseRow:
@@ -99,7 +102,7 @@ class NoiseCalibration:
         return {"mechanism": self.mechanism, "sensitivity": self.sensitivity, "eps": self.eps, "delta": self.delta,
                 "compositions": self.compositions, name: self.scale, "variance": self.variance,
                 "accountant": self.accountant, "eps_certified": self.eps_certified,
-                "rows": [r.as_dict() for r in self.rows]}
+                "rows": [r.as_dict() for r in self.rows], "notes": list(self.notes)}
 
     def text(self) -> str:
         """The command line's answer."""
@@ -110,9 +113,9 @@ class NoiseCalibration:
                 f"{'s' if self.compositions > 1 else ''}")
         b = self.best
         if g:
-            noise = f"  sigma = {_n(b.scale)} (sigma² = {_n(b.scale ** 2)}) per release"
+            noise = f"  sigma = {_n(b.scale)} (sigma² = {_n(b.scale * b.scale)}) per release"
         else:
-            noise = f"  Laplace scale b = {_n(b.scale)} (variance 2b² = {_n(2 * b.scale ** 2)}) per release"
+            noise = f"  Laplace scale b = {_n(b.scale)} (variance 2b² = {_n(2 * b.scale * b.scale)}) per release"
         lines = [head, noise, f"  accountant ({b.name}): {b.accountant}",
                  f"  eps certified at delta = {_n(self.delta)}: {_n(b.eps_certified)}"]
         others = [r for r in self.rows if not r.recommended]
@@ -122,11 +125,24 @@ class NoiseCalibration:
             for r in others:
                 lines.append(f"    {r.name}: {sym} = {_n(r.scale)} ({r.scale / b.scale:.4g}×), eps "
                              f"{_n(r.eps_certified)}: {r.accountant}")
+        lines += [f"  {n}" for n in self.notes]
         return "\n".join(lines)
 
 
 def _n(x: float) -> str:
     return f"{x:.6g}"
+
+
+def _div_up(num: Fraction, den: float) -> float:
+    """The smallest double ≥ num/den (exact rational quotient, rounded up)."""
+    q = num / Fraction(den)
+    x = float(q)                                  # correctly rounded to nearest
+    return x if Fraction(x) >= q else math.nextafter(x, math.inf)
+
+
+def _scale_up(num: Fraction, eps: float) -> float:
+    """The smallest double scale b ≥ num/ε, so that num/b ≤ ε holds exactly (rounding toward privacy)."""
+    return _div_up(num, eps)
 
 
 def _count(value: Any) -> int:
@@ -194,15 +210,26 @@ def gaussian(sensitivity: float, eps: float, delta: float, compositions: int = 1
                      f"exact Gaussian composition (Balle & Wang 2018, Thm 8): {T} Gaussian release"
                      f"{'s are one Gaussian of σ/√T' if T > 1 else ''}, rounded toward privacy", True)]
     ld = -math.log(delta)
-    rho_bs = (eps / (math.sqrt(ld + eps) + math.sqrt(ld))) ** 2
-    for name, rho, how in (
-            ("zCDP, optimal conversion", acc.zcdp_rho(eps, delta),
+    notes = []
+    for name, rho_of, how in (
+            ("zCDP, optimal conversion", lambda: acc.zcdp_rho(eps, delta),
              "ρ = TΔ²/(2σ²)-zCDP converted by Canonne, Kamath & Steinke 2020, Cor. 13"),
-            ("zCDP, Bun & Steinke", rho_bs, "ρ = TΔ²/(2σ²)-zCDP converted by ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, "
-                                            "Prop. 1.3)")):
-        sig = sens * math.sqrt(T / (2 * rho))
-        rows.append(NoiseRow(name, sig, certified(sig), how))
-    return NoiseCalibration("gaussian", sens, eps, delta, T, rows)
+            ("zCDP, Bun & Steinke", lambda: (eps / (math.sqrt(ld + eps) + math.sqrt(ld))) ** 2,
+             "ρ = TΔ²/(2σ²)-zCDP converted by ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3)")):
+        # a comparison row never aborts the exact answer: one that cannot be computed is left out, with why
+        try:
+            rho = rho_of()
+            if not rho > 0:
+                raise ValueError(f"ρ = {rho!r} underflows a double (ρ ≈ ε²/(4 ln(1/δ)))")
+            sig = sens * math.sqrt(T / (2 * rho))
+            while math.isfinite(sig) and T * Fraction(sens) ** 2 > 2 * Fraction(rho) * Fraction(sig) ** 2:
+                sig = math.nextafter(sig, math.inf)          # TΔ²/(2σ²) ≤ ρ exactly (rounding toward privacy)
+            if not math.isfinite(sig):
+                raise ValueError(f"σ = TΔ²/(2ρ) overflows a double at ρ = {rho!r}")
+            rows.append(NoiseRow(name, sig, certified(sig), how))
+        except (ValueError, OverflowError, ZeroDivisionError) as e:
+            notes.append(f"{name}: not computed ({e})")
+    return NoiseCalibration("gaussian", sens, eps, delta, T, rows, notes)
 
 
 def laplace(sensitivity: float, eps: float, delta: float = 0.0, compositions: int = 1) -> NoiseCalibration:
@@ -252,13 +279,13 @@ def laplace(sensitivity: float, eps: float, delta: float = 0.0, compositions: in
         raise ValueError(f"parameter 'delta' = {delta!r} must lie in [0, 1) ({what})")
     delta = float(delta)
     T = _count(compositions)
-    basic = T * sens / eps
-    rows = [NoiseRow("basic", basic, T * (sens / basic) if T > 1 else eps,
+    basic = _scale_up(T * Fraction(sens), eps)
+    rows = [NoiseRow("basic", basic, _div_up(T * Fraction(sens), basic),
                      f"basic composition: {T} release{'s' if T > 1 else ''} of ε₀ = Δ/b = ε/T each, pure ε-DP"
                      if T > 1 else "one release: pure ε-DP at b = Δ/ε")]
     if delta > 0:
         e0 = acc.tight_pure_step_eps(eps, delta, T)
-        b = sens / e0
+        b = _scale_up(Fraction(sens), e0)                       # Δ/b ≤ ε₀ exactly
         if b < basic:
             cert = acc.pld_epsilon([("pure", e0, T)], delta)
             rows.append(NoiseRow("tight", b, cert,

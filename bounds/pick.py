@@ -1031,6 +1031,16 @@ def _paper_schedule(st: Statement, m: float, which: str, consts: dict[str, Any],
     )
 
 
+def _schedule_eps_fixed(st: Statement, m: float, which: str, consts: Mapping[str, Any],
+                        fixed: Mapping[str, float]) -> float | None:
+    """The ε of the paper's schedule where it does not change with m (the same at m, 1e3·m and 1e6·m), else None."""
+    try:
+        es = [_paper_schedule(st, m * k, which, dict(consts), dict(fixed)).eps for k in (1.0, 1e3, 1e6)]
+    except ValueError:
+        return None
+    return es[0] if all(math.isfinite(e) and e == es[0] for e in es) else None
+
+
 def _check_fixed(st: Statement, bnd: _Bound, fixed: Mapping[str, float]) -> None:
     for n in fixed:
         if n not in bnd.choice:
@@ -2000,10 +2010,34 @@ def _vacuity(st: Statement, m: float, value: float, which: str, consts: Mapping[
                 except ValueError:
                     return math.inf
             out.nonvacuous_m, out.search_limit = _first_m(g, c, start=m), _m_limit(m)
-            out.explanation = (f"along the paper's schedule the bound falls below it from m = {out.nonvacuous_m}"
-                               if out.nonvacuous_m is not None else
-                               f"along the paper's schedule it stays at or above it for every m ≤ "
-                               f"{out.search_limit:g}")
+            if out.nonvacuous_m is not None:
+                out.explanation = f"along the paper's schedule the bound falls below it from m = {out.nonvacuous_m}"
+                return out
+            # ε given, or fixed by the schedule (the same at every m): the m-free analysis applies to the paper's
+            # row too, with the infimum over λ (a lower bound whatever λ the schedule takes)
+            e_fix, how = (eps, "given") if eps is not None else (_schedule_eps_fixed(st, m, which, consts, fixed),
+                                                                 "fixed by the schedule")
+            lam_mode = "optimise" if "lam" in b.choice else None
+            lim, lam_at = fl.at(e_fix, lam_mode) if e_fix is not None else (math.inf, None)
+            if math.isfinite(lim) and lim >= c and all(g(m * 10.0**k) >= c for k in (3, 6, 12)):
+                out.never, out.floor, out.floor_expr = True, lim, fl.text() if fl.ok else ""
+                out.blocking_term = fl.blocking(e_fix, lam_at)
+                out.eps_threshold = fl.eps_threshold(c, lam_mode)
+                lam_txt = " (its infimum over lambda, below whatever lambda the schedule takes)" if lam_mode else ""
+                out.explanation = (f"along the paper's schedule (eps = {e_fix:g}, {how}) never below it, at any m: as "
+                                   f"m → ∞ the bound tends to {out.floor_expr} = {lim:.6g}{lam_txt}"
+                                   + (f", held up by its m-free term(s) {out.blocking_term}" if out.blocking_term
+                                      else ""))
+                if out.eps_threshold is not None:
+                    out.explanation += ("; the m-free part alone reaches the ceiling at every eps"
+                                        if out.eps_threshold == 0.0 else
+                                        f"; the m-free part alone reaches the ceiling for every eps ≥ "
+                                        f"{out.eps_threshold:.6g}")
+                return out
+            out.explanation = (f"along the paper's schedule ({'eps = ' + format(e_fix, 'g') + ', ' + how if e_fix is not None else 'eps and lambda following it in m'}) "
+                               f"it stays at or above it at every m searched, from m = {m:g} to {out.search_limit:g} "
+                               "(doubling m, then bisection); beyond that range nothing is claimed"
+                               + ("" if e_fix is not None else " (the m-free analysis needs an eps fixed in m)"))
             return out
         if mode == "eps" and eps is not None:
             lim, lam_at = fl.at(eps, lam if lam != "paper" else "optimise")

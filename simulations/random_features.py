@@ -14,7 +14,9 @@ Feature map (:class:`RandomFourierFeatures`): z(x) = s·[cos Wx, sin Wx], W ∈ 
 s = √(2/D)/(1 + 1e−5).  ‖z(x)‖² = (2/D)Σ(cos² + sin²) = 1 for every x in exact arithmetic.  The
 shipped map rounds each angle ωᵀx to float32 and evaluates cos and sin in float32 (five times faster
 than float64 on the benchmark machine; the angle rounding makes it another deterministic map of
-each record, whose kernel is the same up to ~1e-7 relative on the angle); the factor 1/(1 + 1e−5)
+each record, whose kernel is the same up to ~1e-7 relative on the angle); angles beyond 2^20 in absolute
+value are first reduced modulo 2π in float64 and non-finite ones (an input near 1e308) are mapped to the
+angle 0, so that no input gives a NaN feature (again a map of each record alone); the factor 1/(1 + 1e−5)
 absorbs the few float32 ulps of cos and sin, so the computed features have norm ≤ 1 (R = 1): the premise ‖z‖ ≤ 1 of the privacy theorems holds for every input, with no clipping.
 (``data_norm`` optionally clips x into a ball first; that changes what the kernel sees, not the privacy.)
 
@@ -33,14 +35,21 @@ point; :func:`gradient_error_bound` bounds its error rigorously (standard dot-pr
 γ_k = ku/(1 − ku), Cauchy–Schwarz with ‖z‖ ≤ 1), and the certified distance is
 τ̂ = ((1 + γ_D)‖ĝ‖ + E)/Λ.  The privacy statements assume the exact minimiser; the release is calibrated
 to the sensitivity 2LR/(nΛ) + 2τ of a minimiser certified within τ = ``tol``·2LR/(nΛ), fixed before the
-data are seen (``cms.rff.sensitivity_inexact``).  The solver iterates until τ̂ ≤ τ, else it raises
-:class:`~simulations.solvers.CertificateError` (that refusal depends on the data; it happens only when
-float64 cannot certify the fit, e.g. n·u ≳ tol).  Objective perturbation gets the same treatment by
+data are seen (``cms.rff.sensitivity_inexact``).  Whether a fit is refused never depends on the data: the
+estimators first bound the rounding floor of τ̂ at its worst (:func:`certification_floor`: max|ℓ'| = L, ‖w‖ at
+the a-priori bound √(2ℓ(0)/Λ) of strong convexity, M/√Λ for ridge) from public quantities only and refuse a
+``tol`` whose floor exceeds τ/2 (naming the smallest admissible tol); then the solver iterates (Newton, or
+iterative refinement for ridge) until τ̂ ≤ τ, which the floor makes reachable.  (A failure there would be a
+solver bug, reported as a RuntimeError, not a refusal.)  The fitted estimator exposes only data-independent
+attributes (τ, the rates, ``certified_``); the solver's data-dependent diagnostics are behind
+``private_diagnostics_unsafe()``, which is NOT private.  Objective perturbation gets the same treatment by
 spending a share ρ of ε on an extra noise b′ of rate ρε/(2τ) (``cms.rff.amp_rate``,
 ``cms.rff.amp_privacy``, approximate minima perturbation in a pure-ε form); it is refused for the
 squared loss, which is Lipschitz only on a bounded set that the perturbed objective does not respect.
 
-Labels and targets: the classifier maps two labels to ±1 (binary only); the regressor clips y into
+Labels and targets: the classifier maps the two labels of its ``classes`` parameter, fixed in advance, to ±1
+(``classes=None`` takes them from the data, which releases the label set: a :class:`PrivacyLeakWarning`); the
+regressor clips y into
 [−M, M] (clipping one record is a function of that record, so the neighbour relation and the
 sensitivity are preserved; refusing would leak whether a large |y| is present).
 
@@ -51,8 +60,8 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> X = rng.uniform(-1, 1, (2000, 2)); y = np.sin(2 * X[:, 0])
 >>> est = DPRandomFeatureRegressor(epsilon=1.0, lam=1e-2, n_components=64, random_state=0).fit(X, y)
->>> est.coef_.shape, est.certificate_.ok, bool(est.dist_bound_ <= est.tau_)
-((64,), True, True)
+>>> est.coef_.shape, est.certified_
+((64,), True)
 >>> bool(est.sensitivity_ > 0 and est.noise_scale_ == est.sensitivity_ / 1.0)
 True
 """
@@ -61,6 +70,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -80,6 +90,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from bounds.core import Statement
 
 from . import privacy_rules
+from .estimators import PrivacyLeakWarning
 from .mechanisms import Mechanism, mechanisms
 from .solvers import Certificate, CertificateError
 
@@ -95,8 +106,12 @@ __all__ = [
     "RandomFourierFeatures",
     "StreamedFit",
     "VectorMechanism",
+    "apriori_norm",
+    "certification_floor",
     "glm_streamed",
     "gradient_error_bound",
+    "loss_at_zero",
+    "min_tol",
     "ridge_streamed",
     "sample_norm_noise",
 ]
@@ -108,6 +123,13 @@ FEATURE_SLACK = 1e-5
 H_REFRESH = 0.25
 #: whether the first Newton iterate gets its own Hessian (else the one at w = 0 is reused once)
 NEED_H0 = True
+#: angles |ωᵀx| above this are reduced modulo 2π in float64 before the float32 cast (and non-finite ones are
+#: mapped to 0): float32 would overflow to inf at 3.4e38 and cos(inf) is NaN; below it the map is unchanged
+ANGLE_REDUCE = 2.0**20
+#: Newton iterations of the estimators' solver (the a-priori floor check makes certification reachable)
+GLM_MAX_ITER = 200
+#: steps of iterative refinement of the ridge solve (each one solve with the same Cholesky factor)
+REFINE_STEPS = 5
 #: unit roundoff of float64
 U = float(np.finfo(np.float64).eps) / 2
 #: feature-matrix bytes per chunk (the only m-dependent memory is X itself)
@@ -117,21 +139,25 @@ RFF_ALGORITHM = ("L2-regularised ERM without offset on random features of norm <
                  "within tau")
 #: what objective perturbation perturbs, as the residual-noise statement's premises name it
 RFF_OBJECTIVE = "perturbed by b/n with b from Algorithm 2"
-#: (sampler, D) pairs whose norm law passed :func:`check_norm_law` in this process
-_LAW_OK: set[tuple[int, int]] = set()
+#: sampler → the (D, scale) pairs whose law passed :func:`check_norm_law` (weak keys: no reuse after collection)
+_LAW_OK: weakref.WeakKeyDictionary[Callable[..., Any], set[tuple[int, float]]] = weakref.WeakKeyDictionary()
 
 
-def check_norm_law(sampler: Callable[..., FloatArray], D: int, *, who: str) -> float:
+def check_norm_law(sampler: Callable[..., FloatArray], D: int, *, who: str, scale: float = 1.0) -> float:
     """Refuse a vector sampler whose norms are not Γ(D, scale) or whose directions are not uniform.
 
     The rule of :func:`simulations.privacy_rules.check_sampler_law` (its sample size, level and fixed seed)
-    applied to the law of the vector noise ∝ exp(−‖b‖/scale): a Kolmogorov–Smirnov test of the norms
-    against Γ(D, 1) at scale 1, and of one coordinate of the direction against its law on the sphere
-    ((u + 1)/2 ~ Beta((D − 1)/2, (D − 1)/2), D ≥ 2).  Once per (sampler, D) per process.
+    applied to the law of the vector noise ∝ exp(−‖b‖/scale) at the ``scale`` the release uses: two
+    Kolmogorov–Smirnov tests, of the norms against Γ(D, scale) and (D ≥ 2) of the projection u = vᵀb/‖b‖ of
+    the direction onto a fixed unit vector v (drawn from the same fixed seed), whose law for a uniform direction
+    is (u + 1)/2 ~ Beta((D − 1)/2, (D − 1)/2).  Bonferroni: each test at half the level, so a correct sampler is
+    refused with probability ≤ :data:`~simulations.privacy_rules.LAW_LEVEL`.  The returned p-value is the
+    Bonferroni-adjusted one, min(1, 2·min p).  A pass is remembered per (sampler, D, scale) for the sampler's
+    lifetime (a weak reference: a new function at a recycled address is tested afresh).
 
     Examples
     --------
-    >>> check_norm_law(sample_norm_noise, 3, who="demo") > 1e-6
+    >>> check_norm_law(sample_norm_noise, 3, who="demo", scale=0.5) > 1e-6
     True
     >>> check_norm_law(lambda rng, s, size: sample_norm_noise(rng, 2 * s, size), 3, who="demo")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -140,24 +166,33 @@ def check_norm_law(sampler: Callable[..., FloatArray], D: int, *, who: str) -> f
     """
     from scipy import stats
 
-    if (id(sampler), D) in _LAW_OK:
+    key = (int(D), float(scale))
+    try:
+        passed = _LAW_OK.setdefault(sampler, set())
+    except TypeError:                  # not weak-referenceable: tested at every call
+        passed = set()
+    if key in passed:
         return 1.0
     rng = np.random.default_rng(np.random.SeedSequence(privacy_rules.LAW_ENTROPY).spawn(1)[0])
     n = privacy_rules.LAW_SAMPLES
-    b = np.asarray(sampler(rng, 1.0, (n, D)), dtype=np.float64)
+    b = np.asarray(sampler(rng, float(scale), (n, D)), dtype=np.float64)
     if b.shape != (n, D) or not np.all(np.isfinite(b)):
         raise ValueError(f"{who}: the noise sampler returned an array of shape {b.shape}, not ({n}, {D}) finite draws")
     nrm = np.linalg.norm(b, axis=1)
-    ps = [float(stats.kstest(nrm, stats.gamma(a=D).cdf, method="asymp").pvalue)]
+    ps = [float(stats.kstest(nrm, stats.gamma(a=D, scale=float(scale)).cdf, method="asymp").pvalue)]
     if D >= 2:
-        u = b[:, 0] / nrm
-        ps.append(float(stats.kstest((u + 1) / 2, stats.beta((D - 1) / 2, (D - 1) / 2).cdf, method="asymp").pvalue))
-    p = min(ps)
+        v = rng.standard_normal(D)
+        v /= np.linalg.norm(v)
+        u = np.clip((b @ v) / np.where(nrm > 0, nrm, 1.0), -1.0, 1.0)
+        ps.append(float(stats.kstest((u + 1) / 2, stats.beta((D - 1) / 2, (D - 1) / 2).cdf,
+                                     method="asymp").pvalue))
+    p = min(1.0, len(ps) * min(ps))         # Bonferroni over the tests
     if not p >= privacy_rules.LAW_LEVEL:
-        raise ValueError(f"{who}: the noise sampler does not draw from the law it declares, ‖b‖ ~ Γ({D}, scale) with "
-                         f"a uniform direction: Kolmogorov–Smirnov p = {p:.3g} < {privacy_rules.LAW_LEVEL:g}; its release "
-                         "would not have the privacy the rate is calibrated for")
-    _LAW_OK.add((id(sampler), D))
+        raise ValueError(f"{who}: the noise sampler does not draw from the law it declares, ‖b‖ ~ Γ({D}, {scale:.6g}) "
+                         f"with a uniform direction: Kolmogorov–Smirnov p = {p:.3g} (Bonferroni over {len(ps)} tests) "
+                         f"< {privacy_rules.LAW_LEVEL:g}; its release would not have the privacy the rate is "
+                         "calibrated for")
+    passed.add(key)
     return p
 
 
@@ -262,7 +297,13 @@ class RandomFourierFeatures:
 
     def transform_T(self, X: FloatArray) -> FloatArray:
         """The features transposed, shape (D, n), C-contiguous (so its transpose is Fortran-ordered for BLAS)."""
-        A = (self.W @ self._clip(X).T).astype(np.float32)      # angles rounded to float32 (a per-record map)
+        with np.errstate(over="ignore", invalid="ignore"):     # inputs near 1e308 overflow: handled below
+            A64 = self.W @ self._clip(X).T
+            big = ~(np.abs(A64) <= ANGLE_REDUCE)               # huge or non-finite angles (NaN compares False)
+            if big.any():                                      # reduced modulo 2π in float64 before the float32 cast
+                red = np.remainder(A64[big], 2 * math.pi)
+                A64[big] = np.where(np.isfinite(red), red, 0.0)    # ±inf (or inf − inf) angles: a fixed angle 0
+        A = A64.astype(np.float32)      # angles rounded to float32 (a per-record map)
         h = self.W.shape[0]
         ZT = np.empty((self.n_components, X.shape[0]))
         ZT[:h] = np.cos(A)                # float32 cos/sin: 5x faster than float64, within a few float32 ulps
@@ -315,6 +356,67 @@ def _certificate(solver: str, g_norm: float, err: float, mu: float, D: int, tau:
     return cert, dist
 
 
+def loss_at_zero(loss: str, h: float = 0.5, M: float = 1.0) -> float:
+    """sup over labels of ℓ at w = 0: log 2 (logistic), 1 or (1 + h)²/(4h) (Huber of width h), M²/2 (squared).
+
+    Examples
+    --------
+    >>> round(loss_at_zero("logistic"), 6), loss_at_zero("huber", 0.5), loss_at_zero("squared", M=2.0)
+    (0.693147, 1.0, 2.0)
+    """
+    if loss == "logistic":
+        return math.log(2.0)
+    if loss == "huber":
+        return 1.0 if h < 1 else (1 + h) ** 2 / (4 * h)
+    if loss == "squared":
+        return M * M / 2
+    raise ValueError(f"loss_at_zero: parameter 'loss' = {loss!r} is not 'logistic', 'huber' or 'squared'")
+
+
+def apriori_norm(loss: str, mu: float, h: float = 0.5, M: float = 1.0, lin_norm: float = 0.0, n: int = 1) -> float:
+    """A bound on ‖w‖ for every iterate with F(w) ≤ F(0), F = (1/n)Σℓ + (μ/2)‖w‖² + bᵀw/n, ℓ ≥ 0, from public
+    quantities only: (μ/2)‖w‖² − (‖b‖/n)‖w‖ ≤ F(0) = ℓ(0) gives ‖w‖ ≤ (a + √(a² + 2μℓ(0)))/μ, a = ‖b‖/n
+    (M/√Λ for ridge, √(2 log 2/Λ) for logistic when b = 0).  Times 1.01: Newton's Armijo test allows a
+    rounding-size increase of F.
+
+    Examples
+    --------
+    >>> round(apriori_norm("squared", 0.01, M=1.0), 6)
+    10.1
+    """
+    a = lin_norm / max(n, 1)
+    return 1.01 * (a + math.sqrt(a * a + 2 * mu * loss_at_zero(loss, h, M))) / mu
+
+
+def certification_floor(n: int, D: int, lam: float, loss: str, h: float = 0.5, M: float = 1.0, delta: float = 0.0,
+                        lin_norm: float = 0.0) -> float:
+    """The worst-case floating-point floor of the certified distance, from public quantities only.
+
+    The certificate ((1 + γ_D)‖ĝ‖ + E)/μ of :func:`ridge_streamed` / :func:`glm_streamed` with ‖ĝ‖ = 0 and the
+    error bound E at its worst: max|ℓ'| = 1 (logistic, Huber), ‖w‖ at :func:`apriori_norm`.  The estimators refuse
+    a tolerance τ with floor + 4uτ > τ/2 *before* seeing the data, so that the refusal reveals nothing; above it
+    the solver certifies once ‖ĝ‖ ≲ τμ/2, which Newton's method (and, for ridge, iterative refinement) reaches.
+
+    Examples
+    --------
+    >>> f = certification_floor(3000, 64, 1e-3, "logistic")
+    >>> 1e-10 < f < 1e-9
+    True
+    """
+    mu = lam + delta
+    W = apriori_norm(loss, mu, h, M, lin_norm, n)
+    if loss == "squared":
+        err = (_gamma(n + 1) * (W + M) + _gamma(D + 1) * (1 + _gamma(n + 1)) * W + 4 * U * (lam * W + W + M))
+    else:
+        err = gradient_error_bound(n, D, W, 0.0, mu, 1.0, curvature(loss, h), 1.0, lin_norm)
+    return err / mu
+
+
+def min_tol(floor: float, sensitivity: float) -> float:
+    """The smallest tol = τ/sensitivity with floor + 4uτ ≤ τ/2 (rounded up in the last place)."""
+    return float(np.nextafter(floor / (0.5 - 4 * U) / sensitivity, math.inf))
+
+
 @dataclass(frozen=True)
 class StreamedFit:
     """A certified minimiser: ``w``, the distance bound ``dist_bound`` ≥ ‖w − w*‖ and its certificate."""
@@ -361,14 +463,17 @@ def ridge_streamed(fmap: RandomFourierFeatures, X: FloatArray, y: FloatArray, la
     except LinAlgError as err:       # ZᵀZ/n + ΛI is positive definite: only float64 can fail here
         raise CertificateError(Certificate("certified_distance", math.nan, tau, False, solver="ridge_streamed",
                                            details={"error": str(err)})) from err
-    g = (A @ w - b) / n + lam * w
-    wn, gn = float(np.linalg.norm(w)), float(np.linalg.norm(g))
-    err = (_gamma(n + 1) * (wn + M) + _gamma(D + 1) * (1 + _gamma(n + 1)) * wn
-           + 4 * U * (gn + lam * wn + wn + M))
-    cert, dist = _certificate("ridge_streamed", gn, err, lam, D, tau, passes=1)
-    if not cert.ok:
-        raise CertificateError(cert, w)
-    return StreamedFit(w, dist, cert, 1)
+    fact = cho_factor(H, lower=False)
+    for _refine in range(REFINE_STEPS + 1):       # iterative refinement until the certificate holds
+        g = (A @ w - b) / n + lam * w
+        wn, gn = float(np.linalg.norm(w)), float(np.linalg.norm(g))
+        err = (_gamma(n + 1) * (wn + M) + _gamma(D + 1) * (1 + _gamma(n + 1)) * wn
+               + 4 * U * (gn + lam * wn + wn + M))
+        cert, dist = _certificate("ridge_streamed", gn, err, lam, D, tau, passes=1)
+        if cert.ok:
+            return StreamedFit(w, dist, cert, 1)
+        w = w - cho_solve(fact, g)
+    raise CertificateError(cert, w)
 
 
 # --------------------------------------------------------------------------- smooth classification losses
@@ -506,6 +611,7 @@ _ASSUMPTIONS: dict[str, str] = {
     "chunk_size": "None or a positive number of rows per chunk",
     "random_state": "a non-negative int seed, a numpy Generator or None",
     "allow_unverified": "a bool: compute with a calibration whose form is not established (with a warning)",
+    "classes": "None (the label set taken from the data, with a PrivacyLeakWarning) or two labels fixed in advance",
 }
 
 #: checks of sklearn.utils.estimator_checks.check_estimator that fail by design (with the reason)
@@ -604,41 +710,56 @@ class _RFFBase(BaseEstimator):
                                                task=task, allow_unverified=allow)
             if b.warning:
                 warnings.warn(f"{who}: {b.warning}", UserWarning, stacklevel=4)
-        L = problem.pop("L")
-        satisfied = {"algorithm": RFF_ALGORITHM, "lipschitz": L}
-        if self.mechanism == "objective":
-            satisfied["objective"] = RFF_OBJECTIVE
-        values = {"C_L": L, "R_z": 1.0, "n": n, "Lam": float(self.lam), "eps": float(self.epsilon)}
-        warn = privacy_rules.check_premises(mech.statement, satisfied, values, who=who, mechanism=mech.name,
-                                            allow_unverified=allow)
-        if warn:
-            warnings.warn(warn, UserWarning, stacklevel=4)
-        check_norm_law(mech.sampler, int(self.n_components), who=who)
+        L_own = problem.pop("L")            # the loss's own Lipschitz constant (the estimator's, not a statement's)
         try:
             cal = mech.calibrate(n=n, lam=float(self.lam), eps=float(self.epsilon), tol=float(self.tol),
                                  which=self.calibration, **problem)
         except ValueError as err:
             raise self._fail(f"with mechanism {mech.name!r}: {err}") from None
+        # premises: checked on the calibrating statement (mech.statement) only, as simulations.estimators does; the
+        # other statements are checked for their established form above.  The Lipschitz premise compares the
+        # loss's own constant with the C_L the calibration used (from cms.lipschitz / cms.rff.sq_lipschitz)
+        satisfied = {"algorithm": RFF_ALGORITHM, "lipschitz": L_own}
+        if self.mechanism == "objective":
+            satisfied["objective"] = RFF_OBJECTIVE
+        values = {"C_L": cal["L"], "R_z": cal["R"], "n": n, "Lam": float(self.lam), "eps": float(self.epsilon)}
+        warn = privacy_rules.check_premises(mech.statement, satisfied, values, who=who, mechanism=mech.name,
+                                            allow_unverified=allow)
+        if warn:
+            warnings.warn(warn, UserWarning, stacklevel=4)
         rng_f, rng_b = self._rngs()
-        fmap = RandomFourierFeatures(d, int(self.n_components), float(self.gamma), rng_f, self.data_norm)
-        D = fmap.n_components
+        D = int(self.n_components)
         tau = cal["tau"]
+        loss = "squared" if self._regression else self.loss
+        h, M = float(getattr(self, "huber_width", 0.5)), float(getattr(self, "M", 1.0))
+        scales = [1.0 / cal["rate"]] + ([1.0 / cal["residual_rate"]] if self.mechanism == "objective" else [])
+        for sc in scales:
+            check_norm_law(mech.sampler, D, who=who, scale=sc)
+        b_obj = mech.sampler(rng_b, 1.0 / cal["rate"], D) if self.mechanism == "objective" else None
+        # refusal decided before the data are read, from public quantities (n, D, Λ, Δ, L, M, tol) and the
+        # data-independent noise b: the worst-case floating-point floor of the certificate must be ≤ τ/2
+        floor = certification_floor(n, D, float(self.lam), loss, h, M, float(cal.get("delta", 0.0)),
+                                    0.0 if b_obj is None else float(np.linalg.norm(b_obj)))
+        if not floor + 4 * U * tau <= tau / 2:
+            raise self._fail(f"parameter 'tol' = {float(self.tol)!r} is below what float64 can certify for every data "
+                             f"set of this size: the worst-case rounding floor of the certified distance is "
+                             f"{floor:.3g} > τ/2 = {tau / 2:.3g} (n = {n}, D = {D}, Λ = {float(self.lam):g}); use "
+                             f"tol ≥ {min_tol(floor, tau / float(self.tol)):.6g} "
+                             "(decided from public quantities only, before the data are read)")
+        fmap = RandomFourierFeatures(d, D, float(self.gamma), rng_f, self.data_norm)
         try:
             if self._regression:
-                fit = ridge_streamed(fmap, X, ys, float(self.lam), tau, float(self.M), self.chunk_size)
-                w = fit.w
+                fit = ridge_streamed(fmap, X, ys, float(self.lam), tau, M, self.chunk_size)
             elif self.mechanism == "output":
-                fit = glm_streamed(fmap, X, ys, float(self.lam), tau, self.loss, float(self.huber_width),
-                                   chunk_size=self.chunk_size)
-                w = fit.w
+                fit = glm_streamed(fmap, X, ys, float(self.lam), tau, self.loss, h, chunk_size=self.chunk_size,
+                                   max_iter=GLM_MAX_ITER)
             else:
-                b_obj = mech.sampler(rng_b, 1.0 / cal["rate"], D)
-                fit = glm_streamed(fmap, X, ys, float(self.lam), tau, self.loss, float(self.huber_width),
-                                   b_lin=b_obj, delta=cal["delta"], chunk_size=self.chunk_size)
-                w = fit.w
-        except CertificateError as err:
-            raise self._fail(f"the solver could not certify ‖w̃ − w*‖ ≤ τ = {tau:.3g} in float64 "
-                             f"({err.certificate.describe()}); increase 'tol' or 'lam'") from err
+                fit = glm_streamed(fmap, X, ys, float(self.lam), tau, self.loss, h, b_lin=b_obj,
+                                   delta=cal["delta"], chunk_size=self.chunk_size, max_iter=GLM_MAX_ITER)
+        except CertificateError as err:      # pragma: no cover - ruled out by the a-priori floor (see the class doc)
+            raise RuntimeError(f"{who}: internal error: the solver did not certify ‖w̃ − w*‖ ≤ τ = {tau:.3g} although "
+                               f"the worst-case rounding floor {floor:.3g} is ≤ τ/2; please report it") from err
+        w = fit.w
         if self.mechanism == "output":
             noise = mech.sampler(rng_b, 1.0 / cal["rate"], D)
             self.noise_scale_ = 1.0 / cal["rate"]
@@ -647,18 +768,29 @@ class _RFFBase(BaseEstimator):
             self.noise_scale_ = 1.0 / cal["rate"]
             self.residual_scale_ = 1.0 / cal["residual_rate"]
         coef = w + noise
-        if not np.all(np.isfinite(coef)):
-            raise self._fail("the released coefficients are not finite: the parameters are outside float64's range")
         self.feature_map_ = fmap
-        self.coef_ = coef
+        self.coef_ = np.nan_to_num(coef)     # inf (a noise scale beyond float64) → ±max float: post-processing, no refusal
         self.sensitivity_ = cal["sensitivity"]
         self.tau_ = tau
-        self.dist_bound_ = fit.dist_bound
-        self.certificate_ = fit.certificate
+        self.certified_ = True
         self.eps_ = cal["eps_spent"]
         self.delta_ = cal.get("delta", 0.0)
         self.mechanism_ = mech
-        self.n_passes_ = fit.passes
+        self._diagnostics = {"dist_bound": fit.dist_bound, "certificate": fit.certificate, "n_passes": fit.passes}
+
+    def private_diagnostics_unsafe(self) -> dict[str, Any]:
+        """The solver's diagnostics: the certified distance, its certificate (gradient norm, error bound) and the
+        number of passes.  NOT PRIVATE: they are functions of the data with no noise (neighbouring data sets give
+        different values); do not release them.  Only ``certified_`` (always True after a fit: the release is
+        certified within ``tau_``) is part of the private output.
+
+        Returns
+        -------
+        dict
+            ``dist_bound``, ``certificate``, ``n_passes``.
+        """
+        check_is_fitted(self, "coef_")
+        return dict(self._diagnostics)
 
     def _decision(self, X: Any) -> FloatArray:
         check_is_fitted(self, "coef_")
@@ -700,12 +832,17 @@ class DPRandomFeatureRegressor(RegressorMixin, _RFFBase):
     random_state : int, Generator or None
     allow_unverified : bool
         Fit even when a calibrating statement's form is not established or declares no premises
-        (:mod:`simulations.privacy_rules`; a warning is emitted).
+        (:mod:`simulations.privacy_rules`; a warning is emitted).  As in :mod:`simulations.estimators`, the
+        premises are checked on the calibrating statement ``mechanism.statement`` (``cms.rff.beta``,
+        ``cms.rff.amp_rate``) only, and the established form on every statement of ``mechanism.statements``.
+        The Lipschitz premise compares the loss's own constant (1 for logistic and Huber, M(1 + 1/√Λ) for the
+        squared loss, computed by the estimator) with the C_L the calibration took from its statements.
 
     Attributes
     ----------
-    coef_, feature_map_, noise_scale_ (1/β), sensitivity_ (Δ + 2τ), tau_, dist_bound_, certificate_,
-    eps_, mechanism_, n_features_in_, n_passes_
+    coef_, feature_map_, noise_scale_ (1/β), sensitivity_ (Δ + 2τ), tau_, certified_ (True: the release is
+    certified within tau_), eps_, mechanism_, n_features_in_; all data-independent except the noisy coef_.
+    The solver's diagnostics (not private) are in :meth:`private_diagnostics_unsafe`.
 
     Examples
     --------
@@ -772,7 +909,7 @@ that its minimiser reaches, which the perturbed objective does not respect; use 
 class DPRandomFeatureClassifier(ClassifierMixin, _RFFBase):
     """ε-DP kernel logistic regression / Huber SVM on random Fourier features (CMS Algorithms 1 and 2).
 
-    Binary: the two labels (``classes_``, sorted) map to −1 and +1.  ``mechanism="output"``: the
+    Binary: the two labels of ``classes`` (fixed in advance) map to −1 and +1.  ``mechanism="output"``: the
     certified minimiser + b, b ∝ exp(−β‖b‖), β of ``cms.rff.beta`` (L = R = 1).  ``mechanism="objective"``:
     Algorithm 2 at ε₁ = (1 − ρ)ε (ε′ and Δ from ``cms.alg2.eps_prime`` / ``cms.alg2.delta`` with c = 1/4
     or 1/(2h)), then the residual noise of rate ρε/(2τ) (``cms.rff.amp_rate``).
@@ -785,28 +922,36 @@ class DPRandomFeatureClassifier(ClassifierMixin, _RFFBase):
     loss : {"logistic", "huber"}
     huber_width : float
         h of the Huber loss.
+    classes : array-like of two labels or None
+        [negative, positive], fixed in advance (public).  A label outside it is refused (a test of that record's
+        own value against a public set: the data universe, not a property of the data set).  None takes the
+        sorted labels present in ``y`` (the former behaviour; it releases the label set and refuses data sets
+        without exactly two labels: a :class:`PrivacyLeakWarning`).
 
     Attributes
     ----------
-    classes_, coef_, feature_map_, noise_scale_, sensitivity_, tau_, dist_bound_, certificate_, eps_,
-    delta_, mechanism_, n_features_in_, n_passes_
+    classes_ (the ``classes`` parameter), coef_, feature_map_, noise_scale_, sensitivity_, tau_, certified_, eps_,
+    delta_, mechanism_, n_features_in_ (the diagnostics: :meth:`private_diagnostics_unsafe`, not private)
 
     Examples
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 2)); y = np.where(X[:, 0] > 0, "b", "a")
-    >>> clf = DPRandomFeatureClassifier(epsilon=1e9, lam=1e-3, n_components=64, random_state=0).fit(X, y)
+    >>> clf = DPRandomFeatureClassifier(epsilon=1e9, lam=1e-3, n_components=64, random_state=0, classes=["a", "b"])
+>>> clf = clf.fit(X, y)
     >>> clf.classes_.tolist(), bool(clf.score(X, y) > 0.9), clf.predict_proba(X[:2]).shape
     (['a', 'b'], True, (2, 2))
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        **_RFFBase._parameter_constraints, "loss": [StrOptions({"logistic", "huber"})], "huber_width": [_POSITIVE]}
+        **_RFFBase._parameter_constraints, "loss": [StrOptions({"logistic", "huber"})], "huber_width": [_POSITIVE],
+        "classes": ["array-like", None]}
 
     def __init__(self, epsilon=1.0, lam=1e-3, n_components=256, gamma=1.0, loss="logistic", huber_width=0.5,
                  mechanism="output", calibration="derived", tol=1e-3, data_norm=None, chunk_size=None,
-                 random_state=None, allow_unverified=False):
+                 random_state=None, allow_unverified=False, classes=None):
+        self.classes = classes
         self.epsilon = epsilon
         self.lam = lam
         self.n_components = n_components
@@ -843,17 +988,34 @@ class DPRandomFeatureClassifier(ClassifierMixin, _RFFBase):
             X, y = validate_data(self, X, y, dtype=np.float64)
         except ValueError as err:
             raise self._fail(f"parameter 'X' or 'y': {err}") from err
-        try:
-            check_classification_targets(y)
-            y_type = type_of_target(y, input_name="y")
-            classes = np.unique(y)
-        except ValueError as err:
-            raise self._fail(f"parameter 'y': {err}") from err
-        if len(classes) < 2:
-            raise self._fail(f"parameter 'y' has only one class ({classes.tolist()[0]!r}): a classifier needs two")
-        if y_type != "binary":
-            raise self._fail(f"parameter 'y': Only binary classification is supported. The type of the target is "
-                             f"{y_type} ({len(classes)} classes).")
+        if self.classes is None:
+            warnings.warn(f"{type(self).__name__}: classes=None takes the label set from the data (np.unique(y)), "
+                          "which the fit then releases as classes_ and refuses when it is not two labels: not "
+                          "private; pass classes=[negative, positive] fixed in advance", PrivacyLeakWarning,
+                          stacklevel=3)
+            try:
+                check_classification_targets(y)
+                y_type = type_of_target(y, input_name="y")
+                classes = np.unique(y)
+            except ValueError as err:
+                raise self._fail(f"parameter 'y': {err}") from err
+            if len(classes) < 2:
+                raise self._fail(f"parameter 'y' has only one class ({classes.tolist()[0]!r}): a classifier needs two")
+            if y_type != "binary":
+                raise self._fail(f"parameter 'y': Only binary classification is supported. The type of the target "
+                                 f"is {y_type} ({len(classes)} classes).")
+        else:
+            classes = np.asarray(self.classes)
+            if classes.ndim != 1 or len(classes) != 2 or classes[0] == classes[1]:
+                raise self._fail(f"parameter 'classes' = {self.classes!r} must be two distinct labels "
+                                 "[negative, positive] fixed in advance (assumption: the label set is public)")
+            # a label outside the public set is outside the data universe the mechanism is defined on: refused
+            # by a test of each record's own value against a public set (never by a property of the whole data,
+            # such as how many classes are present)
+            outside = ~((y == classes[0]) | (y == classes[1]))
+            if np.any(outside):
+                raise self._fail(f"parameter 'y' has a label outside parameter 'classes' = {classes.tolist()!r} "
+                                 "(assumption: every label is one of the two public classes)")
         ys = np.where(y == classes[1], 1.0, -1.0)
         # sup|ℓ'| = 1 for the logistic loss (ℓ' = −σ(−z) ∈ (−1, 0)) and the Huber loss (ℓ' ∈ [−1, 0])
         self._fit_release(X, ys, {"loss": self.loss, "h": float(self.huber_width), "L": 1.0})

@@ -159,3 +159,76 @@ def test_zcdp_mechanism_derived_row_uses_the_optimal_conversion():
     assert math.sqrt(stated.noise / derived.noise) == pytest.approx(1.18, abs=0.01)   # the 1.18×
     assert stated.eps_spent < derived.eps_spent < v["eps"] and tight.eps_spent == pytest.approx(v["eps"], rel=1e-6)
     assert "Canonne, Kamath & Steinke" in derived.how
+
+
+# --------------------------------------------------------------------------- cms.rff.amp_rate (referee finding 3)
+AMP = dict(rho=0.01, eps=1.0, tau=1e-7)
+
+
+def test_amp_rate_header_names_a_rate_and_its_scale(capsys):
+    c = cal.calibrate("cms.rff.amp_rate", evidence=[], **AMP)
+    r = AMP["rho"] * AMP["eps"] / (2 * AMP["tau"])                  # r′ = ρε/(2τ), from the construction
+    assert c.row("derived").noise == pytest.approx(r)
+    assert c.noise_name == "rate r′"                                  # not "noise": it is a rate
+    assert f"1/r′ = {1 / r:.6g}" in c.note                             # the noise's scale 1/r′ = 2e-05
+    assert cli_main(["calibrate", "cms.rff.amp_rate", "rho=0.01", "eps=1", "tau=1e-7"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "eps spent" in line)
+    assert "rate r′" in header and "noise" not in header
+
+
+def test_amp_rate_spends_rho_eps_and_says_algorithm_2_runs_at_the_rest():
+    c = cal.calibrate("cms.rff.amp_rate", evidence=[], **AMP)
+    # the residual release has sensitivity 2τ: at rate r′ it spends r′·2τ = ρε, not ε
+    for row in c.rows:
+        assert row.eps_spent == pytest.approx(row.noise * 2 * AMP["tau"])
+    assert c.row("derived").eps_spent == pytest.approx(AMP["rho"] * AMP["eps"])
+    rest = (1 - AMP["rho"]) * AMP["eps"]
+    assert f"eps = {rest:g}" in c.note and "cms.alg2.eps_prime" in c.note and "cms.alg2.delta" in c.note
+    assert "calibrate cms.alg2.eps_prime eps=0.99" in c.note
+
+
+def test_composed_statements_are_not_called_the_papers_printed_form():
+    reg = pick._reg()
+    for key in cal.mechanism_keys():
+        st = reg.get(key)
+        composed = not st.seed and any(cal.COMPOSED_MARKER in (f or "") for f in (st.equation, st.notes))
+        assert cal.printed_in_paper(st) is not composed
+    for key in ("cms.rff.beta", "cms.rff.amp_rate"):
+        assert not cal.printed_in_paper(reg.get(key))
+        vals = AMP if key.endswith("amp_rate") else dict(n=20000, Lam=0.01, eps=1, C_L=1, R_z=1, tau=1e-5)
+        stated = cal.calibrate(key, evidence=[], **vals).row("stated").status
+        assert "printed form" not in stated and stated.startswith("the encoded form")
+    # a statement of a seed paper or with a printed location keeps "the paper's printed form"
+    c = cal.calibrate("cms.alg2.eps_prime", evidence=[], **LOW)
+    assert c.row("stated").status.startswith("the paper's printed form")
+
+
+# --------------------------------------------------------------------------- carrying across conventions (finding 4)
+def _alt_cmd(text: str) -> dict[str, str]:
+    cmd = re.search(r"python -m bounds calibrate (cms\.rff\.beta [^(]*)\(", text).group(1).split()
+    return dict(a.split("=", 1) for a in cmd[1:])
+
+
+def test_jia_lambda_is_carried_as_twice_its_value_into_cms_lambda():
+    # Jia: (1/m)Σℓ + λ‖f‖²; CMS: (1/n)Σℓ + (Λ/2)‖f‖²: the same objective has Λ/2 = λ, so Λ = 2λ
+    assert alternative.penalty(bounds.registry.get("cms.rff.beta"), "Lam") == 0.5
+    assert alternative.penalty(bounds.registry.get("jia.s5_2.scale"), "lam") == 1.0
+    for lam in (0.01, 0.0345, 3e-5):
+        text = alternative.private_alternative("jia.s5_2.scale", {"eps": 1.0, "lam": lam, "m": 20000, "kappa": 1.0},
+                                               established=lambda k: k.startswith("cms."))
+        args = _alt_cmd(text)
+        assert float(args["Lam"]) == pytest.approx(2 * lam, rel=1e-5) and args["n"] == "20000"
+        assert "Lam = 2·lam" in text
+
+
+def test_kernel_regression_alternative_fills_the_lipschitz_constant():
+    vals = {"eps": 0.0597, "lam": 0.0345, "m": 50000, "kappa": 1.0, "M": 2.0}
+    Lam = 2 * 0.0345
+    text = alternative.private_alternative("jia.s5_1.scale", vals, established=lambda k: k.startswith("cms."))
+    # R unknown: the formula and its value at M, Λ carried: M(1 + R/√Λ) = 2 + (2/√0.069)·R
+    assert "C_L = M*(1 + R_z/sqrt(Lam))" in text and f"{2 / math.sqrt(Lam):.6g}*R_z + 2" in text
+    # R known: the value itself, M(1 + R/√Λ)
+    text = alternative.private_alternative("jia.s5_1.scale", {**vals, "R_z": 1.0},
+                                           established=lambda k: k.startswith("cms."))
+    assert float(_alt_cmd(text)["C_L"]) == pytest.approx(2.0 * (1 + 1 / math.sqrt(Lam)), rel=1e-5)

@@ -174,3 +174,111 @@ def test_zcdp_bad_input():
     with pytest.raises(ValueError, match="'delta'"):
         acc.zcdp_rho(1.0, 1.0)
     assert acc.zcdp_eps(0.0, 1e-5) == 0.0
+
+
+# --------------------------------------------------------------------------- extreme (ε, δ): finding 1 and 2
+def _mp_conversion_eps(rho: float, delta: float) -> float:
+    """min over α of ε_α(ρ, δ) = αρ + ln(1 − 1/α) − (ln δ + ln α)/(α − 1), in 60-digit arithmetic
+    (mpmath: a grid in ln(α − 1), then golden-section search), independent of bounds.accounting."""
+    import mpmath as mp
+
+    with mp.workdps(60):
+        r, ld = mp.mpf(rho), mp.log(mp.mpf(delta))
+
+        def f(t):
+            u = mp.exp(t)
+            a = 1 + u
+            return a * r + mp.log(u) - mp.log(a) - (ld + mp.log(a)) / u
+
+        ts = [mp.mpf(-40) + k * mp.mpf(110) / 2200 for k in range(2201)]
+        vals = [f(t) for t in ts]
+        i = min(range(len(ts)), key=lambda k: vals[k])
+        a, b = ts[max(i - 1, 0)], ts[min(i + 1, len(ts) - 1)]
+        g = (mp.sqrt(5) - 1) / 2
+        for _ in range(250):
+            c, d = b - g * (b - a), a + g * (b - a)
+            if f(c) < f(d):
+                b = d
+            else:
+                a = c
+        return float(min(vals[i], f((a + b) / 2)))
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-4, 1e-5), (3e-4, 1e-10), (1e-6, 1e-10), (1e-5, 1e-10), (1e-12, 1e-5),
+                                        (1e-100, 1e-10), (1e-8, 1e-300), (1.0, 1e-300), (50.0, 1e-300),
+                                        (1e3, 1e-5), (0.3, 0.5)])
+def test_zcdp_rho_at_extreme_eps_delta_is_certified_and_at_least_bun_steinke(eps, delta):
+    import mpmath as mp
+
+    rho = acc.zcdp_rho(eps, delta)
+    assert rho > 0 and acc.zcdp_eps(rho, delta) <= eps
+    assert _mp_conversion_eps(rho, delta) <= eps                       # certified by an independent 60-digit search
+    with mp.workdps(60):
+        L = -mp.log(mp.mpf(delta))
+        rho_star = (mp.sqrt(L + eps) - mp.sqrt(L)) ** 2                 # Bun & Steinke's ρ*, exact
+    assert rho >= float(rho_star) * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-300, 1e-300), (1e-320, 1e-300)])
+def test_zcdp_rho_where_no_positive_double_is_certified_raises_and_noise_still_answers(eps, delta, capsys):
+    with pytest.raises(ValueError, match="'eps'"):
+        acc.zcdp_rho(eps, delta)
+    g = noise.gaussian(1.0, eps, delta)
+    assert [r.name for r in g.rows] == ["exact"] and len(g.notes) == 2
+    assert g.eps_certified <= eps
+    assert cli_main(["noise", "gaussian", "--sensitivity", "1", "--eps", str(eps), "--delta", str(delta)]) == 0
+    out = capsys.readouterr().out
+    assert "not computed" in out and "sigma =" in out
+
+
+def test_noise_gaussian_cli_at_small_eps_keeps_every_row(capsys):
+    assert cli_main(["noise", "gaussian", "--sensitivity", "1", "--eps", "1e-6", "--delta", "1e-10"]) == 0
+    out = capsys.readouterr().out
+    assert "zCDP, optimal conversion: sigma" in out and "not computed" not in out
+    g = noise.gaussian(1.0, 1e-6, 1e-10)
+    assert [r.name for r in g.rows] == ["exact", "zCDP, optimal conversion", "zCDP, Bun & Steinke"]
+    assert all(r.eps_certified <= 1e-6 for r in g.rows)
+
+
+def test_laplace_scales_are_rounded_toward_privacy_exactly():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(20261128)
+    for _ in range(2000):
+        sens = float(10 ** rng.uniform(-6, 6))
+        eps = float(10 ** rng.uniform(-6, 2))
+        T = int(rng.integers(1, 10_000))
+        c = noise.laplace(sens, eps, compositions=T)
+        b = c.rows[0]
+        assert b.name == "basic"
+        assert T * Fraction(sens) / Fraction(b.scale) <= Fraction(eps)          # TΔ/b ≤ ε, exactly
+        assert Fraction(b.eps_certified) >= T * Fraction(sens) / Fraction(b.scale)  # the printed ε is an upper bound
+        assert b.eps_certified <= eps
+        assert b.scale <= math.nextafter(T * sens / eps, math.inf) * (1 + 4e-16)  # and no more noise than an ulp
+
+
+def test_laplace_tight_row_step_eps_is_rounded_toward_privacy():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        sens, eps, T = float(10 ** rng.uniform(-3, 3)), float(10 ** rng.uniform(-1, 0.5)), int(rng.integers(100, 3000))
+        c = noise.laplace(sens, eps, 1e-6, compositions=T)
+        e0 = acc.tight_pure_step_eps(eps, 1e-6, T)
+        tight = next(r for r in c.rows if r.name == "tight")
+        assert Fraction(sens) / Fraction(tight.scale) <= Fraction(e0)
+
+
+def test_gaussian_zcdp_rows_are_rounded_toward_privacy_exactly():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        sens, eps = float(10 ** rng.uniform(-3, 3)), float(10 ** rng.uniform(-2, 0.5))
+        delta, T = float(10 ** rng.uniform(-10, -3)), int(rng.integers(1, 500))
+        g = noise.gaussian(sens, eps, delta, compositions=T)
+        ex, cks, bs = g.rows
+        for row, rho in ((cks, acc.zcdp_rho(eps, delta)),
+                         (bs, (eps / (math.sqrt(math.log(1 / delta) + eps) + math.sqrt(math.log(1 / delta)))) ** 2)):
+            assert T * Fraction(sens) ** 2 / (2 * Fraction(row.scale) ** 2) <= Fraction(rho)   # ρ-zCDP, exactly
+        assert all(r.eps_certified <= eps for r in g.rows)

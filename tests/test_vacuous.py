@@ -243,3 +243,27 @@ def test_optimised_threshold_is_the_first_m_where_some_eps_is_non_vacuous():
     n = o.nonvacuous_m
     assert pick.optimise("jia.thm4", n, evidence=[], **JIA).bound < 1
     assert pick.optimise("jia.thm4", n - 1, evidence=[], **JIA).bound >= 1
+
+
+def test_paper_row_at_a_given_eps_says_never_with_the_blocking_term():
+    # referee finding 5: at ε = 1 the paper's row said "at or above the ceiling for every m ≤ 1e12", though the
+    # m-free term makes it vacuous at every m, as the optimised row says
+    p = pick.paper_schedule("jia.s5_2.bound", 20_000, eps=1, evidence=[], **SVM)
+    assert p.vacuous
+    text = p.vacuity_explanation
+    assert "never below it, at any m" in text and "eps = 1, given" in text and "for every m ≤" not in text
+    assert "2*exp(eps) - 2" in text                                   # the blocking m-free term
+    floor = math.sqrt(2 * (math.e - 1))                                # √(2B₀(e^ε − 1)), B₀ = 1, ε = 1
+    assert f"{floor:.6g}" in text
+    assert p.eps_threshold == pytest.approx(math.log(1.5), rel=1e-6)   # 2(e^ε − 1) ≥ 1 iff ε ≥ log 1.5
+    # and the claim is true: far beyond any sample size, the paper's schedule at ε = 1 stays above the ceiling
+    assert pick.paper_schedule("jia.s5_2.bound", 1e15, eps=1, evidence=[], **SVM).bound >= floor > 1
+
+
+def test_schedule_eps_is_fixed_only_where_it_does_not_move_with_m():
+    st = bounds.registry.get("jia.s5_2.bound")
+    # Section 5.2's schedule moves ε with m (ε → 0): no m-free analysis for its paper row without a given ε
+    eps = [pick.paper_schedule("jia.s5_2.bound", m, evidence=[], **SVM).eps for m in (2e4, 2e7)]
+    assert eps[0] != eps[1]
+    assert pick._schedule_eps_fixed(st, 2e4, "derived", dict(SVM), {}) is None
+    assert pick._schedule_eps_fixed(st, 2e4, "derived", dict(SVM), {"eps": 0.5}) == 0.5

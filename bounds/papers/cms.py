@@ -854,7 +854,8 @@ RFF_FEATURE_NORM = add(
     f"and algorithm number, 'Algorithm 3' in some readings, are unconfirmed) with the features of {RR_CITE}: "
     "z(x) = √(2/D)[cos ω_jᵀx, sin ω_jᵀx] over D/2 frequencies ω_j has ‖z(x)‖² = (2/D)Σ_j(cos² + sin²) = 1 for "
     "every x, so the premise ‖z‖ ≤ 1 of the privacy theorems holds with no clipping of x.  The shipped map (float32 "
-    "angles, cos and sin) is scaled by 1/(1 + 1e-5) so that its computed norm is ≤ 1 too (checked).",
+    "angles, cos and sin; angles beyond 2^20 reduced modulo 2π in float64 first and non-finite ones mapped to 0, so "
+    "that no input gives a NaN) is scaled by 1/(1 + 1e-5) so that its computed norm is ≤ 1 too (checked).",
     notes="Rahimi & Recht's other form √(2/D)cos(ωᵀx + b) has ‖z‖² up to 2 (checked): it would need the factor 1/√2",
 )
 
@@ -1166,6 +1167,8 @@ RFF_BETA = add(
     equation="Algorithm 1 (output perturbation) on the random features, calibrated to the inexact sensitivity",
     doc=f"{CITE}, Algorithm 1 on the random features with a certified solver: release w̃ + b, b ∝ exp(−β‖b‖) on "
     "R^D, β = ε/(2LR/(nΛ) + 2τ) = nΛε/(2LR + 2nΛτ) (the paper's nΛε/2 at L = R = 1, τ = 0).",
+    notes="the toolkit's composition, not in the paper: the paper's β = nΛε/2 (L = R = 1, exact minimiser) "
+          "extended to L, R and a solver certified to τ; its printed form here is the encoded one",
 )
 
 RFF_MEAN_NORM = add(
@@ -1220,7 +1223,10 @@ RFF_AMP_RATE = add(
     doc=f"{CITE}, Algorithm 2 assumes the exact minimiser of the perturbed objective.  With a solver certified "
     "to ‖w̃ − w*_b‖ ≤ τ, the toolkit releases w̃ + b′, b′ ∝ exp(−r′‖b′‖), r′ = ρε/(2τ): given w*_b (which fixes "
     "b = b_D(w*_b)), the residual w̃ − w*_b is a function of (D, w*_b) of norm ≤ τ, so it differs by ≤ 2τ between "
-    f"neighbours — the idea of {IYENGAR_CITE}, here with the exp(−r‖b‖) noise (pure ε) instead of a Gaussian.",
+    f"neighbours — the idea of {IYENGAR_CITE}, here with the exp(−r‖b‖) noise (pure ε) instead of a Gaussian.  "
+    "The value is a rate: the noise's scale is 1/r′.  This release spends r′·2τ = ρε; Algorithm 2 must run at "
+    "(1 − ρ)ε (cms.rff.amp_privacy).",
+    notes="the toolkit's composition, not in the paper (approximate minima perturbation in a pure-ε form)",
 )
 
 
@@ -1334,6 +1340,10 @@ PAPER.omit("theorem, corollary and equation numbers", "not confirmed from a publ
 # --------------------------------------------------------------------------- accounting (bounds.calibrate)
 # the ε a calibration of Algorithm 2 actually spends: the noise part plus the log of the *tight* Jacobian
 # factor 1 + c/(n(Λ+Δ)) derived in cms.alg2.det_ratio, in the branch the calibrated parameter belongs to
+# the regularisation parameter's convention (bounds.alternative.penalty): J = (1/n)Σℓ + (Λ/2)‖f‖², so Λ enters
+# the objective with coefficient 1/2 (a value carried from an objective … + λ‖f‖² is Λ = 2λ)
+PENALTY = {"Lam": 0.5}
+
 ACCOUNTING = {
     "alg2.eps_prime": {
         "spent": lambda value, x, **v: float(x) + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], 0))),
@@ -1347,10 +1357,26 @@ ACCOUNTING = {
                       "cms.alg2.det_ratio, derived)",
         "task": ("classification",),
     },
+    # the residual release of Algorithm 2 with an inexact solver: its noise at rate r′ and sensitivity 2τ spends
+    # r′·2τ (= ρε at the derived rate) of the budget; Algorithm 2 itself must then run at (1 − ρ)ε
+    # (cms.rff.amp_privacy composes the two), which bounds.calibrate says with the command to run
+    "rff.amp_rate": {
+        "spent": lambda value, x, **v: float(x) * 2 * v["tau"],
+        "accountant": "the residual release alone: loss r′·2τ (sensitivity 2τ of the residual w̃ − w*_b); it is "
+                      "one part of the composition of cms.rff.amp_privacy",
+        "composes_with": {
+            "keys": ("alg2.eps_prime", "alg2.delta"),
+            "eps": lambda **v: (1 - v["rho"]) * v["eps"],
+            "why": "cms.rff.amp_privacy: Algorithm 2 at ε₁ = (1 − ρ)ε, then the residual release at ρε; ε in total",
+        },
+    },
     # the tasks each mechanism covers and the estimators that run it (bounds.calibrate.private_alternative)
     "alg1.beta": {"task": ("classification", "regression")},
     "rff.beta": {
         "task": ("kernel", "classification", "regression"),
+        # the Lipschitz constant C_L a refusal's alternative fills in, per task (bounds.alternative._fill):
+        # regression with the squared loss on the reachable set, C_L = M(1 + R/√Λ)
+        "fill": {"regression": {"C_L": "rff.sq_lipschitz"}},
         "estimators": {"kernel": ("simulations.random_features.DPRandomFeatureClassifier",
                                   "simulations.random_features.DPRandomFeatureRegressor")},
     },

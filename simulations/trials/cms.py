@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -517,7 +517,8 @@ def rff_lipschitz(loss: str, lam: float, M: float | None = None) -> tuple[float,
 def rff_output_calibration(*, n: int, lam: float, eps: float, tol: float, loss: str, which: str = "stated",
                            M: float | None = None, h: float | None = None) -> dict[str, float]:
     """Output perturbation on the random features: τ = tol·2LR/(nΛ) (``cms.rff.sensitivity``), sensitivity
-    2LR/(nΛ) + 2τ (``cms.rff.sensitivity_inexact``) and β (``cms.rff.beta``); both calibrations coincide.
+    2LR/(nΛ) + 2τ (``cms.rff.sensitivity_inexact``) and β (``cms.rff.beta``); both calibrations coincide.  β is
+    rounded down (``np.nextafter``) until β·sensitivity ≤ ε in floating point (rounding toward privacy).
 
     Examples
     --------
@@ -529,16 +530,75 @@ def rff_output_calibration(*, n: int, lam: float, eps: float, tol: float, loss: 
     sens = _value(RFF_SENSITIVITY, C_L=L, R_z=R, n=n, Lam=lam)
     tau = tol * sens
     full = _value(RFF_SENSITIVITY_INEXACT, C_L=L, R_z=R, n=n, Lam=lam, tau=tau)
-    beta = _value(RFF_BETA, n=n, Lam=lam, eps=eps, C_L=L, R_z=R, tau=tau)
+    beta = _round_down(_value(RFF_BETA, n=n, Lam=lam, eps=eps, C_L=L, R_z=R, tau=tau), lambda b: b * full <= eps)
     return {"rate": beta, "tau": tau, "sensitivity": full, "L": L, "R": R, "delta": 0.0,
             "eps_spent": beta * full}
+
+
+def _round_down(rate: float, ok: Callable[[float], bool]) -> float:
+    """``rate`` lowered ulp by ulp (``np.nextafter`` toward 0) until ``ok(rate)``: rounding toward privacy
+    (a noise rate whose computed ε spent would exceed ε by an ulp is lowered; more noise, never less).
+
+    Examples
+    --------
+    >>> _round_down(1.0, lambda r: r * 3.0 <= 2.9999999999999996) < 1.0
+    True
+    """
+    for _ in range(64):
+        if ok(rate):
+            return rate
+        rate = float(np.nextafter(rate, 0.0))
+    raise ValueError(f"the noise rate could not be rounded to spend at most ε (stopped at {rate!r})")
+
+
+def alg2_branch(*, eps: float, c: float, n: int, lam: float, which: str = "stated") -> dict[str, float]:
+    """The branch of Algorithm 2 adding the least noise, then the least extra regularisation (the rule of
+    ``python -m bounds calibrate``: :func:`bounds.calibrate._best_branch` over the costs declared in
+    ``bounds.papers.cms.BRANCHES``), among the branches whose ``which`` form applies at these values.
+
+    Returns ``eps_p``, ``delta``, ``rate`` (= ε′/2) and ``regime`` (1: Δ = 0; 2: ε′ = ε/2, Δ of
+    ``cms.alg2.delta``).  Data-independent: it reads only public parameters.
+
+    Examples
+    --------
+    >>> b = alg2_branch(eps=0.99, c=0.25, n=1000, lam=1.5e-4, which="derived")   # branch 1: ε′ = 0.00917, 54× the noise
+    >>> b["regime"], round(b["delta"], 9)
+    (2, 0.000240321)
+    """
+    from bounds.calibrate import BranchRow, _best_branch
+    from bounds.papers.cms import BRANCHES
+
+    members = BRANCHES["alg2"]["members"]
+    vals = dict(eps=eps, c=c, n=n, Lam=lam)
+    rows, params = [], {}
+    eps_p = _value(ALG2_EPS_PRIME, which, branch=True, **vals)
+    if eps_p > 0:
+        noise, extra = members["alg2.eps_prime"]["cost"](eps_p, **vals)
+        rows.append(BranchRow(ALG2_EPS_PRIME.key, "first", "derived", eps_p, float(noise), float(extra)))
+        params[ALG2_EPS_PRIME.key] = {"eps_p": eps_p, "delta": 0.0, "rate": eps_p / 2, "regime": 1}
+    try:
+        delta = _value(ALG2_DELTA, which, **vals)
+    except ValueError:          # outside its meaning here (Δ ≤ 0): the second branch does not apply
+        delta = None
+    if delta is not None:
+        noise, extra = members["alg2.delta"]["cost"](delta, **vals)
+        rows.append(BranchRow(ALG2_DELTA.key, "second", "derived", delta, float(noise), float(extra)))
+        params[ALG2_DELTA.key] = {"eps_p": eps / 2, "delta": delta, "rate": eps / 4, "regime": 2}
+    # rows are labelled "derived" for _best_branch's filter; they hold the values of the requested form
+    best = _best_branch(rows, dict.fromkeys(params, True))
+    if best is None:
+        raise ValueError(f"no branch of Algorithm 2 applies at ε = {eps:g}, n = {n}, Λ = {lam:g} ({which} form)")
+    return params[best.key]
 
 
 def rff_objective_calibration(*, n: int, lam: float, eps: float, tol: float, loss: str, which: str = "stated",
                               h: float = 0.5, M: float | None = None, rho: float = RFF_RHO) -> dict[str, float]:
     """Objective perturbation on the random features with a certified solver: Algorithm 2 at ε₁ = (1 − ρ)ε
     (ε′, Δ of ``cms.alg2.eps_prime`` / ``cms.alg2.delta``, c of ``cms.alg2.c_logistic`` / ``cms.alg2.c_huber``;
-    ``which`` = stated or derived), and the residual noise of rate ρε/(2τ) (``cms.rff.amp_rate``).
+    ``which`` = stated or derived), and the residual noise of rate ρε/(2τ) (``cms.rff.amp_rate``).  The branch
+    is the one adding the least noise, then the least extra regularisation (:func:`alg2_branch`, the rule of
+    ``python -m bounds calibrate``), not the printed "first branch whenever ε′ > 0"; the residual rate is rounded
+    down (``np.nextafter``) so that the computed ε spent never exceeds ε.
 
     Examples
     --------
@@ -551,15 +611,11 @@ def rff_objective_calibration(*, n: int, lam: float, eps: float, tol: float, los
     L, R = rff_lipschitz(loss, lam, M)
     c = curvature_logistic() if loss == "logistic" else _value(ALG2_C_HUBER, h=h)
     eps1 = (1 - rho) * eps
-    vals = dict(eps=eps1, c=c, n=n, Lam=lam)
-    eps_p = _value(ALG2_EPS_PRIME, which, branch=True, **vals)
-    if eps_p > 0:
-        delta, rate, regime = 0.0, eps_p / 2, 1
-    else:
-        delta, rate, regime, eps_p = _value(ALG2_DELTA, which, **vals), eps1 / 4, 2, eps1 / 2
+    br = alg2_branch(eps=eps1, c=c, n=n, lam=lam, which=which)
+    delta, rate, regime, eps_p = br["delta"], br["rate"], br["regime"], br["eps_p"]
     sens = _value(RFF_SENSITIVITY, C_L=L, R_z=R, n=n, Lam=lam)
     tau = tol * sens
-    r2 = _value(RFF_AMP_RATE, rho=rho, eps=eps, tau=tau)
+    r2 = _round_down(_value(RFF_AMP_RATE, rho=rho, eps=eps, tau=tau), lambda r: eps1 + r * 2 * tau <= eps)
     return {"rate": rate, "delta": delta, "eps_p": eps_p, "regime": regime, "c": c, "tau": tau,
             "residual_rate": r2, "sensitivity": 2 * tau, "eps_spent": eps1 + r2 * 2 * tau, "L": L, "R": R}
 
@@ -663,6 +719,6 @@ def rff_noise_excess_trial(config: Mapping[str, Any], rng: np.random.Generator) 
             "n_train": float(n), "rate": cal["rate"]}
 
 
-__all__ += ["MECHANISMS", "RFF_OBJECTIVE", "RFF_OUTPUT", "rff_lipschitz", "rff_noise_excess_trial",  # noqa: PLE0605
+__all__ += ["alg2_branch", "MECHANISMS", "RFF_OBJECTIVE", "RFF_OUTPUT", "rff_lipschitz", "rff_noise_excess_trial",  # noqa: PLE0605
             "rff_objective_calibration", "rff_output_calibration", "rff_problem", "rff_sensitivity_trial",
             "rff_worst_pair"]

@@ -18,10 +18,10 @@ statement                  kind         what is measured
                                         errors in ``details``
 ``cms.rff.amp_privacy``    audit        objective perturbation on the features with a certified solver
                                         and the residual noise (logistic pair), stated and derived
-``cms.rff.privacy``        audit        the private random-feature learner (frequencies, certified
-                                        streamed solver, calibration and sampler of mechanism
-                                        ``cms.rff_output``) on the hardest pair found, exact likelihood
-                                        ratio
+``cms.rff.privacy``        audit        the private random-feature learner's release pieces (frequencies,
+                                        certified streamed solver, calibration and sampler of mechanism
+                                        ``cms.rff_output``, as ``fit`` calls them) on the hardest pair
+                                        found (Huber, logistic, squared loss), exact likelihood ratio
 =========================  ===========  ==========================================================
 
 The algorithms, the certified Newton solver and the exact noise sampler are in
@@ -292,7 +292,11 @@ RFF_D, RFF_DIM, RFF_GAMMA = 16, 2, 1.0
 RFF_AUDIT_PAIRS = ({"n": 30, "d": RFF_DIM, "D": 2, "lam": 4.0, "gamma": RFF_GAMMA, "task": "classification",
                     "loss": "huber", "n_cand": 16},
                    {"n": 30, "d": RFF_DIM, "D": 2, "lam": 0.1, "gamma": RFF_GAMMA, "task": "classification",
-                    "loss": "logistic", "n_cand": 16})
+                    "loss": "logistic", "n_cand": 16},
+                   # the regression path: squared loss, L = M(1 + 1/√Λ) (cms.rff.sq_lipschitz), labels clipped to
+                   # [−M, M] = [−1, 1]
+                   {"n": 30, "d": RFF_DIM, "D": 2, "lam": 4.0, "gamma": RFF_GAMMA, "task": "regression",
+                    "loss": "squared", "n_cand": 16})
 
 
 @empirical_check("cms.rff.sensitivity", "sensitivity")
@@ -363,17 +367,24 @@ def rff_pairs(ctx: Context) -> list[dict]:
 
 def rff_releases(pair: dict, eps: float, on_zbar: bool, sensitivity_factor: float = 1.0
                  ) -> tuple[Callable[[np.random.Generator, int], np.ndarray], dict]:
-    """The whole private learner on D (or D′) of ``pair``: its frequencies, the certified streamed solver at the
-    estimator's τ, the calibration of mechanism ``cms.rff_output`` and its sampler; releases reduced to the exact
-    log-likelihood ratio β(‖w − w̃_D′‖ − ‖w − w̃_D‖).  ``sensitivity_factor`` < 1 is a deliberately
-    mis-calibrated variant (noise for a fraction of the sensitivity), for testing that the audit detects it.
+    """The private learner's release pieces on D (or D′) of ``pair``: its frequencies, the certified streamed solver
+    at the estimator's τ (:func:`~simulations.random_features.glm_streamed`, or
+    :func:`~simulations.random_features.ridge_streamed` for the squared loss with M = 1), the calibration of
+    mechanism ``cms.rff_output`` and its sampler, called as the estimator's ``fit`` calls them (not ``fit`` itself:
+    the audit needs the two centres w̃_D, w̃_D′ for its statistic); releases reduced to the exact log-likelihood
+    ratio β(‖w − w̃_D′‖ − ‖w − w̃_D‖).  ``sensitivity_factor`` < 1 is a deliberately mis-calibrated variant (noise
+    for a fraction of the sensitivity), for testing that the audit detects it.
     """
     X0, y0, X1, y1 = pair["X"], pair["y"], pair["X1"], pair["y1"]
     n, lam, loss = X0.shape[0], pair["lam"], pair["loss"]
-    cal = T.RFF_OUTPUT.calibrate(n=n, lam=lam, eps=eps, tol=1e-3, loss=loss, which="stated")
+    cal = T.RFF_OUTPUT.calibrate(n=n, lam=lam, eps=eps, tol=1e-3, loss=loss, which="stated", M=1.0)
     fm = pair["fmap"]
-    w0 = T.glm_streamed(fm, X0, y0, lam, cal["tau"], loss).w
-    w1 = T.glm_streamed(fm, X1, y1, lam, cal["tau"], loss).w
+    if loss == "squared":
+        w0 = T.ridge_streamed(fm, X0, np.clip(y0, -1.0, 1.0), lam, cal["tau"], 1.0).w
+        w1 = T.ridge_streamed(fm, X1, np.clip(y1, -1.0, 1.0), lam, cal["tau"], 1.0).w
+    else:
+        w0 = T.glm_streamed(fm, X0, y0, lam, cal["tau"], loss).w
+        w1 = T.glm_streamed(fm, X1, y1, lam, cal["tau"], loss).w
     beta = cal["rate"] / sensitivity_factor
     centre = w1 if on_zbar else w0
 
@@ -388,8 +399,10 @@ def rff_releases(pair: dict, eps: float, on_zbar: bool, sensitivity_factor: floa
 def audit_rff(ctx: Context) -> list[Result]:
     """Audit of the private random-feature learner (features + certified streamed solver + output noise,
     ``cms.rff.privacy``), Chaudhuri, Monteleoni & Sarwate (2011) Algorithm 1 on Rahimi & Recht's features, on the
-    hardest pair the search found for each :data:`RFF_AUDIT_PAIRS` configuration; statistic: the exact
-    log-likelihood ratio of the released vector."""
+    hardest pair the search found for each :data:`RFF_AUDIT_PAIRS` configuration (Huber, logistic, and the
+    regression path: squared loss, L = M(1 + 1/√Λ), labels clipped); the release pieces of :func:`rff_releases`
+    (the estimator's solver, calibration and sampler, not its ``fit``); statistic: the exact log-likelihood ratio
+    of the released vector."""
     out = []
     n_rel = _n_audit(ctx)
     for i, pair in enumerate(rff_pairs(ctx)):
@@ -412,14 +425,18 @@ def audit_rff(ctx: Context) -> list[Result]:
 RFF_OBJECTIVE_CAP = 10_000
 
 
-def rff_objective_releases(pair: dict, eps: float, on_zbar: bool, which: str = "stated"
+def rff_objective_releases(pair: dict, eps: float, on_zbar: bool, which: str = "stated", noise_factor: float = 1.0
                            ) -> tuple[Callable[[np.random.Generator, int], np.ndarray], dict]:
     """Objective perturbation on the random features (mechanism ``cms.rff_objective``, logistic loss) on D (or
     D′): b ∝ exp(−(ε′/2)‖b‖) with ε′, Δ of Algorithm 2 at (1 − ρ)ε, the perturbed objective on the features solved
     by the certified batched Newton method, then the residual noise b′ of rate ρε/(2τ).  Each release is reduced
     to the statistic log p₂(w|D) − log p₂(w|D′) of Algorithm 2's exact density p₂ (change of variables) at the
     released point: a fixed function of the release, so the audit's lower bound stays valid (not the exact
-    likelihood ratio of w̃ + b′, which has no closed form)."""
+    likelihood ratio of w̃ + b′, which has no closed form).  The solves use the batched dense Newton method of
+    :mod:`simulations.trials.cms` on the features (the estimator's streamed solver gives the same minimiser
+    within τ), not the estimator's ``fit``.  ``noise_factor`` < 1 is a deliberately mis-calibrated control: both
+    noises drawn at ``noise_factor`` times their calibrated scale (the statistic unchanged), for testing that
+    the audit detects it."""
     X0, y0, X1, y1 = pair["X"], pair["y"], pair["X1"], pair["y1"]
     fm, lam, n = pair["fmap"], pair["lam"], pair["X"].shape[0]
     cal = T.RFF_OBJECTIVE.calibrate(n=n, lam=lam, eps=eps, tol=1e-3, loss="logistic", which=which)
@@ -428,11 +445,11 @@ def rff_objective_releases(pair: dict, eps: float, on_zbar: bool, which: str = "
     start = T.fit_logistic(Zr, yr, lam).w
 
     def rel(rng: np.random.Generator, k: int) -> np.ndarray:
-        B = T.RFF_OBJECTIVE.sampler(rng, 1.0 / cal["rate"], (k, Zr.shape[1]))
+        B = T.RFF_OBJECTIVE.sampler(rng, noise_factor / cal["rate"], (k, Zr.shape[1]))
         W, _, dist = T.fit_logistic_batch(Zr, yr, lam, B, cal["delta"], W0=start)
         if float(np.max(dist)) > cal["tau"]:
             raise ValueError(f"a release's certified distance {float(np.max(dist)):.3g} exceeds τ = {cal['tau']:.3g}")
-        W = W + T.RFF_OBJECTIVE.sampler(rng, 1.0 / cal["residual_rate"], (k, Zr.shape[1]))
+        W = W + T.RFF_OBJECTIVE.sampler(rng, noise_factor / cal["residual_rate"], (k, Zr.shape[1]))
         return (T.objective_log_density(W, Z0, y0, lam, cal["delta"], cal["eps_p"])
                 - T.objective_log_density(W, Z1, y1, lam, cal["delta"], cal["eps_p"]))
 
