@@ -855,7 +855,7 @@ RFF_FEATURE_NORM = add(
     "z(x) = √(2/D)[cos ω_jᵀx, sin ω_jᵀx] over D/2 frequencies ω_j has ‖z(x)‖² = (2/D)Σ_j(cos² + sin²) = 1 for "
     "every x, so the premise ‖z‖ ≤ 1 of the privacy theorems holds with no clipping of x.  The shipped map (float32 "
     "angles, cos and sin; angles beyond 2^20 reduced modulo 2π in float64 first and non-finite ones mapped to 0, so "
-    "that no input gives a NaN) is scaled by 1/(1 + 1e-5) so that its computed norm is ≤ 1 too (checked).",
+    "that every input gives finite features) is scaled by 1/(1 + 1e-5) so that its computed norm is ≤ 1 too (checked).",
     notes="Rahimi & Recht's other form √(2/D)cos(ωᵀx + b) has ‖z‖² up to 2 (checked): it would need the factor 1/√2",
 )
 
