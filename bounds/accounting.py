@@ -1422,7 +1422,7 @@ def zcdp_rho(eps: float, delta: float) -> float:
     ------
     ValueError
         For ε ≤ 0, δ ∉ (0, 1) or a non-finite argument, and where even ρ* underflows to 0 in double
-        precision (ρ* ≈ ε²/(4 ln(1/δ)): no positive double ρ is certified, e.g. ε = 1e-300).
+        precision (ρ* ≈ ε²/(4 ln(1/δ)): no positive double ρ is certified, e.g. ε = δ = 1e-300; at δ = 1e-5 even ε = 1e-300 is answered).
 
     Examples
     --------

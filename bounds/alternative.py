@@ -187,14 +187,17 @@ def _role(st: Any, name: str) -> str:
     return role if role in ROLES else name
 
 
-def penalty(st: Any, name: str, registry: Any = None) -> float:
+def penalty(st: Any, name: str, registry: Any = None, vals: Mapping[str, float] | None = None) -> float | None:
     """The coefficient c with which parameter ``name`` of ``st``'s paper enters its objective as c·name·‖f‖².
 
     A paper module declares it in a module-level ``PENALTY`` mapping (parameter → c) where its convention
     differs from the shared one: Chaudhuri, Monteleoni & Sarwate's J = (1/n)Σℓ + (Λ/2)‖f‖² declares
     ``{"Lam": 1/2}``.  Undeclared: 1, the shared regularisation parameter's convention (objective … + λ‖f‖²,
     as in Jia's papers).  A value carried from one paper to another keeps the objective's penalty:
-    c_dst·x_dst = c_src·x_src (:func:`private_alternative`).
+    c_dst·x_dst = c_src·x_src (:func:`private_alternative`).  A declared value may be a callable
+    ``(statement, vals) -> c or None`` where the coefficient depends on the statement's parameters (Jia's
+    λΩ(f) with Ω γ-strongly convex: c = γ/2 for the quadratic Ω = (γ/2)‖f‖²); None means it is not known
+    at ``vals`` and the value is not carried.
 
     Examples
     --------
@@ -202,7 +205,10 @@ def penalty(st: Any, name: str, registry: Any = None) -> float:
     >>> penalty(bounds.registry.get("cms.alg1.beta"), "Lam"), penalty(bounds.registry.get("jia.s5_2.scale"), "lam")
     (0.5, 1.0)
     """
-    return float(paper_declaration(st, "PENALTY", registry).get(name, 1))
+    c = paper_declaration(st, "PENALTY", registry).get(name, 1)
+    if callable(c):
+        c = c(st, dict(vals or {}))
+    return None if c is None else float(c)
 
 
 def _carry(src: Any, dst: Any, vals: Mapping[str, float], reg: Any) -> dict[str, float]:
@@ -217,7 +223,13 @@ def _carry(src: Any, dst: Any, vals: Mapping[str, float], reg: Any) -> dict[str,
         q = p if p in vals else roles.get(_role(dst, p))
         if q is None:
             continue
-        ratio = penalty(src, q, reg) / penalty(dst, p, reg) if q in src.ns else 1.0
+        if q in src.ns:
+            cs, cd = penalty(src, q, reg, vals), penalty(dst, p, reg, vals)
+            if cs is None or cd is None:       # the convention depends on a value not given: carry nothing
+                continue
+            ratio = cs / cd
+        else:
+            ratio = 1.0
         out[p] = vals[q] * ratio if ratio != 1 else vals[q]
     return out
 
@@ -228,11 +240,18 @@ def _conversions(src: Any, dst: Any, vals: Mapping[str, float], reg: Any) -> lis
     roles = {_role(src, k): k for k in vals if k in src.ns}
     for p in parameters(dst.key, reg):
         q = p if p in vals else roles.get(_role(dst, p))
-        if q is None or q not in src.ns or penalty(src, q, reg) == penalty(dst, p, reg):
+        if q is None or q not in src.ns:
             continue
-        r = penalty(src, q, reg) / penalty(dst, p, reg)
+        cs, cd = penalty(src, q, reg, vals), penalty(dst, p, reg, vals)
+        if cs is None or cd is None:
+            out.append(f"{p} not carried from {q}: the penalty convention of {src.key} depends on a parameter "
+                       "not given (give it to carry the value)")
+            continue
+        if cs == cd:
+            continue
+        r = cs / cd
         out.append(f"{p} = {num(r)}·{q} = {num(vals[q] * r)}: the same penalty in both objectives "
-                   f"({num(penalty(dst, p, reg))}·{p}‖f‖² = {num(penalty(src, q, reg))}·{q}‖f‖²)")
+                   f"({num(cd)}·{p}‖f‖² = {num(cs)}·{q}‖f‖²)")
     return out
 
 

@@ -232,3 +232,19 @@ def test_kernel_regression_alternative_fills_the_lipschitz_constant():
     text = alternative.private_alternative("jia.s5_1.scale", {**vals, "R_z": 1.0},
                                            established=lambda k: k.startswith("cms."))
     assert float(_alt_cmd(text)["C_L"]) == pytest.approx(2.0 * (1 + 1 / math.sqrt(Lam)), rel=1e-5)
+
+
+def test_penalty_carry_follows_jia_gamma() -> None:
+    """Jia's objective λΩ(f) with Ω γ-strongly convex: the quadratic Ω = (γ/2)‖f‖² gives the penalty (γ/2)λ, so the
+    CMS Λ (penalty Λ/2) carried from λ is γλ: 0.01 at γ = 1, 0.02 at γ = 2 (helper-9's finding: it was 2λ always)."""
+    import contextlib
+    import io
+
+    from bounds.cli import main
+    for gamma, lam_cms in ((1, "Lam=0.01 "), (2, "Lam=0.02 ")):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = main(["calibrate", "jia.prop1.scale", "eps=1", "lam=0.01", "m=20000", "kappa=1", "C_L=1",
+                         f"gamma={gamma}"])
+        assert code == 2
+        assert f"calibrate cms.rff.beta n=20000 {lam_cms}" in err.getvalue(), err.getvalue()

@@ -1356,3 +1356,11 @@ PAPER.omit("§5.2, Pr{sgn(f_z + b) = g} ≤ e^ε Pr{sgn(f_z̄ + b) = g} for ever
 PAPER.omit("premises E_z(0) ≤ B₀, λΩ(f_S) ≤ B, |L(f_S(x), y)| ≤ B and |L(f_λ(x), y)| ≤ B_ρ (Theorems 1, 4, Propositions 2, 4)",
            "kept as free parameters B, B₀, B_ρ of the bounds; §5 instantiates them (B₀ = M² or 1, B_ρ checked)")
 PAPER.omit("§6 Results and conclusions", "a summary; no new claim")
+
+# --------------------------------------------------------------------------- conventions (bounds.alternative)
+# The objective is (1/m)Σℓ + λΩ(f) with Ω γ-strongly convex; for the quadratic Ω = (γ/2)‖f‖²_K the penalty is
+# (γ/2)·λ‖f‖².  §5.1 and §5.2 fix Ω = ‖f‖²_K (γ = 2, coefficient 1); where γ is a free parameter of a statement
+# the coefficient is γ/2, unknown until γ is given (then nothing is carried).
+PENALTY = {
+    "lam": lambda st, v: (float(v["gamma"]) / 2 if "gamma" in v else None) if "gamma" in st.params else 1.0,
+}
