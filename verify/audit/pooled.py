@@ -116,10 +116,20 @@ def fisher_greater(k0: int, n0: int, k1: int, n1: int) -> float:
         return 1.0
     if k0 > hi:
         return 0.0
-    x = np.arange(k0, hi + 1, dtype=float)
+    mean = n0 * T / N
+    sd = math.sqrt(max(mean * (1 - T / N) * (N - n0) / max(N - 1, 1), 1.0))
+    window = int(60 * sd) + 100        # the pmf is log-concave: beyond 60 sd from k0 the terms are negligible
+    if k0 > mean:                      # the upper tail directly
+        x = np.arange(k0, min(hi, k0 + window) + 1, dtype=float)
+        return min(1.0, _tail_sum(x, T, N, n0))
+    x = np.arange(max(lo, k0 - 1 - window), k0, dtype=float)      # else 1 − the lower tail P[X ≤ k0 − 1]
+    return min(1.0, max(0.0, 1.0 - _tail_sum(x, T, N, n0)))
+
+
+def _tail_sum(x: np.ndarray, T: int, N: int, n0: int) -> float:
     lp = _lchoose(T, x) + _lchoose(N - T, n0 - x) - float(_lchoose(N, n0))
     m = float(lp.max())
-    return float(min(1.0, math.exp(m) * float(np.exp(lp - m).sum())))
+    return math.exp(m) * float(np.exp(lp - m).sum())
 
 
 # ---------------------------------------------------------------------------
@@ -233,9 +243,10 @@ def conditional_eps_lower(c0: int, n0: int, c1: int, n1: int, *, confidence: flo
     """
     c0, n0, c1, n1 = _counts(c0, n0, c1, n1, ("c0", "n0", "c1", "n1"))
     alpha = 1.0 - _prob("confidence", confidence, lo_open=True, hi_open=True)
+    seed = _seed(seed)
     if fisher_greater(c0, n0, c1, n1) > alpha:
         return 0.0
-    v = _thinning_times(c0, _seed(seed))
+    v = _thinning_times(c0, seed)
     lo, hi = 0, c0                   # p(c0 − lo) ≤ α;  p(c0 − c0) = p(0) = 1 > α
     while hi - lo > 1:
         mid = (lo + hi) // 2
