@@ -32,7 +32,11 @@ Incorrect (true ε > claimed ε on the pair):
 * report-noisy-max returning (index, value) with Laplace(2/ε) noise on 5 queries, all moving by 1
   (true ε = 5/2 exactly: below every query the log density ratio is Σ 1/b);
 * histogram of 10 bins with Laplace(1/ε) per bin, the add/remove scale, under replacement (true ε = 2, exact);
-* Laplace count whose noise is clamped at ±8 (true ε = ∞: above 8 only D′ can release).
+* Laplace count whose noise is clamped at ±8 (true ε = ∞: above 8 only D′ can release);
+* Laplace count released exactly (no noise) with probability 10⁻³, else Laplace(1/ε) (issue 32: a rare point
+  mass anywhere, not in a tail; true ε = ∞: the exact value of D′ never occurs on D);
+* a 4-coordinate Laplace vector whose first coordinate (the one that moves) is released noise-free with
+  probability 10⁻³ (issue 32; true ε = ∞, same reason).
 
 Run ``python bench/audit_catalogue.py`` to print the catalogue.
 
@@ -251,6 +255,21 @@ def _clamped(q: float, b: float, c: float) -> Releases:
     return lambda rng, k: q + np.clip(rng.laplace(0, b, k), -c, c)
 
 
+def _sometimes_exact(q: float, b: float, p_exact: float) -> Releases:
+    def rel(rng: np.random.Generator, k: int) -> np.ndarray:
+        noise = rng.laplace(0, b, k)
+        return q + np.where(rng.random(k) < p_exact, 0.0, noise)
+    return rel
+
+
+def _vector_sometimes_exact(q: np.ndarray, b: float, p_exact: float) -> Releases:
+    def rel(rng: np.random.Generator, k: int) -> np.ndarray:
+        noise = rng.laplace(0, b, (k, q.size))
+        noise[:, 0] = np.where(rng.random(k) < p_exact, 0.0, noise[:, 0])
+        return q[None, :] + noise
+    return rel
+
+
 def _categorical(p: np.ndarray) -> Releases:
     return lambda rng, k: rng.choice(p.size, size=k, p=p).astype(np.int64)
 
@@ -322,6 +341,15 @@ def catalogue() -> tuple[Entry, ...]:
     out.append(Entry("Laplace, noise clamped at ±8", "issue 26", False, E, 0.0, math.inf,
                      "exact (P[> 8] = 0 on D)", _clamped(0.0, 1 / E, 8.0), _clamped(1.0, 1 / E, 8.0), "scalar",
                      lambda: (np.array([0.0]), np.array([tail]))))
+    p_ex = 1e-3                                           # P[released exactly]: the atom at q(D′) never occurs on D
+    out.append(Entry("Laplace count, exact w.p. 1e-3", "issue 32 (rare point mass)", False, E, 0.0, math.inf,
+                     "exact (P[= q(D′)] = 0 on D)", _sometimes_exact(0.0, 1 / E, p_ex),
+                     _sometimes_exact(1.0, 1 / E, p_ex), "scalar", lambda: (np.array([0.0]), np.array([p_ex]))))
+    v0, v1 = np.zeros(4), np.array([1.0, 0.0, 0.0, 0.0])
+    out.append(Entry("Laplace vector, x₁ exact w.p. 1e-3", "issue 32 (rare point mass in a vector)", False,
+                     E, 0.0, math.inf, "exact (P[x₁ = 1] = 0 on D)", _vector_sometimes_exact(v0, 1 / E, p_ex),
+                     _vector_sometimes_exact(v1, 1 / E, p_ex), "vectors (4 coordinates)",
+                     lambda: (np.array([0.0]), np.array([p_ex]))))
     return tuple(out)
 
 
