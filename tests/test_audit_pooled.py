@@ -24,6 +24,8 @@ from verify.audit.pooled import (
     fisher_greater,
     guess_eps_lower,
     guess_p_value,
+    tails_eps_lower,
+    tails_p_value,
 )
 
 
@@ -237,6 +239,85 @@ def test_guess_detects_randomized_response_above_its_claim():
     assert guess_p_value(fp, 20_000, fn, 20_000, 1.0, delta=0.0) < 1e-10
 
 
+# --------------------------------------------------------------------------- two tails pooled (abstention)
+def _three_outcome_is_dp(p0: np.ndarray, p1: np.ndarray, eps: float, delta: float) -> bool:
+    """Every subset S of {says D, says D′, abstains}: P0(S) ≤ e^ε P1(S) + δ and back (checked exhaustively)."""
+    for mask in range(1, 8):
+        m = np.array([(mask >> i) & 1 for i in range(3)], dtype=bool)
+        a, b = p0[m].sum(), p1[m].sum()
+        if a > math.exp(eps) * b + delta + 1e-15 or b > math.exp(eps) * a + delta + 1e-15:
+            return False
+    return True
+
+
+#: (n, ε, δ, s0, s1): on D (says D, says D′, abstains) = (e^ε s1 + δ, s0, ·); on D′ (s1, e^ε s0 + δ, ·):
+#: both DP inequalities of the two events tight; s0 ≠ s1 makes the counts Poisson-binomial
+TAILS_BOUNDARY = [(10_000, 1.0, 0.0, 2e-3, 2e-3), (10_000, 1.0, 1e-4, 1e-4, 4e-4), (50_000, 0.5, 1e-5, 5e-5, 0.0),
+                  (2_000, 2.0, 0.0, 0.02, 0.05)]
+
+
+def _tails_false_alarms(n: int, eps: float, delta: float, s0: float, s1: float, seeds: int,
+                        confidence: float) -> tuple[int, int]:
+    p0 = np.array([math.exp(eps) * s1 + delta, s0, 0.0])
+    p1 = np.array([s1, math.exp(eps) * s0 + delta, 0.0])
+    p0[2], p1[2] = 1 - p0[:2].sum(), 1 - p1[:2].sum()
+    assert _three_outcome_is_dp(p0, p1, eps, delta)
+    assert not _three_outcome_is_dp(p0, p1, eps * 0.95, delta)       # tight: at the null boundary
+    fa_bound = fa_p = 0
+    for s in range(seeds):
+        rng = np.random.default_rng(audit_seed(32, "tails", n, eps, delta, s0, s1, s))
+        x0, x1 = rng.multinomial(n, p0), rng.multinomial(n, p1)
+        correct, wrong = int(x0[0] + x1[1]), int(x0[1] + x1[0])
+        fa_bound += tails_eps_lower(correct, wrong, n, delta=delta, confidence=confidence) > eps
+        fa_p += tails_p_value(correct, wrong, n, eps, delta=delta) <= 1 - confidence
+    return fa_bound, fa_p
+
+
+@pytest.mark.parametrize("case", TAILS_BOUNDARY)
+def test_tails_false_alarms_within_alpha(case):
+    seeds, confidence = 300, 0.8
+    fa = _tails_false_alarms(*case, seeds, confidence)
+    assert all(_rate_ok(k, seeds, 1 - confidence) for k in fa), fa
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", TAILS_BOUNDARY)
+def test_tails_false_alarms_1000_seeds(case):
+    seeds, confidence = 1000, 0.95
+    fa = _tails_false_alarms(*case, seeds, confidence)
+    assert all(_rate_ok(k, seeds, 1 - confidence) for k in fa), fa
+
+
+def test_tails_limits_against_clopper_pearson_and_p_value_consistency():
+    # away from Hoeffding's edge the limits are the Clopper–Pearson limits on 2n (scipy.stats.beta)
+    n, correct, wrong, a = 10_000, 2_000, 400, 0.025
+    lo, up = stats.beta.ppf(a, correct, 2 * n - correct + 1), stats.beta.ppf(1 - a, wrong + 1, 2 * n - wrong)
+    assert tails_eps_lower(correct, wrong, n, delta=0.0, confidence=0.95) == pytest.approx(math.log(lo / up), rel=1e-9)
+    e = tails_eps_lower(correct, wrong, n, delta=1e-3, confidence=0.95)
+    assert tails_p_value(correct, wrong, n, e * (1 - 1e-6), delta=1e-3) <= 0.05 + 1e-9
+    assert tails_p_value(correct, wrong, n, e * (1 + 1e-6), delta=1e-3) > 0.05 - 1e-9
+    # rare counts: one correct guess shows nothing (the comparison with a binomial needs k ≥ N p + 1)
+    assert tails_eps_lower(1, 0, n, delta=0.0, confidence=0.95) == 0.0
+
+
+def test_tails_pooling_beats_one_tail_on_the_gaussian_mechanism():
+    """Gaussian (1, 1e-5), events known in advance: both tails pooled vs the auditor's single threshold, same draws."""
+    from bounds.accounting import gaussian_sigma
+    from verify.audit import eps_lower_bound
+
+    mu, n, t = 1 / gaussian_sigma(1.0, 1e-5), 100_000, 2.71          # t: the best offset by expected counts
+    c, w = stats.norm.sf(mu / 2 + t - mu), stats.norm.sf(mu / 2 + t)
+    pooled, single, fa = [], [], 0
+    for s in range(30):
+        rng = np.random.default_rng(audit_seed(32, "gauss-tails", s))
+        x0, x1 = rng.multinomial(n, [c, w, 1 - c - w]), rng.multinomial(n, [w, c, 1 - c - w])
+        pooled.append(tails_eps_lower(int(x0[0] + x1[1]), int(x0[1] + x1[0]), n, delta=1e-5, confidence=0.95))
+        single.append(eps_lower_bound(int(x0[1]), n, int(n - x1[1]), n, 1e-5, 0.95))   # the upper tail alone
+        fa += pooled[-1] > 1.0
+    assert fa <= 3                                  # true ε = 1 (P[> 3 of 30] < 1e-3 at α = 0.05)
+    assert np.median(pooled) > np.median(single) + 0.03, (np.median(pooled), np.median(single))
+
+
 # --------------------------------------------------------------------------- inputs
 @pytest.mark.parametrize("call, match", [
     (lambda: conditional_eps_lower(5, 4, 0, 10, confidence=0.95, seed=0), "'c0'"),
@@ -249,6 +330,9 @@ def test_guess_detects_randomized_response_above_its_claim():
     (lambda: guess_eps_lower(1.5, 4, 0, 10, delta=0.0, confidence=0.9), "'fp'"),
     (lambda: guess_eps_lower(1, 4, 11, 10, delta=0.0, confidence=0.9), "'fn'"),
     (lambda: guess_p_value(1, 4, 0, 10, float("nan"), delta=0.0), "'claim_eps'"),
+    (lambda: tails_eps_lower(15, 6, 10, delta=0.0, confidence=0.9), "'correct'.*'wrong'"),
+    (lambda: tails_eps_lower(1, 1, 0, delta=0.0, confidence=0.9), "'n'"),
+    (lambda: tails_p_value(1, 1, 10, -1.0, delta=0.0), "'claim_eps'"),
 ])
 def test_bad_input_raises_naming_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):

@@ -18,6 +18,11 @@ Two constructions complement the auditor's unconditional Clopper–Pearson bound
   (D when the test says D, D′ otherwise); under (ε, δ)-DP the total of correct guesses is
   stochastically bounded by one binomial, tested with one exact upper tail (no α/2 split, both
   error rates pooled).
+* :func:`tails_eps_lower` / :func:`tails_p_value` — **guesses with abstention**: two disjoint events
+  (both tails of a statistic) pooled into one count of correct and one of wrong guesses out of 2n,
+  with Clopper–Pearson limits made valid for Poisson-binomial counts (Hoeffding 1956).  For the
+  Gaussian mechanism (1, 1e-5) with the events known it reaches 0.65 at n = 10⁵ per side, where the
+  best single threshold reaches 0.60 and the fair guess without abstention 0.21.
 
 δ: the conditional test is a test of **pure** ε-DP (δ = 0).  Under (ε, δ)-DP with δ > 0 the
 odds-ratio argument below fails (the null P_D(E) ≤ e^ε P_D′(E) + δ has no bound on the odds ratio
@@ -46,7 +51,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-__all__ = ["conditional_eps_lower", "conditional_p_value", "fisher_greater", "guess_eps_lower", "guess_p_value"]
+__all__ = ["conditional_eps_lower", "conditional_p_value", "fisher_greater", "guess_eps_lower", "guess_p_value",
+           "tails_eps_lower", "tails_p_value"]
 
 
 # ---------------------------------------------------------------------------
@@ -370,3 +376,128 @@ def guess_eps_lower(fp: int, n0: int, fn: int, n1: int, *, delta: float, confide
             break
         e = math.nextafter(e, 0.0) if e > 1e-300 else 0.0
     return max(0.0, e)
+
+
+# ---------------------------------------------------------------------------
+# two events pooled: guesses with abstention (both tails of a statistic)
+# ---------------------------------------------------------------------------
+
+def _pb_lower(k: int, N: int, a: float) -> float:
+    """Valid lower confidence limit (level 1 − a) of the mean rate of a Poisson-binomial count k of N.
+
+    min(CP lower limit, (k − 1)/N): rates above it are rejected by a binomial upper tail used only where
+    Hoeffding's condition k ≥ N p + 1 holds (see :func:`guess_eps_lower`).
+    """
+    if k <= 1:
+        return 0.0
+    return min((k - 1) / N, float(special.betaincinv(k, N - k + 1, a)))
+
+
+def _pb_upper(k: int, N: int, a: float) -> float:
+    """Valid upper confidence limit (level 1 − a) of the mean rate of a Poisson-binomial count k of N.
+
+    max(CP upper limit, (k + 1)/N): a binomial lower tail P[Bin ≤ k] is used only where Hoeffding's
+    condition k ≤ N p − 1 holds (Hoeffding 1956, Theorem 4, the lower half).
+    """
+    if k >= N - 1:
+        return 1.0
+    return max((k + 1) / N, float(special.betainccinv(k + 1, N - k, a)))
+
+
+def _tails_eps(correct: int, wrong: int, n: int, delta: float, alpha: float) -> float:
+    N = 2 * n
+    lo, up = _pb_lower(correct, N, alpha / 2), _pb_upper(wrong, N, alpha / 2)
+    if not lo > delta:
+        return 0.0
+    return max(0.0, math.log(lo - delta) - math.log(up))
+
+
+def tails_eps_lower(correct: int, wrong: int, n: int, *, delta: float, confidence: float) -> float:
+    r"""Lower bound on ε at δ from guesses **with abstention** on n releases per data set, both sides pooled.
+
+    Two disjoint events fixed in advance (e.g. on a selection split): E₁ says D′ (T > τ₁), E₀ says D
+    (T < τ₀), anything else abstains.  ``correct`` = #E₀ on D + #E₁ on D′ and ``wrong`` = #E₁ on D +
+    #E₀ on D′, each out of N = 2n releases (the same n on both sides).
+
+    **The bound.**  (ε, δ)-DP gives P_D(E₀) ≤ e^ε P_D′(E₀) + δ and P_D′(E₁) ≤ e^ε P_D(E₁) + δ; adding
+    and halving, the mean rates c̄ = E[correct]/N and w̄ = E[wrong]/N satisfy c̄ ≤ e^ε w̄ + δ (the
+    fair-coin guessing game with abstention; with equal n the coin is replaced by the fixed design).
+    So ε ≥ ln((c_low − δ)/w_up) whenever c_low ≤ c̄ and w_up ≥ w̄, which hold together with
+    probability ≥ 1 − α when each is a valid limit at level 1 − α/2 (Bonferroni).
+
+    **The limits.**  correct and wrong are Poisson-binomial (n trials at each side's rate).  A
+    Clopper–Pearson limit is valid for them where Hoeffding's (1956, Theorem 4) comparison holds:
+    P[S ≥ c] ≤ P[Bin(N, p̄) ≥ c] for c ≥ N p̄ + 1 and P[S ≤ b] ≤ P[Bin(N, p̄) ≤ b] for b ≤ N p̄ − 1.  The
+    limits used are therefore c_low = min(CP_lower, (correct − 1)/N) and w_up = max(CP_upper,
+    (wrong + 1)/N): each rejects a rate only by a binomial tail taken where the comparison holds.
+
+    Against the single-event bound of the auditor (one threshold, n releases per side): the two tails
+    are one test on 2n releases, so for a symmetric statistic (the Gaussian mechanism, the midpoint
+    of the two means as centre) the counts double.  With the event known in advance (no selection
+    split, expected counts), Gaussian (1, 1e-5): 0.652 at n = 10⁵ and 0.812 at n = 10⁶, against 0.595
+    and 0.768 for the single threshold.
+
+    Parameters
+    ----------
+    correct, wrong : int
+        Counts out of 2n (correct + wrong ≤ 2n).
+    n : int
+        Releases per data set (≥ 1).
+    delta : float
+        δ ∈ [0, 1) of the claim.
+    confidence : float
+        1 − α ∈ (0, 1).
+
+    Returns
+    -------
+    float
+        ε_lower ≥ 0.
+
+    Examples
+    --------
+    >>> round(tails_eps_lower(2_000, 400, 10_000, delta=0.0, confidence=0.95), 3)
+    1.47
+    >>> tails_eps_lower(300, 300, 10_000, delta=0.0, confidence=0.95)
+    0.0
+    """
+    n = _count("n", n, 1)
+    correct, wrong = _count("correct", correct), _count("wrong", wrong)
+    if correct + wrong > 2 * n:
+        raise ValueError(f"parameters 'correct' = {correct}, 'wrong' = {wrong}: together at most 2n = {2 * n} "
+                         "(each release is one guess or an abstention)")
+    delta = _prob("delta", delta, lo_open=False, hi_open=True)
+    alpha = 1.0 - _prob("confidence", confidence, lo_open=True, hi_open=True)
+    return _tails_eps(correct, wrong, n, delta, alpha)
+
+
+def tails_p_value(correct: int, wrong: int, n: int, claim_eps: float, *, delta: float) -> float:
+    """The smallest α at which :func:`tails_eps_lower` exceeds ``claim_eps`` (1 when no α < 1 does).
+
+    ε_lower at level 1 − α decreases as α decreases, so the p-value solves ε_lower(1 − p) = claim by
+    bisection in log α (as :func:`verify.audit.core.p_value`); P[p ≤ α] ≤ α under an (ε, δ)-DP mechanism.
+
+    Examples
+    --------
+    >>> tails_p_value(2_000, 400, 10_000, 1.0, delta=0.0) < 1e-6
+    True
+    >>> tails_p_value(300, 300, 10_000, 0.0, delta=0.0)
+    1.0
+    """
+    n = _count("n", n, 1)
+    correct, wrong = _count("correct", correct), _count("wrong", wrong)
+    if correct + wrong > 2 * n:
+        raise ValueError(f"parameters 'correct' = {correct}, 'wrong' = {wrong}: together at most 2n = {2 * n}")
+    delta = _prob("delta", delta, lo_open=False, hi_open=True)
+    if isinstance(claim_eps, bool) or not isinstance(claim_eps, numbers.Real) or not float(claim_eps) >= 0 \
+            or math.isnan(float(claim_eps)):
+        raise ValueError(f"parameter 'claim_eps' = {claim_eps!r} must be a real number ≥ 0 (the claimed ε)")
+    claim = float(claim_eps)
+    if _tails_eps(correct, wrong, n, delta, 1.0 - 1e-12) <= claim:
+        return 1.0
+    lo, hi = -745.0, math.log(1.0 - 1e-12)
+    if _tails_eps(correct, wrong, n, delta, math.exp(lo)) > claim:
+        return 0.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if _tails_eps(correct, wrong, n, delta, math.exp(mid)) > claim else (mid, hi)
+    return float(math.exp(hi))
