@@ -343,3 +343,20 @@ def test_same_seed_same_bound():
     a = conditional_eps_lower(300, 10**5, 100, 10**5, confidence=0.95, seed=np.random.SeedSequence(5))
     b = conditional_eps_lower(300, 10**5, 100, 10**5, confidence=0.95, seed=np.random.SeedSequence(5))
     assert a == b
+
+
+def test_pooled_module_imports_only_numpy_and_scipy_special():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "verify" / "audit" / "pooled.py"
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('pooled_alone', {str(path)!r})\n"
+            "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m)\n"
+            "m.conditional_eps_lower(30, 1000, 2, 1000, confidence=0.95, seed=0)\n"
+            "m.guess_eps_lower(100, 1000, 100, 1000, delta=0.0, confidence=0.95)\n"
+            "m.tails_eps_lower(100, 10, 1000, delta=0.0, confidence=0.95)\n"
+            "print(*(k in sys.modules for k in ('scipy.stats', 'scipy.optimize', 'sympy', 'bounds')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False"] * 4, out

@@ -231,3 +231,33 @@ def test_vector_outputs_with_a_fixed_score():
     r = tradeoff_audit(d0, d1, score=lambda x: x.sum(axis=1), delta=1e-5)
     assert 0.8 < r.mu_lower <= 1.0
     assert r.as_dict()["mu_lower"] == r.mu_lower and "exactly Gaussian" in r.assumption
+
+
+# --------------------------------------------------------------------------- when the line runs by default
+def test_tradeoff_applies_rule():
+    from verify.audit.tradeoff import tradeoff_applies
+
+    assert tradeoff_applies("scalar", 1e-5)[0]
+    for kind, delta in (("scalar", 0.0), ("categorical", 1e-5), ("vector", 1e-5), ("pair", 1e-6)):
+        on, why = tradeoff_applies(kind, delta)
+        assert not on and "tradeoff=True" in why, (kind, delta, why)
+    # the reason at δ = 0 is a fact of the conversion: eps_gdp is ∞ there for every μ_lower > 0
+    assert gdp_eps(0.01, 0.0) == math.inf
+    for bad, match in ((("scalar", 1.0), "'delta'"), ((3, 1e-5), "'kind'")):
+        with pytest.raises(ValueError, match=match):
+            tradeoff_applies(*bad)
+
+
+def test_tradeoff_module_imports_neither_scipy_stats_nor_optimize():
+    """Start-up cost: the module alone (outside the package) loads scipy.special only; optimize on first gdp_eps."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "verify" / "audit" / "tradeoff.py"
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('tradeoff_alone', {str(path)!r})\n"
+            "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m)\n"
+            "print('scipy.optimize' in sys.modules, 'scipy.stats' in sys.modules, 'bounds' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False", "False"], out
