@@ -40,8 +40,9 @@ saved outputs are permuted with a seeded generator before splitting):
   for any kind of output; its name is stated in the result.
 
 Candidate tests, all fixed on the selection split (Bonferroni over the K
-distinct ones: each is scored on the evaluation split at α/K, the best is
-reported):
+distinct ones, whatever their family: each is scored on the evaluation split at
+α/K — two Clopper–Pearson limits at α/(2K), or one conditional test at α/K — so
+all K together err with probability ≤ α; the best is reported):
 
 * two **threshold tests** T > τ or T < τ: τ among candidates spanning the whole
   range (every order statistic when there are few, otherwise ranks spaced
@@ -57,12 +58,25 @@ reported):
   produce) is caught even when it is far too rare for a threshold chosen by
   projected rates.
 
+* two **pooled point-mass tests** (:mod:`verify.audit.events`, issue 32): values, output
+  vectors, coordinates or (index, value) pairs repeated in the selection split are point masses;
+  the union of those favouring D′ (and of those favouring D) is one event each, wherever the values
+  lie, scored with StatDP's conditional test (:mod:`verify.audit.pooled`) when δ = 0, else by
+  Clopper–Pearson limits; not added when nothing repeats.
+
+(index, value) pairs run both candidate paths — thresholds of the value within each index group and
+the classifier of the vector path — and their tests share the one Bonferroni correction, so the
+automatic choice never gives up a path.  ``output="categorical"`` on outputs whose values mostly
+occur once is refused (ValueError naming ``output``): those categories would be unseen on the
+evaluation split and score 0.
+
 The result states what a non-violation means at this n: ``eps_max``, the
 largest ε_lower any test could give (a perfect distinguisher: no error on the
-evaluation split), and ``min_event_prob``, the smallest probability an event
-that never occurs on the other data set must have to be detected with counts at
-their expectations (it must also occur in the selection split, with
-probability 1 − (1 − p)^s).
+evaluation split), and the **event families tested** (``details["families"]``,
+:meth:`AuditResult.meaning`), each with the smallest probability an event of that
+family that never occurs on the other data set must have to be detected with
+counts at their expectations (a point mass must also repeat in the selection
+split).  Nothing is said about events outside these families.
 
 A claimed ε gets a verdict (``violated`` when ε_lower > ε) with its margin and a
 p-value: the smallest α at which this test would call the claim violated (valid:
@@ -89,12 +103,31 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .events import Event, rare_events
+from .kinds import (
+    MAX_CATEGORIES,
+    MIN_OUTPUTS,
+    OUTPUT_KINDS,
+    SELECTION,
+    _categorical_score,
+    _fitted_score,
+    _keys,
+    _mostly_unrepeated,
+    as_outputs,
+    few_values,
+    output_kind,
+    value_and_groups,
+)
+
+__all__ = ["MAX_CATEGORIES", "MIN_OUTPUTS", "OUTPUT_KINDS", "SELECTION", "AuditResult", "Event", "Releases",
+           "as_outputs", "audit", "audit_mechanism", "audit_samples", "audit_seed", "candidate_thresholds",
+           "choose_threshold", "cp_upper", "eps_from_rates", "eps_lower_bound", "event_families", "families_text",
+           "few_values", "min_event_prob", "output_kind", "p_value", "rare_events", "value_and_groups",
+           "_categorical_score", "_fitted_score", "_keys", "_mostly_unrepeated"]
+
 #: a release function: (rng, k) -> k outputs (shape (k,) scalars or categories, or (k, d) vectors)
 Releases = Callable[[np.random.Generator, int], Any]
 
-#: default share of releases used to choose the statistic and the threshold
-SELECTION = {"scalar": 0.1, "categorical": 0.1, "vector": 0.2}
-OUTPUT_KINDS = ("auto", "scalar", "categorical", "vector")
 #: levels of the pessimistic rates of the selection split (one-sided upper limits), one test each:
 #: a high level curbs the winner's curse of choosing among thousands of thresholds (noise in the
 #: tails), a lower one reaches deeper into a tail whose likelihood ratio keeps growing (Gaussian);
@@ -102,11 +135,6 @@ OUTPUT_KINDS = ("auto", "scalar", "categorical", "vector")
 PESSIMISM = (0.95, 0.75)
 #: thresholds tried on the selection split (fewer candidates, a smaller winner's curse)
 MAX_CANDIDATES = 4000
-#: outputs ("auto") with at most this many distinct values (or vector rows) in the selection split, and at
-#: most one per 20 selection outputs, are categories
-MAX_CATEGORIES = 100
-#: smallest number of outputs per data set an audit accepts
-MIN_OUTPUTS = 20
 
 
 # ---------------------------------------------------------------------------
@@ -174,67 +202,6 @@ def audit_seed(root: int, *labels: Any) -> np.random.SeedSequence:
         h = hashlib.sha256(repr(lab).encode()).digest()
         words.append(int.from_bytes(h[:4], "little"))
     return np.random.SeedSequence(check_seed(root).entropy, spawn_key=tuple(words))
-
-
-def as_outputs(x: Any, name: str, k: int | None = None) -> np.ndarray:
-    """Outputs of a mechanism as a finite numeric array of shape (k,) or (k, d); ValueError naming ``name``.
-
-    Booleans become integers (categories).  NaN or inf, complex or non-numeric values, more than two
-    dimensions, or a count different from ``k`` are errors, never a verdict.
-
-    Examples
-    --------
-    >>> as_outputs([1.0, 2.0], "d0").shape
-    (2,)
-    >>> as_outputs([1.0, float("nan")], "d0")
-    Traceback (most recent call last):
-    ...
-    ValueError: parameter 'd0': 1 of 2 outputs are NaN or infinite; an audit needs finite outputs
-    """
-    try:
-        a = np.asarray(x)
-    except Exception as exc:       # ragged lists and the like
-        raise ValueError(f"parameter {name!r}: outputs are not a numeric array ({exc})") from None
-    if a.dtype == bool:
-        a = a.astype(np.int64)
-    if a.dtype.kind not in "iuf":
-        raise ValueError(f"parameter {name!r}: outputs must be real numbers or integer categories, "
-                         f"not dtype {a.dtype}")
-    if a.ndim == 0:
-        raise ValueError(f"parameter {name!r}: outputs must be an array of shape (n,) or (n, d), not a scalar")
-    if a.ndim > 2:
-        raise ValueError(f"parameter {name!r}: outputs must have shape (n,) or (n, d), not {a.shape}")
-    if a.ndim == 2 and a.shape[1] == 0:
-        raise ValueError(f"parameter {name!r}: vector outputs of shape {a.shape} have no coordinates")
-    if a.shape[0] == 0 and k != 0:
-        raise ValueError(f"parameter {name!r}: no outputs (shape {a.shape}); an audit needs at least "
-                         f"{MIN_OUTPUTS} per data set")
-    if k is not None and a.shape[0] != k:
-        raise ValueError(f"parameter {name!r}: asked for {k} outputs, got {a.shape[0]}")
-    if a.dtype.kind == "f":
-        bad = ~np.isfinite(a).reshape(a.shape[0], -1).all(axis=1)
-        if bad.any():
-            raise ValueError(f"parameter {name!r}: {int(bad.sum())} of {a.shape[0]} outputs are NaN or infinite; "
-                             "an audit needs finite outputs")
-    return a
-
-
-def output_kind(a0: np.ndarray, a1: np.ndarray, output: str = "auto") -> str:
-    """``scalar``, ``categorical`` or ``vector`` for outputs a0, a1 (shapes must agree)."""
-    if output not in OUTPUT_KINDS:
-        raise ValueError(f"parameter 'output' = {output!r} must be one of {', '.join(OUTPUT_KINDS)}")
-    if a0.shape[1:] != a1.shape[1:]:
-        raise ValueError(f"parameters 'd0', 'd1': outputs on D have shape (n,){'+' + str(a0.shape[1:]) if a0.ndim > 1 else ''}"
-                         f" but outputs on D′ (n,){'+' + str(a1.shape[1:]) if a1.ndim > 1 else ''}: they must agree")
-    vec = a0.ndim == 2 and a0.shape[1] > 1
-    ints = a0.dtype.kind in "iu" and a1.dtype.kind in "iu"
-    if output == "auto":
-        return "vector" if vec else ("categorical" if ints else "scalar")
-    if output == "vector" and a0.ndim == 1:
-        return "scalar"
-    if output == "scalar" and vec:
-        raise ValueError(f"parameter 'output' = {output!r} but outputs are vectors of length {a0.shape[1]}")
-    return output                  # "categorical": values (or whole rows of vectors) are category labels
 
 
 # ---------------------------------------------------------------------------
@@ -386,78 +353,6 @@ def p_value(fp: int, n0: int, fn: int, n1: int, claim_eps: float, delta: float =
 # statistics and thresholds chosen on the selection split
 # ---------------------------------------------------------------------------
 
-def _keys(x: np.ndarray) -> np.ndarray:
-    """One comparable key per output: the value (as float), or the whole row of a vector output."""
-    x = np.asarray(x, dtype=float) + 0.0                 # + 0.0: −0.0 and 0.0 are the same category
-    if x.ndim == 1:
-        return x
-    x = np.ascontiguousarray(x)
-    return x.view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))).ravel()
-
-
-def few_values(a0: np.ndarray, a1: np.ndarray) -> bool:
-    """Whether outputs a0, a1 (a selection split) take few enough distinct values to be categories.
-
-    At most :data:`MAX_CATEGORIES` distinct values (rows, for vectors) and at most one per 20 outputs.
-
-    Examples
-    --------
-    >>> codes = np.random.default_rng(0).integers(0, 5, 1000).astype(float)    # integer codes saved as floats
-    >>> few_values(codes, codes), few_values(np.linspace(0, 1, 1000), codes)
-    (True, False)
-    """
-    k = np.unique(np.concatenate([_keys(a0), _keys(a1)])).size
-    return k <= min(MAX_CATEGORIES, max(2, (a0.shape[0] + a1.shape[0]) // 20))
-
-
-def _categorical_score(c0: np.ndarray, c1: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """log P̂[c | D′] − log P̂[c | D] per category (add-½ smoothing); unseen categories score 0."""
-    k0, k1 = _keys(c0), _keys(c1)
-    cats = np.unique(np.concatenate([k0, k1]))
-    n0 = np.bincount(np.searchsorted(cats, k0), minlength=cats.size)
-    n1 = np.bincount(np.searchsorted(cats, k1), minlength=cats.size)
-    k = cats.size + 1
-    llr = np.log((n1 + 0.5) / (k1.size + 0.5 * k)) - np.log((n0 + 0.5) / (k0.size + 0.5 * k))
-
-    def score(x: np.ndarray) -> np.ndarray:
-        kx = _keys(x)
-        i = np.clip(np.searchsorted(cats, kx), 0, cats.size - 1)
-        return np.where(cats[i] == kx, llr[i], 0.0)
-
-    return score
-
-
-def _fitted_score(estimator: Any, x0: np.ndarray, x1: np.ndarray, seed: np.random.SeedSequence
-                  ) -> Callable[[np.ndarray], np.ndarray]:
-    """Log-odds of a classifier fitted to tell outputs on D′ (label 1) from outputs on D (label 0)."""
-    from sklearn.base import clone
-
-    if estimator is None:
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        est = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.1, early_stopping=True,
-                                             validation_fraction=0.2, n_iter_no_change=10,
-                                             random_state=int(seed.generate_state(1)[0] % 2**31))
-    else:
-        est = clone(estimator)
-    from threadpoolctl import threadpool_limits
-
-    X = np.concatenate([x0, x1]).astype(float)
-    y = np.concatenate([np.zeros(len(x0)), np.ones(len(x1))])
-    with threadpool_limits(1):            # one thread: the same fit on any machine, no oversubscription
-        est.fit(X, y)
-
-    def score(x: np.ndarray) -> np.ndarray:
-        x = x.astype(float)
-        with threadpool_limits(1):
-            if hasattr(est, "decision_function"):
-                return np.asarray(est.decision_function(x), dtype=float).reshape(-1)
-            p = np.clip(np.asarray(est.predict_proba(x))[:, 1], 1e-300, 1 - 1e-16)
-        return np.log(p) - np.log1p(-p)
-
-    return score
-
-
 def candidate_thresholds(t: np.ndarray, max_candidates: int = 4000) -> np.ndarray:
     """Thresholds spanning the whole range of the pooled statistic ``t``, extremes included.
 
@@ -521,92 +416,6 @@ def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int,
     return tau, d, e
 
 
-def value_and_groups(a0: np.ndarray, a1: np.ndarray) -> tuple[int, list[int]] | None:
-    """(value column, group columns) of vector outputs like (index, value): one column with many distinct
-    values, the others with few (jointly at most :data:`MAX_CATEGORIES` groups); else None.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x = np.column_stack([rng.integers(0, 5, 1000), rng.laplace(size=1000)])   # (index, value)
-    >>> value_and_groups(x, x)
-    (1, [0])
-    """
-    if a0.ndim != 2 or a0.shape[1] < 2:
-        return None
-    X = np.concatenate([a0, a1]).astype(float)
-    limit = min(MAX_CATEGORIES, max(2, X.shape[0] // 20))
-    few = [np.unique(X[:, j]).size <= limit for j in range(X.shape[1])]
-    value = [j for j, f in enumerate(few) if not f]
-    groups = [j for j, f in enumerate(few) if f]
-    if len(value) != 1 or np.unique(_keys(X[:, groups])).size > limit:
-        return None
-    return value[0], groups
-
-
-@dataclass(frozen=True)
-class Event:
-    """A test fixed on the selection split: say D′ when T > τ (direction +1) or T < τ (direction −1).
-
-    ``kind`` is ``threshold`` (τ chosen by projected rates) or ``rare`` (τ at the edge of the range
-    one data set produced in the selection split, ``note`` says which).
-    """
-
-    tau: float
-    direction: int
-    kind: str = "threshold"
-    projected: float = math.nan
-    note: str = ""
-    group: int | None = None          # only inside this group of the outputs (pairs (index, value))
-    group_label: str = ""
-
-    def says_dprime(self, t: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
-        """Booleans: the test says D′ at statistic values t (group ids g of the outputs)."""
-        out = t > self.tau if self.direction == 1 else t < self.tau
-        return out if self.group is None or g is None else out & (g == self.group)
-
-    def describe(self, stat: str = "T") -> str:
-        """The event in words."""
-        text = f"say D′ when {stat} {'>' if self.direction == 1 else '<'} {self.tau:.6g}"
-        if self.group is not None:
-            text += f" and {self.group_label}"
-        return f"{text} ({self.note})" if self.note else text
-
-
-def rare_events(t0: np.ndarray, t1: np.ndarray) -> list[Event]:
-    """The rare-event tests of a selection split's statistics t0 (on D) and t1 (on D′).
-
-    For each data set, the edge of its range (top or bottom) beyond which the *other* data set put
-    more selection outputs: "T beyond the range seen on D" (says D′) and "T beyond the range seen on
-    D′" (says D), each kept when that count is at least 1.  They catch events that never happen on
-    one data set (clamped noise, a value only one data set can produce) even when far too rare for a
-    threshold chosen by projected rates.
-
-    Examples
-    --------
-    >>> t0 = np.clip(np.random.default_rng(0).laplace(0, 1, 10_000), -8, 8)       # noise clamped at ±8
-    >>> t1 = 1 + np.clip(np.random.default_rng(1).laplace(0, 1, 10_000), -8, 8)
-    >>> [e.describe() for e in rare_events(t0, t1)]      # doctest: +NORMALIZE_WHITESPACE
-    ['say D′ when T > 8 (above every output on D in the selection split: rare event)',
-     'say D′ when T > -7 (below every output on D′ in the selection split says D: rare event)']
-    """
-    out = []
-    lo0, hi0, lo1, hi1 = float(t0.min()), float(t0.max()), float(t1.min()), float(t1.max())
-    up, down = int(np.sum(t1 > hi0)), int(np.sum(t1 < lo0))
-    if max(up, down) >= 1:
-        out.append(Event(hi0, 1, "rare", note="above every output on D in the selection split: rare event")
-                   if up >= down else
-                   Event(lo0, -1, "rare", note="below every output on D in the selection split: rare event"))
-    up, down = int(np.sum(t0 > hi1)), int(np.sum(t0 < lo1))
-    if max(up, down) >= 1:       # say D beyond D′'s range: say D′ when T ≤ hi1 (T ≥ lo1)
-        out.append(Event(float(np.nextafter(hi1, np.inf)), -1, "rare",
-                         note="above every output on D′ in the selection split says D: rare event")
-                   if up > down else
-                   Event(float(np.nextafter(lo1, -np.inf)), 1, "rare",
-                         note="below every output on D′ in the selection split says D: rare event"))
-    return out
-
-
 # ---------------------------------------------------------------------------
 # results
 # ---------------------------------------------------------------------------
@@ -638,8 +447,10 @@ class AuditResult:
         Outputs used on D and on D′ (selection + evaluation).
 
     ``details`` also holds ``event`` (the chosen test in words), ``eps_max`` (the largest ε_lower
-    this n can give: what a consistent verdict can at most rule out) and ``min_event_prob`` (the
-    smallest probability of an event that never occurs on the other data set which this n detects).
+    this n can give: what a consistent verdict can at most rule out), ``families`` (the event families
+    tested, each with the smallest probability of an event of that family, never occurring on the other
+    data set, which this n detects; see :func:`event_families`) and ``min_event_prob`` (that probability
+    for the Clopper–Pearson tests).
     """
 
     eps_lower: float
@@ -675,10 +486,13 @@ class AuditResult:
 
     @property
     def min_event_prob(self) -> float:
-        """Smallest probability of an event never occurring on the other data set that this n detects.
+        """Smallest probability of a *tested* event (a half-line, category union or range edge scored by
+        Clopper–Pearson limits) never occurring on the other data set that this n detects.
 
         With counts at their expectations, the event gives ε_lower above the claim (above 0 without a
-        claim); ``inf`` when no event can (the claim is at least :attr:`eps_max`).
+        claim); ``inf`` when no event can (the claim is at least :attr:`eps_max`).  It says nothing about
+        events the audit did not test; ``details["families"]`` lists the families tested, each with its own
+        smallest detectable probability (point masses have theirs).
         """
         return float(self.details.get("min_event_prob", math.nan))
 
@@ -697,25 +511,30 @@ class AuditResult:
         if t is None:
             return None
         gdp = "∞" if math.isinf(t.eps_gdp) else f"{t.eps_gdp:.4f}"
+        below = (f"; its ε_lower is below the single-threshold ε_lower {self.eps_lower:.4f} above, so it adds "
+                 "nothing here (the two are separate claims: neither may be replaced by the larger)"
+                 if t.eps_lower < self.eps_lower else "")
         return (f"trade-off curve (many thresholds, Nasr et al. 2023; a separate claim at its own "
                 f"{t.confidence:.0%} confidence, not a correction of the single-threshold ε_lower above): μ_lower = {t.mu_lower:.4f} and "
                 f"ε_lower = {t.eps_lower:.4f} at δ = {t.delta:g} (valid for any mechanism); "
                 f"ε at δ of μ_lower-GDP = {gdp}, a lower bound only if the trade-off curve is exactly Gaussian"
-                + (" (the data reject a Gaussian curve)" if t.gdp_rejected else ""))
+                + (" (the data reject a Gaussian curve)" if t.gdp_rejected else "") + below)
 
     def meaning(self) -> str:
-        """What the verdict means at this n, in one sentence."""
-        pm = self.min_event_prob
-        rare = ("no event can exceed the claim at this n" if math.isinf(pm) else
-                f"an event of probability below {pm:.2g} on one data set that never occurs on the other "
-                "goes undetected")
+        """What the verdict means at this n, in one sentence: the event families tested and what each detects.
+
+        Nothing is said about events outside the families tested (``details["families"]``).
+        """
+        fams = self.details.get("families")
+        tested = families_text(fams) if fams else "no event family was recorded"
         if self.verdict == "violated":
-            return (f"the claim is violated: ε ≥ {self.eps_lower:.4g} at {self.confidence:.0%} confidence "
+            return (f"the claim is violated: ε ≥ {self.eps_lower:.4g} at {self.confidence:.0%} confidence, "
+                    f"found by {self.details.get('event_family', 'a test')} "
                     f"(the largest ε this n can certify is {self.eps_max:.4g})")
-        found = ("no leak beyond the claim was found by this test" if self.claim_eps is not None else
+        found = ("no leak beyond the claim was found by these tests" if self.claim_eps is not None else
                  f"ε ≥ {self.eps_lower:.4g} at {self.confidence:.0%} confidence")
         return (f"{found}; the largest ε this n could have detected is {self.eps_max:.4g} (a perfect "
-                f"distinguisher), and {rare}")
+                f"distinguisher); {tested}")
 
     @property
     def margin(self) -> float | None:
@@ -746,7 +565,13 @@ class AuditResult:
 # ---------------------------------------------------------------------------
 
 class _Test:
-    """A statistic fitted on the selection split plus its tests: maps outputs to 'say D′'."""
+    """Statistics fitted on the selection split plus their tests: maps outputs to 'say D′'.
+
+    ``stat`` is the main statistic (its values feed the trade-off audit); ``extra`` holds the statistics
+    of the other candidate paths run beside it (the classifier's log-odds beside an (index, value) pair's
+    value; the pooled point-mass scores of :mod:`verify.audit.events`).  Every test of every path is one
+    of the K tests of the Bonferroni correction.
+    """
 
     def __init__(self, kind: str, sel0: np.ndarray, sel1: np.ndarray, n_ev0: int, n_ev1: int, delta: float,
                  alpha: float, score: Any, seed: np.random.SeedSequence, auto: bool = True) -> None:
@@ -756,8 +581,16 @@ class _Test:
                 kind = "categorical"                # codes saved as floats, ⊥/⊤ patterns: few distinct values
             elif kind == "categorical" and sel0.ndim == 1 and not few_values(sel0, sel1):
                 kind = "scalar"                     # integers with many values (a noisy count): ordered
+        if kind == "categorical" and not auto and not user and _mostly_unrepeated(sel0, sel1):
+            raise ValueError("parameter 'output' = 'categorical': most selection outputs take a value seen only "
+                             "once, so the categories of the evaluation split would be unseen and score 0 (no "
+                             "power); these outputs are continuous: use output='auto' or 'scalar'/'vector'")
         self.kind = kind
         self.groups: Callable[[np.ndarray], np.ndarray] | None = None
+        self.extra: list[Callable[[np.ndarray], np.ndarray]] = []
+        self.extra_names: list[str] = []
+        self.families: dict[str, str] = {}      # family -> what it is, in words (for the meaning line)
+        self.atoms: Any = None
         pair = value_and_groups(sel0, sel1) if auto and score is None and kind == "vector" else None
         if pair is not None:
             self.kind = kind = "pair"
@@ -777,25 +610,32 @@ class _Test:
             a0, a1 = sel0, sel1
             glabel = [f"column{'s' if len(gcols) > 1 else ''} {', '.join(map(str, gcols))} = "
                       f"{', '.join(f'{v:g}' for v in np.frombuffer(g.tobytes(), dtype=float))}" for g in gkeys]
+            self.families["half-lines"] = (f"half-lines of the value (column {c}) within each index group and over "
+                                           "all")
         elif user:
             self.stat = lambda x: np.asarray(score(x), dtype=float).reshape(-1)
             self.name = f"user statistic {getattr(score, '__name__', type(score).__name__)}"
             a0, a1 = sel0, sel1
+            self.families["half-lines"] = f"half-lines of the {self.name}"
         elif kind == "scalar":
             self.stat = lambda x: np.asarray(x, dtype=float).reshape(-1)
             self.name = "the output"
             a0, a1 = sel0, sel1
+            self.families["half-lines"] = "half-lines {x > τ}, {x < τ} of the output"
         elif kind == "categorical":
             self.stat = _categorical_score(sel0, sel1)
             self.name = ("empirical log-likelihood ratio of the " + ("output vector" if sel0.ndim == 2 else "output")
                          + " as a category (selection split)")
             a0, a1 = sel0, sel1
+            self.families["categories"] = ("unions of categories in likelihood-ratio order (a category unseen in "
+                                           "the selection split scores 0)")
         else:
             h0, h1 = sel0.shape[0] // 2, sel1.shape[0] // 2      # fit on one half, choose the tests on the other
             self.stat = _fitted_score(score, sel0[:h0], sel1[:h1], seed)
             est = "HistGradientBoostingClassifier" if score is None else type(score).__name__
             self.name = f"log-odds of a {est} fitted on selection half 1 (estimated log-likelihood ratio)"
             a0, a1 = sel0[h0:], sel1[h1:]
+            self.families["half-lines"] = f"half-lines of the {est}'s log-odds"
         t0, t1 = self._t(a0), self._t(a1)
         events: list[Event] = []
         for level in PESSIMISM:
@@ -816,8 +656,69 @@ class _Test:
         for e in rare_events(t0, t1):
             if all((e.tau, e.direction) != (f.tau, f.direction) for f in events):
                 events.append(e)
+        if pair is not None:
+            # the vector path beside the pair path (issue 32, item 3): a pair statistic may miss the group of the
+            # leak, the classifier may miss a tail; both paths' tests share the Bonferroni correction
+            h0, h1 = sel0.shape[0] // 2, sel1.shape[0] // 2
+            clf = _fitted_score(None, sel0[:h0], sel1[:h1], seed)
+            self.extra.append(clf)
+            self.extra_names.append("log-odds of a HistGradientBoostingClassifier fitted on selection half 1")
+            self.families["classifier half-lines"] = "half-lines of a classifier's log-odds of the whole pair"
+            u0, u1 = clf(sel0[h0:]), clf(sel1[h1:])
+            si = len(self.extra)
+            for level in PESSIMISM:
+                tau, d, projected = choose_threshold(u0, u1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
+                e = Event(tau, d, "threshold", projected=projected, stat=si, family="classifier half-lines",
+                          note="classifier log-odds")
+                if all((e.tau, e.direction, e.stat) != (f.tau, f.direction, f.stat) for f in events):
+                    events.append(e)
+        if kind != "categorical":
+            events += self._atom_events(sel0, sel1, n_ev0, n_ev1, delta, alpha,
+                                        None if pair is None else pair[1])
         self.tests = events
         self.K = len(events)       # Bonferroni over the distinct tests fixed before the evaluation split is seen
+
+    def _atom_events(self, sel0: np.ndarray, sel1: np.ndarray, n_ev0: int, n_ev1: int, delta: float, alpha: float,
+                     gcols: list[int] | None) -> list[Event]:
+        """The pooled point-mass tests (:mod:`verify.audit.events`), at most one per direction."""
+        from .events import Atoms
+
+        atoms = Atoms.fit(sel0, sel1, gcols)
+        self.atoms = atoms
+        self.families["point masses"] = ("point masses: values repeated in the selection split (" + (
+            "each value" if sel0.ndim == 1 else "each output vector and each coordinate's value")
+            + "), pooled into one union per side")
+        out = []
+        if atoms.n_atoms == 0:
+            return out
+        for fn, side, sign in ((atoms.toward_dprime, "D′", 1), (atoms.toward_d, "D", -1)):
+            v0, v1 = fn(sel0), fn(sel1)
+            if sign == -1:                  # an event favouring D: say D′ outside it (scores swapped)
+                v0, v1 = v1, v0
+            pos = np.unique(np.concatenate([v0, v1]))
+            pos = pos[pos > 0]
+            if pos.size == 0:
+                continue
+            cand = np.concatenate([[0.0], pos[:-1]])        # u > τ for τ just below each positive score
+            s0, s1 = np.sort(v0), np.sort(v1)
+            hit_other = s0.size - np.searchsorted(s0, cand, side="right")
+            hit_side = s1.size - np.searchsorted(s1, cand, side="right")
+            rfp = _cp_upper_fast(hit_other, s0.size, 1 - PESSIMISM[0])
+            rfn = _cp_upper_fast(s1.size - hit_side, s1.size, 1 - PESSIMISM[0])
+            ne_side, ne_other = (n_ev1, n_ev0) if sign == 1 else (n_ev0, n_ev1)
+            e = _eps_vec(_cp_upper_fast(rfp * ne_other, ne_other, alpha), _cp_upper_fast(rfn * ne_side, ne_side, alpha),
+                         delta)
+            i = int(np.argmax(e))
+            k = len(self.extra) + 1
+            self.extra.append(fn)
+            self.extra_names.append(f"pooled point masses seen mostly on {side}")
+            # the rare set R = {score > τ}; says D′ on R (sign +1) or off R (sign −1: score ≤ τ, i.e. < nextafter(τ))
+            tau = float(cand[i]) if sign == 1 else float(np.nextafter(cand[i], np.inf))
+            out.append(Event(tau, sign, "pooled", projected=float(e[i]), stat=k,
+                             family="point masses",
+                             note=f"union of the point masses (values repeated in the selection split) with "
+                                  f"log-ratio > {float(cand[i]):.3g} towards {side}"))
+        return out
 
     def _t(self, x: np.ndarray) -> np.ndarray:
         t = self.stat(x)
@@ -831,10 +732,24 @@ class _Test:
 
     def says_dprime(self, x: np.ndarray | None = None, t: np.ndarray | None = None,
                     g: np.ndarray | None = None) -> np.ndarray:
-        """(K, n) booleans: test k says D′ for output i (from outputs ``x``, or their statistic ``t`` and groups ``g``)."""
+        """(K, n) booleans: test k says D′ for output i (from outputs ``x``, or their statistic ``t`` and groups ``g``).
+
+        Tests of the extra statistics need the outputs ``x``.
+        """
         if t is None:
             t, g = self._t(x), self.group_ids(x)
-        return np.array([e.says_dprime(t, g) for e in self.tests]).reshape(len(self.tests), -1)
+        extra: dict[int, np.ndarray] = {}
+        rows = []
+        for e in self.tests:
+            if e.stat == 0:
+                rows.append(e.says_dprime(t, g))
+                continue
+            if x is None:
+                raise ValueError("parameter 'x': the outputs are needed for the tests of the extra statistics")
+            if e.stat not in extra:
+                extra[e.stat] = np.asarray(self.extra[e.stat - 1](x), dtype=float)
+            rows.append(e.says_dprime(extra[e.stat]))
+        return np.array(rows).reshape(len(self.tests), -1)
 
 
 def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, seed: np.random.SeedSequence
@@ -889,25 +804,128 @@ def min_event_prob(n0: int, n1: int, delta: float, confidence: float, claim: flo
     return best
 
 
+def _event_seed(seed: np.random.SeedSequence | None, i: int) -> np.random.SeedSequence:
+    """The thinning uniforms of the conditional test of test i (a fixed child: no state is consumed)."""
+    base = seed if seed is not None else np.random.SeedSequence(0)
+    return np.random.SeedSequence(base.entropy, spawn_key=tuple(base.spawn_key) + (1_000 + i,))
+
+
+def _rare_counts(ev: Event, fp: int, fn: int, ne0: int, ne1: int) -> tuple[int, int, int, int]:
+    """(count, releases) of a pooled test's rare set R on the side it favours, then on the other side.
+
+    Direction +1 says D′ on R (R favours D′: D′ hits n1 − fn, D hits fp); −1 says D′ off R (R favours D:
+    D hits n0 − fp, D′ hits fn).
+    """
+    return (ne1 - fn, ne1, fp, ne0) if ev.direction == 1 else (ne0 - fp, ne0, fn, ne1)
+
+
+def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, conf_k: float,
+                seed: np.random.SeedSequence) -> float:
+    """ε_lower of one test at level conf_k: the conditional test for a pooled rare set when δ = 0, else Clopper–Pearson."""
+    if ev.kind == "pooled" and delta == 0.0:
+        from .pooled import conditional_eps_lower
+
+        return conditional_eps_lower(*_rare_counts(ev, fp, fn, ne0, ne1), confidence=conf_k, seed=seed)
+    return eps_lower_bound(fp, ne0, fn, ne1, delta, conf_k)
+
+
+def _test_p(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, claim: float,
+            seed: np.random.SeedSequence) -> float:
+    if ev.kind == "pooled" and delta == 0.0:
+        from .pooled import conditional_p_value
+
+        return conditional_p_value(*_rare_counts(ev, fp, fn, ne0, ne1), claim, seed=seed)
+    return p_value(fp, ne0, fn, ne1, claim, delta)
+
+
+def event_families(details: dict[str, Any], delta: float, confidence: float, claim: float | None
+                   ) -> list[dict[str, Any]]:
+    """The event families an audit tested, each with the smallest probability it detects.
+
+    ``min_prob``: the smallest p such that an event *of that family* with probability p on one data set
+    and 0 on the other gives ε_lower above the claim (above 0 without one) with counts at their
+    expectations, at the audit's Bonferroni level; for point masses also the smallest p with which a
+    point mass repeats in the selection split with probability ≥ ½ (else it is not an atom).  None when
+    no such p ≤ 1 exists.  Nothing is said about events outside these families.
+
+    Examples
+    --------
+    >>> d = {"n_evaluation0": 90_000, "n_evaluation1": 90_000, "n_selection0": 10_000, "n_selection1": 10_000,
+    ...      "tests": 4, "families": [{"family": "half-lines", "what": "half-lines of the output"}]}
+    >>> f = event_families(d, 0.0, 0.95, 1.0)
+    >>> f[0]["family"], 5e-5 < f[0]["min_prob"] < 3e-4
+    ('half-lines', True)
+    """
+    from .events import conditional_min_prob, repeat_prob
+
+    ne0, ne1 = details["n_evaluation0"], details["n_evaluation1"]
+    K = details.get("tests", 1)
+    conf_k = 1 - (1 - confidence) / K
+    target = max(0.0, claim or 0.0)
+    cp = min_event_prob(ne0, ne1, delta, conf_k, claim)
+    out = []
+    for f in details.get("families", []):
+        g = dict(f)
+        p = cp
+        if f["family"] == "point masses":
+            if delta == 0.0:
+                p = min(conditional_min_prob(ne1, ne0, target, 1 - conf_k), conditional_min_prob(ne0, ne1, target,
+                                                                                                  1 - conf_k))
+            p = max(p, repeat_prob(min(details["n_selection0"], details["n_selection1"])))
+        g["min_prob"] = None if not math.isfinite(p) or p > 1 else float(p)
+        out.append(g)
+    return out
+
+
+def families_text(families: list[dict[str, Any]]) -> str:
+    """The families in one clause: what each is and from which probability it detects an event.
+
+    Examples
+    --------
+    >>> families_text([{"family": "half-lines", "what": "half-lines of the output", "min_prob": 1.8e-4}])
+    'events tested: half-lines of the output (detected from probability 0.00018 on one data set when never on the other); no other events were tested'
+    """
+    parts = []
+    for f in families:
+        p = f.get("min_prob")
+        when = ("no event of this family can exceed the claim at this n" if p is None else
+                f"detected from probability {p:.2g} on one data set when never on the other")
+        parts.append(f"{f['what']} ({when}{'; ' + f['note'] if f.get('note') else ''})")
+    return "events tested: " + "; ".join(parts) + "; no other events were tested"
+
+
 def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n0: int, n1: int, s0: int,
-            s1: int, confidence: float, delta: float, claim: float | None, tradeoff: Any = None) -> AuditResult:
+            s1: int, confidence: float, delta: float, claim: float | None, tradeoff: Any = None,
+            seed: np.random.SeedSequence | None = None) -> AuditResult:
     K = test.K
     conf_k = 1 - (1 - confidence) / K          # Bonferroni over the K tests fixed on the selection split
-    lowers = [eps_lower_bound(int(a), ne0, int(c), ne1, delta, conf_k) for a, c in zip(fps, fns, strict=True)]
+    seeds = [_event_seed(seed, i) for i in range(K)]
+    lowers = [_test_lower(e, int(a), int(c), ne0, ne1, delta, conf_k, s)
+              for e, a, c, s in zip(test.tests, fps, fns, seeds, strict=True)]
     b = int(np.argmax(lowers))
     fp, fn = int(fps[b]), int(fns[b])
     point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
-    pv = None if claim is None else min(1.0, K * min(p_value(int(a), ne0, int(c), ne1, claim, delta)
-                                                     for a, c in zip(fps, fns, strict=True)))
+    pv = None if claim is None else min(1.0, K * min(_test_p(e, int(a), int(c), ne0, ne1, delta, claim, s)
+                                                     for e, a, c, s in zip(test.tests, fps, fns, seeds, strict=True)))
     ev = test.tests[b]
+    fams = []
+    for fam, what in test.families.items():
+        f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests)}
+        if fam == "point masses":
+            f["note"] = (test.atoms.describe() + " in the selection split") if test.atoms is not None else ""
+        fams.append(f)
+    stat_name = test.name if ev.stat == 0 else test.extra_names[ev.stat - 1]
+    details = {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,
+               "n_evaluation0": ne0, "n_evaluation1": ne1, "false_positives": fp, "false_negatives": fn,
+               "output": test.kind, "statistic": test.name, "projected_eps": ev.projected, "tests": K,
+               "event": ev.describe("T" if ev.stat == 0 else "S"), "event_kind": ev.kind,
+               "event_statistic": stat_name, "event_family": ev.family,
+               "eps_max": eps_lower_bound(0, ne0, 0, ne1, delta, conf_k),
+               "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff,
+               "families": fams}
+    details["families"] = event_families(details, delta, confidence, claim)
     return AuditResult(lowers[b], point, ev.tau, ev.direction, fp / ne0, fn / ne1, max(n0, n1), confidence, delta,
-                       {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,
-                        "n_evaluation0": ne0, "n_evaluation1": ne1, "false_positives": fp, "false_negatives": fn,
-                        "output": test.kind, "statistic": test.name, "projected_eps": ev.projected, "tests": K,
-                        "event": ev.describe("T"), "event_kind": ev.kind,
-                        "eps_max": eps_lower_bound(0, ne0, 0, ne1, delta, conf_k),
-                        "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff},
-                       claim_eps=claim, p_value=pv, n0=n0, n1=n1)
+                       details, claim_eps=claim, p_value=pv, n0=n0, n1=n1)
 
 
 def _common(confidence: Any, delta: Any, claim_eps: Any, selection_fraction: Any) -> tuple[float, float, float | None]:
@@ -977,7 +995,7 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     for name, fn in (("release0", release0), ("release1", release1)):
         if not callable(fn):
             raise ValueError(f"parameter {name!r} must be a callable (rng, k) -> k outputs")
-    ss = check_seed(seed).spawn(6)
+    ss = check_seed(seed).spawn(7)                # ss[6]: the conditional tests' thinning (children 0–5 unchanged)
 
     def draw(fn: Releases, s: np.random.SeedSequence, k: int, name: str) -> np.ndarray:
         rng = np.random.default_rng(s)
@@ -1009,13 +1027,13 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
             t = test._t(x)
             if tradeoff:
                 ts.append(t)
-            says = test.says_dprime(t=t, g=test.group_ids(x))
+            says = test.says_dprime(x=x, t=t, g=test.group_ids(x))
             errors += says.sum(axis=1) if say_dprime_is_error else (~says).sum(axis=1)
             left -= c
         counts.append(errors)
         stats.append(np.concatenate(ts) if ts else None)
     tr = _tradeoff(stats[0], stats[1], delta, confidence, ss[5]) if tradeoff else None
-    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim, tr)
+    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim, tr, ss[6])
 
 
 def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int | np.random.SeedSequence = 0,
@@ -1051,7 +1069,7 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
             raise ValueError(f"parameter {name!r}: {a.shape[0]} outputs; an audit needs at least {MIN_OUTPUTS}")
     kind = output_kind(a0, a1, output)
     frac = selection_fraction if selection_fraction is not None else SELECTION[kind]
-    ss = check_seed(seed).spawn(4)
+    ss = check_seed(seed).spawn(5)                # ss[4]: the conditional tests' thinning (children 0–3 unchanged)
     a0 = a0[np.random.default_rng(ss[0]).permutation(a0.shape[0])]
     a1 = a1[np.random.default_rng(ss[1]).permutation(a1.shape[0])]
     n0, n1 = a0.shape[0], a1.shape[0]
@@ -1060,10 +1078,10 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2],
                  auto=output == "auto")
     t0, t1 = test._t(a0[s0:]), test._t(a1[s1:])
-    fp = test.says_dprime(t=t0, g=test.group_ids(a0[s0:])).sum(axis=1)
-    fn = (~test.says_dprime(t=t1, g=test.group_ids(a1[s1:]))).sum(axis=1)
+    fp = test.says_dprime(x=a0[s0:], t=t0, g=test.group_ids(a0[s0:])).sum(axis=1)
+    fn = (~test.says_dprime(x=a1[s1:], t=t1, g=test.group_ids(a1[s1:]))).sum(axis=1)
     tr = _tradeoff(t0, t1, delta, confidence, ss[3]) if tradeoff else None
-    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr)
+    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr, ss[4])
 
 
 def audit_mechanism(release: Callable[[Any, np.random.Generator, int], Any], dataset0: Any, dataset1: Any, n: int,

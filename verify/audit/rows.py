@@ -14,7 +14,7 @@ import numpy as np
 
 from bounds.evidence import Result
 
-from .core import AuditResult, audit, audit_seed, min_event_prob
+from .core import AuditResult, audit, audit_seed, event_families, families_text, min_event_prob
 from .mechanisms import gaussian_releases, gaussian_true_eps, laplace_releases
 
 # ---------------------------------------------------------------------------
@@ -67,21 +67,21 @@ LEAK_FUNCTION = ("one scalar b is added to the whole function, so differences of
 LEAK_VALUE = "no leak beyond the claim was detected at this pair"
 
 
-def no_leak(eps_max: float | None = None, min_event: float | None = None) -> str:
-    """What a non-violation means: nothing found, and the largest ε this n could have detected.
+def no_leak(eps_max: float | None = None, families: str | None = None) -> str:
+    """What a non-violation means: nothing found, the largest ε this n could have detected, and the events tested.
+
+    ``families`` is :func:`verify.audit.core.families_text` of the audit (the event families tested, each
+    with the smallest probability it detects); nothing is said about events outside them.
 
     Examples
     --------
-    >>> no_leak(9.84, 1.8e-4)
-    'no leak beyond the claim was detected at this pair; the largest ε this n could have detected is 9.84, and an event of probability below 0.00018 that never occurs on the other data set goes undetected'
+    >>> no_leak(9.84, "events tested: half-lines of the output; no other events were tested")
+    'no leak beyond the claim was detected at this pair; the largest ε this n could have detected is 9.84; events tested: half-lines of the output; no other events were tested'
     """
     if eps_max is None or not math.isfinite(eps_max):
-        return LEAK_VALUE
+        return LEAK_VALUE if families is None else f"{LEAK_VALUE}; {families}"
     text = f"{LEAK_VALUE}; the largest ε this n could have detected is {eps_max:.3g}"
-    if min_event is not None and math.isfinite(min_event):
-        text += (f", and an event of probability below {min_event:.2g} that never occurs on the other data set "
-                 "goes undetected")
-    return text
+    return text if families is None else f"{text}; {families}"
 
 
 def audit_result(key: str, *, mechanism: str, source: str, release: str, calibration: str, claimed: float,
@@ -106,14 +106,16 @@ def audit_result(key: str, *, mechanism: str, source: str, release: str, calibra
                           1 - (1 - result.confidence) / result.details.get("tests", 1), claimed) \
         if "n_evaluation0" in result.details else None
     pmin = pmin if pmin is not None and math.isfinite(pmin) else None      # no event can exceed the claim
+    fams = event_families(result.details, delta, result.confidence, claimed) \
+        if "n_evaluation0" in result.details and result.details.get("families") else None
     tr = result.tradeoff
     return Result(key=key, evidence="audit", kind="privacy", name=f"{release}, {calibration}",
                   verdict="violated" if violated else "holds", statistic=result.eps_lower, lo=result.eps_lower,
                   hi=result.eps_point, bound=claimed, confidence=result.confidence, n=result.n, method=attack,
-                  detail=leak if violated else no_leak(result.eps_max, pmin),
+                  detail=leak if violated else no_leak(result.eps_max, None if fams is None else families_text(fams)),
                   details={"mechanism": mechanism, "source": source, "release": release, "calibration": calibration,
                            "delta": delta, "eps_point": result.eps_point, "fpr": result.fpr, "fnr": result.fnr,
-                           "threshold": result.threshold, "eps_max": result.eps_max, "min_event_prob": pmin,
+                           "threshold": result.threshold, "eps_max": result.eps_max, "min_event_prob": pmin, "families": fams,
                            "event": result.details.get("event"), "statistic": result.details.get("statistic"),
                            **({} if tr is None else {"tradeoff_mu_lower": tr.mu_lower, "tradeoff_eps_lower": tr.eps_lower,
                                                      "tradeoff_eps_gdp": tr.eps_gdp if math.isfinite(tr.eps_gdp)
