@@ -261,3 +261,32 @@ def test_tradeoff_module_imports_neither_scipy_stats_nor_optimize():
             "print('scipy.optimize' in sys.modules, 'scipy.stats' in sys.modules, 'bounds' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False", "False"], out
+
+
+# --------------------------------------------------------------------------- both tails pooled
+def test_pooled_tails_test_counts_and_gain_on_the_gaussian():
+    _, _, _, gen = MECHS["gaussian"]
+    gains, n = [], 100_000
+    for s in range(6):
+        d0, d1 = gen(np.random.default_rng(audit_seed(12, "tails", s)), n)
+        r = tradeoff_audit(d0, d1, delta=1e-5, seed=s)
+        t = r.details["tails"]
+        assert t is not None and t["tau0"] < t["tau1"] and t["direction"] == 1
+        # the counts, recomputed from the same permutation (the audit's seed) of the evaluation samples
+        ss = np.random.SeedSequence(s).spawn(2)
+        p0, p1 = d0[np.random.default_rng(ss[0]).permutation(n)], d1[np.random.default_rng(ss[1]).permutation(n)]
+        k, ne = r.details["n_selection0"], t["n_per_side"]
+        u0, u1 = p0[k:k + ne], p1[k:k + ne]
+        assert t["correct"] == int((u0 < t["tau0"]).sum() + (u1 > t["tau1"]).sum())
+        assert t["wrong"] == int((u0 > t["tau1"]).sum() + (u1 < t["tau0"]).sum())
+        assert r.eps_lower == max(t["eps"], max(p.eps for p in r.eps_points))
+        gains.append(t["eps"] - max(p.eps for p in r.eps_points))
+    assert np.median(gains) > 0, gains          # twice the releases in one test: it usually wins here
+
+
+def test_eps_tails_only_family_and_bad_count():
+    d0, d1 = np.random.default_rng(4).normal(size=(2, 20_000))
+    r = tradeoff_audit(d0, 0.5 + d1, tests={"mu": 1, "eps_tails": 1})
+    assert r.eps_points == () and r.details["tails"] is not None and r.eps_lower == r.details["tails"]["eps"]
+    with pytest.raises(ValueError, match="'tests'"):
+        tradeoff_audit(d0, d1, tests={"mu": 1, "eps_tails": 2})
