@@ -270,6 +270,18 @@ def _vector_sometimes_exact(q: np.ndarray, b: float, p_exact: float) -> Releases
     return rel
 
 
+def _with_atom(events: Callable, p0: float, p1: float) -> Callable:
+    """Half-line events plus one atom event of probability p0 on D and p1 on D′."""
+    def ev() -> tuple[np.ndarray, np.ndarray]:
+        a, b = events()
+        return np.concatenate([a, [p0]]), np.concatenate([b, [p1]])
+    return ev
+
+
+def _lap_sf(t: np.ndarray, b: float) -> np.ndarray:
+    return 1 - _lap_cdf(t, b)
+
+
 def _categorical(p: np.ndarray) -> Releases:
     return lambda rng, k: rng.choice(p.size, size=k, p=p).astype(np.int64)
 
@@ -340,16 +352,20 @@ def catalogue() -> tuple[Entry, ...]:
     tail = 0.5 * math.exp(-7 * E)                         # P[release > 8 | D′]; 0 on D
     out.append(Entry("Laplace, noise clamped at ±8", "issue 26", False, E, 0.0, math.inf,
                      "exact (P[> 8] = 0 on D)", _clamped(0.0, 1 / E, 8.0), _clamped(1.0, 1 / E, 8.0), "scalar",
-                     lambda: (np.array([0.0]), np.array([tail]))))
+                     _with_atom(_threshold_events(
+                         lambda t: np.where(t >= 8, 0.0, _lap_sf(t, 1 / E)),
+                         lambda t: np.where(t >= 9, 0.0, _lap_sf(t - 1, 1 / E)), -20, 21), 0.0, tail)))
     p_ex = 1e-3                                           # P[released exactly]: the atom at q(D′) never occurs on D
+    ex_events = _with_atom(_threshold_events(lambda t: (1 - p_ex) * _lap_sf(t, 1 / E) + p_ex * (t < 0),
+                                             lambda t: (1 - p_ex) * _lap_sf(t - 1, 1 / E) + p_ex * (t < 1), -20, 21),
+                           0.0, p_ex)
     out.append(Entry("Laplace count, exact w.p. 1e-3", "issue 32 (rare point mass)", False, E, 0.0, math.inf,
                      "exact (P[= q(D′)] = 0 on D)", _sometimes_exact(0.0, 1 / E, p_ex),
-                     _sometimes_exact(1.0, 1 / E, p_ex), "scalar", lambda: (np.array([0.0]), np.array([p_ex]))))
+                     _sometimes_exact(1.0, 1 / E, p_ex), "scalar", ex_events))
     v0, v1 = np.zeros(4), np.array([1.0, 0.0, 0.0, 0.0])
     out.append(Entry("Laplace vector, x₁ exact w.p. 1e-3", "issue 32 (rare point mass in a vector)", False,
                      E, 0.0, math.inf, "exact (P[x₁ = 1] = 0 on D)", _vector_sometimes_exact(v0, 1 / E, p_ex),
-                     _vector_sometimes_exact(v1, 1 / E, p_ex), "vectors (4 coordinates)",
-                     lambda: (np.array([0.0]), np.array([p_ex]))))
+                     _vector_sometimes_exact(v1, 1 / E, p_ex), "vectors (4 coordinates)", ex_events))
     return tuple(out)
 
 
