@@ -9,7 +9,8 @@ samples (d0 on D, d1 on D′) is drawn with ``audit_seed(32, name, n)`` and give
   ``epsilon_clopper_pearson`` with its ``Bonferroni`` strategy (every threshold, valid), with
   ``Split(0.5)`` (its own split, valid) and with ``Explicit(threshold)`` where the threshold is chosen on
   OUR selection fraction of the samples (the first 10 % of each, 20 % for vectors and pairs) by the largest
-  Clopper–Pearson bound there — the same selection-split rule as ours, on its own score; then
+  Clopper–Pearson bound of the selection counts themselves — a selection-split rule like ours (fixed before the
+  evaluation part is seen), on its own score; then
   ``epsilon_one_run`` (Steinke, Nasr & Jagielski 2023) with its ``Bonferroni`` strategy, valid for
   canaries included by independent fair coins: here the halves are fixed, so it is printed as
   "one-run (coin assumption)"; and ``epsilon_raw_counts`` (min_count 50), the threshold picked on the
@@ -111,15 +112,16 @@ def _cp_eps(x1: int, n1: int, x0: int, n0: int, alpha: float, delta: float) -> f
 
 
 def selection_threshold(t0: np.ndarray, t1: np.ndarray, n_ev: int, delta: float) -> float:
-    """The threshold (say D′ when score ≥ τ) with the largest Clopper–Pearson bound at the evaluation size,
-    on the selection scores (counts scaled to n_ev): the selection-split rule of this auditor."""
+    """The threshold (say D′ when score ≥ τ) with the largest Clopper–Pearson bound on the selection scores
+    own counts (pessimistic: a rare event needs counts in the selection part too); n_ev is not used for the
+    choice, only named for the reader: the rule is fixed before the evaluation part is seen."""
     cand = np.unique(np.quantile(np.concatenate([t0, t1]), np.linspace(0, 1, 401)))
     s0, s1 = np.sort(t0), np.sort(t1)
     best, tau = -1.0, float(cand[-1])
     for c in cand:
         x1 = t1.size - np.searchsorted(s1, c, side="left")
         x0 = t0.size - np.searchsorted(s0, c, side="left")
-        e = _cp_eps(round(x1 * n_ev / t1.size), n_ev, round(x0 * n_ev / t0.size), n_ev, ALPHA, delta)
+        e = _cp_eps(int(x1), t1.size, int(x0), t0.size, ALPHA, delta)
         if e > best:
             best, tau = e, float(c)
     return tau
@@ -212,8 +214,8 @@ def _line(r: dict) -> str:
         expl = (r.get("explained") or {}).get(best)
         why = ("explained by our confidence accounting (the peer's counts at α/" f"{r['tests']} give {expl:.4f} ≤ ours)"
                if isinstance(expl, float) and expl <= r["ours"] + 1e-9 else
-               f"NOT explained by our confidence accounting (its counts at α/{r['tests']} give "
-               f"{_fmt(expl)} > ours)")
+               f"NOT explained by our confidence accounting (at α/{r['tests']} it gives {_fmt(expl)}, still "
+               f"{expl - r['ours']:.4f} above ours)" if isinstance(expl, float) else "no α/k rerun")
         s += f"\n      PEER WINS: {best} {valid[best]:.4f} > ours {r['ours']:.4f} by {valid[best] - r['ours']:.4f}; {why}"
     return s
 
