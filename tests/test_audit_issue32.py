@@ -259,3 +259,41 @@ def test_false_alarms_of_vector_and_pair_point_masses_over_1000_seeds():
     same = lambda rng, k: np.column_stack([rng.integers(0, 3, k), np.round(rng.laplace(0, 1, k), 1)])  # noqa: E731
     over += _alarms(same, same, 1000, 500, 0.0, "pair-slow")
     assert _rate_ok(over, 1000), f"{over}/1000 violations of a true claim"
+
+
+# ---------------------------------------------------------------------------
+# the pooled tests: added only when something repeats; δ > 0 scored by Clopper–Pearson
+# ---------------------------------------------------------------------------
+
+def test_continuous_outputs_add_no_pooled_test():
+    rng = np.random.default_rng(5)
+    d0, d1 = rng.laplace(0, 1, 20_000), 1 + rng.laplace(0, 1, 20_000)
+    r = audit_samples(d0, d1, seed=0, tradeoff=False)
+    pm = [f for f in r.details["families"] if f["family"] == "point masses"][0]
+    assert pm["tests"] == 0 and "no repeated value" in pm["note"]
+
+
+def test_a_point_mass_under_an_eps_delta_claim_is_scored_by_clopper_pearson():
+    from verify.audit.core import eps_lower_bound
+
+    rng0, rng1 = np.random.default_rng(6), np.random.default_rng(7)
+    d0, d1 = exact_sometimes(0.0)(rng0, 100_000), exact_sometimes(1.0)(rng1, 100_000)
+    r = audit_samples(d0, d1, claim_eps=1.0, delta=1e-5, seed=0, tradeoff=False)
+    assert r.verdict == "violated" and r.details["event_kind"] == "pooled"
+    conf = 1 - ALPHA / r.details["tests"]
+    expect = eps_lower_bound(r.details["false_positives"], r.details["n_evaluation0"], r.details["false_negatives"],
+                             r.details["n_evaluation1"], 1e-5, conf)
+    assert r.eps_lower == expect          # the (ε, δ) bound: two Clopper–Pearson limits, never the conditional test
+
+
+def test_the_pooled_event_is_a_union_of_point_masses_fixed_on_the_selection_split():
+    from verify.audit.events import Atoms
+
+    sel0 = np.array([0.0] * 6 + [5.0] * 2 + list(np.linspace(10, 11, 30)))
+    sel1 = np.array([1.0] * 6 + [5.0] * 2 + list(np.linspace(20, 21, 30)))
+    a = Atoms.fit(sel0, sel1)
+    assert a.n_atoms == 3                                   # 0, 1 and 5 repeat; the continuous parts do not
+    u = a.toward_dprime(np.array([1.0, 0.0, 5.0, 7.0]))
+    w = a.toward_d(np.array([1.0, 0.0, 5.0, 7.0]))
+    assert u[0] > 2 and u[1] == 0 and u[3] == 0 and w[1] > 2 and w[0] == 0
+    assert abs(u[2]) < 1e-12 and abs(w[2]) < 1e-12         # seen equally often: no evidence either way

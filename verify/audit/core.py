@@ -555,6 +555,7 @@ class AuditResult:
                 "false_negatives": self.details.get("false_negatives"), "event": self.details.get("event"),
                 "tests": self.details.get("tests"), "eps_max": self.eps_max,
                 "min_event_prob": None if math.isinf(self.min_event_prob) else self.min_event_prob,
+                "families": self.details.get("families"), "event_family": self.details.get("event_family"),
                 "meaning": self.meaning(),
                 "tradeoff": None if self.tradeoff is None else
                 {k: v for k, v in self.tradeoff.as_dict().items() if k not in ("mu_points", "eps_points")}}
@@ -714,7 +715,7 @@ class _Test:
             self.extra_names.append(f"pooled point masses seen mostly on {side}")
             # the rare set R = {score > τ}; says D′ on R (sign +1) or off R (sign −1: score ≤ τ, i.e. < nextafter(τ))
             tau = float(cand[i]) if sign == 1 else float(np.nextafter(cand[i], np.inf))
-            out.append(Event(tau, sign, "pooled", projected=float(e[i]), stat=k,
+            out.append(Event(tau, sign, "pooled", projected=float(e[i]), stat=k, rare_set=sign,
                              family="point masses",
                              note=f"union of the point masses (values repeated in the selection split) with "
                                   f"log-ratio > {float(cand[i]):.3g} towards {side}"))
@@ -811,18 +812,27 @@ def _event_seed(seed: np.random.SeedSequence | None, i: int) -> np.random.SeedSe
 
 
 def _rare_counts(ev: Event, fp: int, fn: int, ne0: int, ne1: int) -> tuple[int, int, int, int]:
-    """(count, releases) of a pooled test's rare set R on the side it favours, then on the other side.
+    """(count, releases) of a test's rare set R on the side it favours, then on the other side.
 
-    Direction +1 says D′ on R (R favours D′: D′ hits n1 − fn, D hits fp); −1 says D′ off R (R favours D:
-    D hits n0 − fp, D′ hits fn).
+    ``rare_set`` +1: the test says D′ on R (R favours D′: D′ hits n1 − fn, D hits fp); −1: it says D′
+    off R (R favours D: D hits n0 − fp, D′ hits fn).
     """
-    return (ne1 - fn, ne1, fp, ne0) if ev.direction == 1 else (ne0 - fp, ne0, fn, ne1)
+    return (ne1 - fn, ne1, fp, ne0) if ev.rare_set == 1 else (ne0 - fp, ne0, fn, ne1)
+
+
+def _conditional(ev: Event, delta: float) -> bool:
+    """Whether a test is scored by StatDP's conditional test: a rare set (range edge or pooled point masses)
+    under a pure ε-DP claim (the conditional test is not a test of (ε, δ)-DP with δ > 0)."""
+    return ev.rare_set != 0 and delta == 0.0
 
 
 def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, conf_k: float,
                 seed: np.random.SeedSequence) -> float:
-    """ε_lower of one test at level conf_k: the conditional test for a pooled rare set when δ = 0, else Clopper–Pearson."""
-    if ev.kind == "pooled" and delta == 0.0:
+    """ε_lower of one test at level conf_k: the conditional test for a rare set when δ = 0, else Clopper–Pearson.
+
+    Which bound scores a test is fixed with the test on the selection split (never the better of two).
+    """
+    if _conditional(ev, delta):
         from .pooled import conditional_eps_lower
 
         return conditional_eps_lower(*_rare_counts(ev, fp, fn, ne0, ne1), confidence=conf_k, seed=seed)
@@ -831,7 +841,7 @@ def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, c
 
 def _test_p(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, claim: float,
             seed: np.random.SeedSequence) -> float:
-    if ev.kind == "pooled" and delta == 0.0:
+    if _conditional(ev, delta):
         from .pooled import conditional_p_value
 
         return conditional_p_value(*_rare_counts(ev, fp, fn, ne0, ne1), claim, seed=seed)
@@ -867,6 +877,9 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
     for f in details.get("families", []):
         g = dict(f)
         p = cp
+        if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
+            p = min(p, conditional_min_prob(ne1, ne0, target, 1 - conf_k), conditional_min_prob(ne0, ne1, target,
+                                                                                                 1 - conf_k))
         if f["family"] == "point masses":
             if delta == 0.0:
                 p = min(conditional_min_prob(ne1, ne0, target, 1 - conf_k), conditional_min_prob(ne0, ne1, target,
@@ -910,9 +923,12 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
     ev = test.tests[b]
     fams = []
     for fam, what in test.families.items():
-        f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests)}
+        f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests),
+                             "conditional": any(e.family == fam and _conditional(e, delta) for e in test.tests)}
         if fam == "point masses":
             f["note"] = (test.atoms.describe() + " in the selection split") if test.atoms is not None else ""
+        elif f["conditional"]:
+            f["note"] = "a tail beyond every output of the other data set must also occur in the selection split"
         fams.append(f)
     stat_name = test.name if ev.stat == 0 else test.extra_names[ev.stat - 1]
     details = {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,

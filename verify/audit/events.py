@@ -218,6 +218,9 @@ class Event:
     group: int | None = None          # only inside this group of the outputs (pairs (index, value))
     group_label: str = ""
     stat: int = 0                     # which statistic of the test (0: the main one; others: _Test.extra)
+    #: +1: the set where the test says D′ is a rare set (seen on one side only in the selection split);
+    #: −1: its complement is; 0: neither (scored by Clopper–Pearson limits only)
+    rare_set: int = 0
     family: str = "half-lines"        # the event family, as named in ``AuditResult.meaning``
 
     def says_dprime(self, t: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
@@ -256,14 +259,14 @@ def rare_events(t0: np.ndarray, t1: np.ndarray) -> list[Event]:
     lo0, hi0, lo1, hi1 = float(t0.min()), float(t0.max()), float(t1.min()), float(t1.max())
     up, down = int(np.sum(t1 > hi0)), int(np.sum(t1 < lo0))
     if max(up, down) >= 1:
-        out.append(Event(hi0, 1, "rare", note="above every output on D in the selection split: rare event")
+        out.append(Event(hi0, 1, "rare", rare_set=1, note="above every output on D in the selection split: rare event")
                    if up >= down else
-                   Event(lo0, -1, "rare", note="below every output on D in the selection split: rare event"))
+                   Event(lo0, -1, "rare", rare_set=1, note="below every output on D in the selection split: rare event"))
     up, down = int(np.sum(t0 > hi1)), int(np.sum(t0 < lo1))
     if max(up, down) >= 1:       # say D beyond D′'s range: say D′ when T ≤ hi1 (T ≥ lo1)
-        out.append(Event(float(np.nextafter(hi1, np.inf)), -1, "rare",
+        out.append(Event(float(np.nextafter(hi1, np.inf)), -1, "rare", rare_set=-1,
                          note="above every output on D′ in the selection split says D: rare event")
                    if up > down else
-                   Event(float(np.nextafter(lo1, -np.inf)), 1, "rare",
+                   Event(float(np.nextafter(lo1, -np.inf)), 1, "rare", rare_set=-1,
                          note="below every output on D′ in the selection split says D: rare event"))
     return out
