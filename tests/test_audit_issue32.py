@@ -297,3 +297,25 @@ def test_the_pooled_event_is_a_union_of_point_masses_fixed_on_the_selection_spli
     w = a.toward_d(np.array([1.0, 0.0, 5.0, 7.0]))
     assert u[0] > 2 and u[1] == 0 and u[3] == 0 and w[1] > 2 and w[0] == 0
     assert abs(u[2]) < 1e-12 and abs(w[2]) < 1e-12         # seen equally often: no evidence either way
+
+
+# ---------------------------------------------------------------------------
+# the same through the command line
+# ---------------------------------------------------------------------------
+
+def test_cases_1_and_2_through_the_cli(tmp_path, capsys):
+    import json
+
+    from verify.cli import main
+
+    rng0, rng1 = np.random.default_rng(8), np.random.default_rng(9)
+    np.savez(tmp_path / "x.npz", d0=exact_sometimes(0.0)(rng0, 100_000), d1=exact_sometimes(1.0)(rng1, 100_000))
+    code = main(["audit", "--samples", str(tmp_path / "x.npz"), "--claim-eps", "1", "--json", "--no-tradeoff"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["verdict"] == "violated" and d["event_family"] == "point masses"
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "c.npz", d0=rng.laplace(0, 1, 20_000), d1=1 + rng.laplace(0, 1, 20_000))
+    code = main(["audit", "--samples", str(tmp_path / "c.npz"), "--claim-eps", "0.5", "--output", "categorical",
+                 "--no-tradeoff"])
+    cap = capsys.readouterr()
+    assert code == 2 and "'output'" in cap.err + cap.out and len((cap.err + cap.out).strip().splitlines()) == 1

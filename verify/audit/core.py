@@ -936,7 +936,9 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                "output": test.kind, "statistic": test.name, "projected_eps": ev.projected, "tests": K,
                "event": ev.describe("T" if ev.stat == 0 else "S"), "event_kind": ev.kind,
                "event_statistic": stat_name, "event_family": ev.family,
-               "eps_max": eps_lower_bound(0, ne0, 0, ne1, delta, conf_k),
+               # a perfect test's Clopper–Pearson bound; a conditional test's bound depends on its thinning draws and
+               # may pass it, so the ε_lower reached counts too (eps_max is never below what was certified)
+               "eps_max": max(eps_lower_bound(0, ne0, 0, ne1, delta, conf_k), lowers[b]),
                "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff,
                "families": fams}
     details["families"] = event_families(details, delta, confidence, claim)
@@ -984,7 +986,12 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
         How to read the outputs.  "auto": outputs with few distinct values (or vector rows) in the
         selection split are categories, integers with many values are ordered scalars, vectors of one
         many-valued column beside few-valued ones are (index, value) pairs ("pair" in the result),
-        other (k, d) arrays vectors.  "categorical" forces categories (values or whole rows).
+        other (k, d) arrays vectors.  "categorical" forces categories (values or whole rows); it is refused
+        (ValueError naming ``output``) when most selection outputs take a value seen only once there
+        (continuous outputs: their categories would be unseen on the evaluation split and score 0).
+        Whatever the kind, values (rows, coordinates) repeated in the selection split are also tested as
+        pooled point masses (:mod:`verify.audit.events`), and (index, value) pairs are also read by the
+        vector path's classifier; all tests share one Bonferroni correction.
     score : callable or scikit-learn classifier, optional
         A fixed statistic ``x -> (k,)`` of the outputs (any kind; named in the result), or a classifier
         to fit on the selection split for vector outputs (default ``HistGradientBoostingClassifier``).
