@@ -86,6 +86,15 @@ def features(x: np.ndarray, groups: list[int] | None = None) -> list[tuple[str, 
     return out
 
 
+def _view_keys(x: np.ndarray, name: str) -> np.ndarray:
+    """The keys of one view of :func:`features` by its name."""
+    if name == "value":
+        return _float_keys(x)
+    if name == "output vector":
+        return _row_keys(x)
+    return _float_keys(np.asarray(x)[:, int(name.rsplit(" ", 1)[1])])
+
+
 @dataclass
 class _View:
     name: str
@@ -128,9 +137,8 @@ class Atoms:
         hi, lo = np.zeros(n), np.zeros(n)
         if not self.views:
             return hi, lo
-        feats = dict(features(x, self.groups))
         for v in self.views:
-            k = feats[v.name]
+            k = _view_keys(x, v.name)              # only the views that have atoms (memory: no copy of the rest)
             i = np.clip(np.searchsorted(v.keys, k), 0, v.keys.size - 1)
             lam = np.where(v.keys[i] == k, v.llr[i], 0.0)
             np.maximum(hi, lam, out=hi)
