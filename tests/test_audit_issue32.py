@@ -199,6 +199,21 @@ def test_case4_the_tradeoff_line_says_when_it_adds_nothing():
         assert "below the single-threshold ε_lower" not in line
 
 
+def test_case4_a_tradeoff_bound_below_the_plain_one_is_said_to_add_nothing():
+    from types import SimpleNamespace
+
+    from verify.audit.core import AuditResult
+
+    def result(tr_eps: float) -> AuditResult:
+        tr = SimpleNamespace(mu_lower=0.3, eps_lower=tr_eps, eps_gdp=0.45, confidence=0.95, delta=0.0,
+                             gdp_rejected=False)
+        return AuditResult(0.7, 0.8, 1.0, 1, 0.1, 0.2, 1000, 0.95, 0.0, {"tradeoff": tr}, claim_eps=1.0)
+
+    low, high = result(0.4).tradeoff_line(), result(0.9).tradeoff_line()
+    assert "below the single-threshold ε_lower 0.7000" in low and "adds nothing" in low
+    assert "below the single-threshold" not in high
+
+
 # ---------------------------------------------------------------------------
 # validity: false alarms at the true ε, for every new family
 # ---------------------------------------------------------------------------
