@@ -4,8 +4,8 @@
 evaluation grid of |f_z − f_z̄| (and optionally of |π(f_z̄) − π(f_z)|, π = clipping to [−M, M]) —
 the candidate loops of :func:`simulations.solvers.neighbour_scan` and of
 :func:`simulations.trials.jamp._scan_round`.  Their NumPy twins build a (G, m) temporary per
-candidate; the kernel walks slabs of ``TILE`` columns of Q (which stay in cache) for every
-candidate, without temporaries.
+candidate; the kernel takes one index j (a row of Qᵀ, which stays in L1) against every candidate,
+without temporaries, and splits each maximum over the grid into four running maxima.
 
 Every element is computed by the same floating-point operations in the same order as NumPy
 (no ``fastmath``, so no reassociation or fused multiply-add); a maximum is exact whatever the
@@ -21,9 +21,6 @@ from numba import njit
 
 __all__ = ["neighbour_grid_sup"]
 
-#: columns of Q (indices j) per slab: a (G, TILE) slab of float64 stays in L2 for G ≲ 2000
-TILE = 64
-
 
 @njit(cache=True, nogil=True)
 def _amax(a: np.ndarray) -> float:
@@ -36,6 +33,54 @@ def _amax(a: np.ndarray) -> float:
         if v > r:
             r = v
     return r
+
+
+@njit(cache=True, nogil=True)
+def _sup_loop(QT: np.ndarray, VC: np.ndarray, CO: np.ndarray, BT: np.ndarray, fz: np.ndarray,
+              pz: np.ndarray, M: float, clip: bool, sup: np.ndarray, csup: np.ndarray) -> None:
+    # one index j (a row of QT = Qᵀ, which stays in L1) against every candidate c; the maximum
+    # over the grid is split into independent running maxima (exact in any order) for speed
+    C, G = VC.shape
+    m = QT.shape[0]
+    for j in range(m):
+        q = QT[j]
+        for c in range(C):
+            co = CO[c, j]
+            bj = BT[c, j]
+            v = VC[c]
+            m0 = m1 = m2 = m3 = -1.0
+            if not clip:
+                g = 0
+                while g + 4 <= G:
+                    a0 = abs(q[g] * co - v[g] * bj)
+                    a1 = abs(q[g + 1] * co - v[g + 1] * bj)
+                    a2 = abs(q[g + 2] * co - v[g + 2] * bj)
+                    a3 = abs(q[g + 3] * co - v[g + 3] * bj)
+                    m0 = a0 if a0 > m0 else m0
+                    m1 = a1 if a1 > m1 else m1
+                    m2 = a2 if a2 > m2 else m2
+                    m3 = a3 if a3 > m3 else m3
+                    g += 4
+                while g < G:
+                    a0 = abs(q[g] * co - v[g] * bj)
+                    m0 = a0 if a0 > m0 else m0
+                    g += 1
+                m0 = m1 if m1 > m0 else m0
+                m2 = m3 if m3 > m2 else m2
+                sup[j, c] = m2 if m2 > m0 else m0
+            else:
+                n0 = -1.0
+                for g in range(G):
+                    d = q[g] * co - v[g] * bj
+                    a = abs(d)
+                    m0 = a if a > m0 else m0
+                    f = fz[g] - d
+                    f = -M if f < -M else f
+                    f = M if f > M else f
+                    a = abs(f - pz[g])
+                    n0 = a if a > n0 else n0
+                sup[j, c] = m0
+                csup[j, c] = n0
 
 
 @njit(cache=True, nogil=True)
@@ -79,40 +124,5 @@ def neighbour_grid_sup(Q: np.ndarray, Kec: np.ndarray, QK: np.ndarray, mu: float
             if v > M:
                 v = M
             pz[g] = v
-    smax = np.empty(TILE)
-    cmax = np.empty(TILE)
-    for j0 in range(0, m, TILE):
-        j1 = min(j0 + TILE, m)
-        w = j1 - j0
-        for c in range(C):
-            for k in range(w):
-                smax[k] = -1.0
-                cmax[k] = -1.0
-            for g in range(G):
-                vg = VC[c, g]
-                if clip:
-                    fg = fz[g]
-                    pg = pz[g]
-                    for k in range(w):
-                        d = Q[g, j0 + k] * CO[c, j0 + k] - vg * BT[c, j0 + k]
-                        a = abs(d)
-                        if a > smax[k]:
-                            smax[k] = a
-                        f = fg - d
-                        if f < -M:
-                            f = -M
-                        if f > M:
-                            f = M
-                        a = abs(f - pg)
-                        if a > cmax[k]:
-                            cmax[k] = a
-                else:
-                    for k in range(w):
-                        a = abs(Q[g, j0 + k] * CO[c, j0 + k] - vg * BT[c, j0 + k])
-                        if a > smax[k]:
-                            smax[k] = a
-            for k in range(w):
-                sup[j0 + k, c] = smax[k]
-                if clip:
-                    csup[j0 + k, c] = cmax[k]
+    _sup_loop(np.ascontiguousarray(Q.T), VC, CO, BT, fz, pz, M, clip, sup, csup)
     return True
