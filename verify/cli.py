@@ -63,8 +63,27 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bounds import registry
-from bounds.evidence import STATUSES, VERDICTS
+
+def _registry() -> Any:
+    """:data:`bounds.registry`, built on first use: ``audit``, ``scan`` and ``--help`` never load the papers."""
+    import bounds
+
+    return bounds.registry
+
+
+def profile_names() -> list[str]:
+    """The profiles of ``verify/profiles.toml`` by name, read without importing :mod:`verify.empirical`
+    (whose pandas and trial kernels a ``--help`` or a user's audit does not need).
+
+    Examples
+    --------
+    >>> profile_names()[:2]
+    ['quick', 'default']
+    """
+    import tomllib
+
+    with open(Path(__file__).resolve().parent / "profiles.toml", "rb") as fh:
+        return list(tomllib.load(fh))
 
 
 def _load_attr(spec: str, what: str):
@@ -412,8 +431,6 @@ def _quiet_cache_warnings() -> Iterator[None]:
 
 def audit_parser() -> argparse.ArgumentParser:
     """The options of ``python -m verify audit``."""
-    from .empirical import PROFILES
-
     ap = _Parser(prog="python -m verify audit",
                  description="Lower bounds on ε: for your mechanism (--samples or --mechanism), "
                              "or for every mechanism a paper declares an audit for.")
@@ -434,7 +451,7 @@ def audit_parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-tradeoff", action="store_true",
                     help="skip the trade-off-curve line (many thresholds, its own assumption)")
     ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
-    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
+    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(profile_names())}")
     ap.add_argument("--only", help="glob pattern or substring of statement keys")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: 0.95 or the "
@@ -454,10 +471,9 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
     ValueError
         One line naming the option and what it violates (a :class:`UsageError` from the parser).
     """
+    a = audit_parser().parse_args(argv)     # --help exits here, before the auditor is imported
     from .audit.core import OUTPUT_KINDS, check_claim, check_count, check_probability
-    from .empirical import PROFILES
 
-    a = audit_parser().parse_args(argv)
     _check_seed(a.seed)
     if a.confidence is not None:
         check_probability("--confidence", a.confidence, lo_open=True, hi_open=True)
@@ -497,8 +513,9 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
         if getattr(a, opt) is not None and getattr(a, opt) is not False:   # 0.0 == False: compare by identity
             raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism "
                              "(it does not apply to the papers' audits)")
-    if a.profile not in PROFILES:
-        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+    profiles = profile_names()
+    if a.profile not in profiles:
+        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(profiles)}")
     _check_pattern(a.only)
     if a.only is not None:
         from .empirical import select
@@ -587,7 +604,7 @@ def where_main(argv: Sequence[str]) -> int:
         a = ap.parse_args(argv)
         if not a.reports.strip() or "\0" in a.reports:
             raise ValueError(f"parameter '--reports' = {a.reports!r} must name a directory")
-        registry.get(a.key)                 # an unknown key: KeyError with suggestions, before any work
+        _registry().get(a.key)              # an unknown key: KeyError with suggestions, before any work
     except SystemExit as exc:
         return _exit_status(exc)
     except (KeyError, ValueError) as exc:
@@ -635,7 +652,6 @@ def report_parser() -> argparse.ArgumentParser:
     """The options of ``python -m verify``."""
     from simulations.executors import WORKER_TIMEOUT_S
 
-    from .empirical import PROFILES
     from .plan import DEFAULT_WORKERS
 
     ap = _Parser(prog="python -m verify", description="Regenerate reports/.")
@@ -645,7 +661,7 @@ def report_parser() -> argparse.ArgumentParser:
                     help="print the toolkit's version (the one a report records) and exit")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
     ap.add_argument("--only", help="glob pattern or substring of statement keys, e.g. 'jia.*'")
-    ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(PROFILES)} (default: default)")
+    ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(profile_names())} (default: default)")
     ap.add_argument("--executor", default="local", help="serial, local (all cores; default) or dask")
     ap.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
     ap.add_argument("--worker-timeout", type=float, default=None,
@@ -694,11 +710,10 @@ def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
     """
     from simulations.executors import EXECUTORS
 
-    from .empirical import PROFILES
-
     a = report_parser().parse_args(argv)
-    if a.profile not in PROFILES:
-        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+    profiles = profile_names()
+    if a.profile not in profiles:
+        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(profiles)}")
     if a.executor not in EXECUTORS:
         raise ValueError(f"parameter '--executor' = {a.executor!r} is not one of {', '.join(EXECUTORS)}")
     if a.scheduler is not None:
@@ -873,6 +888,9 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
                 ex.close()
             if sym_tmp is not None:
                 sym_tmp.cleanup()
+    from bounds.evidence import STATUSES, VERDICTS
+
+    registry = _registry()
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
@@ -1096,4 +1114,4 @@ def _wait_all(futures: Sequence, what: str) -> None:
 def _only(pattern: str) -> set[str]:
     from bounds.core import keys_matching
 
-    return set(keys_matching(registry, pattern))
+    return set(keys_matching(_registry(), pattern))
