@@ -100,8 +100,11 @@ def cpu_of(argv: list[str]) -> tuple[float, subprocess.CompletedProcess]:
 
 def median_cpu(argv: list[str], reps: int) -> tuple[float, list[float], subprocess.CompletedProcess]:
     """The median CPU of ``reps`` runs after one unmeasured (warming) run."""
-    _, out = cpu_of(argv)
-    runs = [cpu_of(argv)[0] for _ in range(reps)]
+    cpu_of(argv)
+    runs, out = [], None
+    for _ in range(reps):
+        cpu, out = cpu_of(argv)
+        runs.append(cpu)
     return statistics.median(runs), runs, out
 
 

@@ -80,3 +80,11 @@ def test_a_user_audit_of_saved_samples_loads_no_paper_no_sympy_no_pandas(tmp_pat
 def test_verify_audit_public_names_load_on_use():
     got = loaded("import verify.audit as va\nassert callable(va.audit_samples)\nassert 'TEXTBOOK' in dir(va)")
     assert "scipy.stats" not in got and "sympy" not in got
+
+
+def test_bounds_version_and_noise_load_no_sympy():
+    """``python -m bounds --version`` and ``noise`` (the accountants alone) never load a statement."""
+    assert loaded("from bounds.cli import main\nmain(['--version'])") == []
+    got = loaded("from bounds.cli import main\n"
+                 "assert main(['noise', 'gaussian', '--sensitivity', '1', '--eps', '1', '--delta', '1e-5']) == 0")
+    assert "numpy" in got and not {"sympy", "bounds.core", "bounds.papers"} & set(got)
