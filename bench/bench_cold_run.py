@@ -4,7 +4,8 @@ Each side runs ``python -m verify --profile P`` in its own source tree from noth
 ``--cache`` directory, an empty symbolic snapshot (``$DP_ERM_VERIFY_SYMBOLIC`` pointing at an empty
 directory) and a fresh ``--out``.  "before" is the tree of commit ``6274802`` (extracted with
 ``git archive`` into a temporary directory, or ``--before DIR``), "after" this checkout; both run
-in this one invocation, one after the other, with the same interpreter.
+in this one invocation, one after the other, with the same interpreter, each after
+``python -m simulations.jit`` in its tree (untimed: ``make`` compiles the kernels before ``make verify``).
 
 Printed per side:
 
@@ -98,6 +99,8 @@ def cold_run(tree: Path, profile: str, scratch: Path, extra_env: dict[str, str] 
         d.mkdir(parents=True)
     env = dict(os.environ, PYTHONPATH=str(tree), DP_ERM_VERIFY_SYMBOLIC=str(sym), **(extra_env or {}))
     env.pop("DP_ERM_VERIFY_SVG", None)
+    # the compiled kernels as `make` leaves them (`python -m simulations.jit` before `make verify`), not timed
+    subprocess.run([sys.executable, "-m", "simulations.jit"], cwd=tree, env=env, capture_output=True, check=False)
     cmd = [sys.executable, "-m", "verify", "--profile", profile, "--cache", str(cache), "--out", str(out)]
     load = _uptime()
     c0, t0 = _children_cpu(), time.perf_counter()
