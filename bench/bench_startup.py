@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: the heavy modules whose import a fast command should avoid
-HEAVY = ("sympy", "scipy.stats", "scipy.optimize", "pandas", "matplotlib", "numba", "sklearn", "dask", "tqdm")
+HEAVY = ("sympy", "scipy.special", "scipy.stats", "scipy.optimize", "pandas", "matplotlib", "numba", "sklearn", "dask", "tqdm")
 
 THM4 = "B0=1 Omega0=0 kappa=1 C_L=1 gamma=2 B_rho=1 c_beta=1 beta=0.5".split()
 
