@@ -10,7 +10,9 @@ a peer run in the same process:
   constrained layout) saved as PNG at 150 dpi and as SVG — what any figure costs at least;
 * ``figures <kind>``: every figure job of the report (:func:`verify.report.figure_jobs`), drawn
   serially by :func:`verify.report._figure_job` as the workers do (titles fitted, ticks
-  decluttered, PNG and SVG written, the PNG's palette version prepared for the HTML page);
+  decluttered, the PNG written, the PNG's palette version prepared for the HTML page); and once
+  more with the opt-in SVG copies (``$DP_ERM_VERIFY_SVG=1``, issue 33), whose PNGs must be
+  byte-identical to the first drawing's;
 * ``html embed``: :func:`verify.html.render_html` of ``REPORT.md`` with its figures embedded, once
   with the palette versions the figure jobs prepared (``prepared``) and once without
   (``cold``: every PNG quantised here);
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="comma-separated figure kinds to draw (default: all)")
     ap.add_argument("--keep", default=None, help="leave the drawn figures in this directory")
-    ap.add_argument("--skip", default="", help="comma-separated rows to skip: figures, html, latex, picks")
+    ap.add_argument("--skip", default="", help="comma-separated rows to skip: figures, svg, html, latex, picks")
     a = ap.parse_args(argv)
     skip = set(filter(None, a.skip.split(",")))
     kinds = set(filter(None, a.only.split(",")))
@@ -122,6 +124,27 @@ def main(argv: list[str] | None = None) -> int:
             for kind, ts in per.items():
                 rows.append((f"figures {kind}", sum(ts), len(ts)))
             rows.append(("figures (all)", sum(sum(ts) for ts in per.values()), sum(len(ts) for ts in per.values())))
+            if "svg" not in skip and hasattr(report, "_figure_job"):
+                import os
+
+                from verify import figures as vfig
+
+                env = getattr(vfig, "SVG_ENV", None)
+                if env is not None:                     # since issue 33 the SVG copies are opt-in
+                    svgdir = work / "out-svg"
+                    os.environ[env] = "1"
+                    try:
+                        jobs = report.figure_jobs(svgdir / "figures", emp, pk, util, aud)
+                        t_svg = sum(_cpu(report._figure_job, job)[0] for job in jobs
+                                    if not kinds or job[0] in kinds)
+                    finally:
+                        os.environ.pop(env, None)
+                    rows.append(("figures (all, with the opt-in SVG copies)", t_svg, len(jobs)))
+                    pngs = sorted(p.relative_to(svgdir) for p in svgdir.rglob("*.png") if ".embed" not in p.parts)
+                    differ = [str(q) for q in pngs if (svgdir / q).read_bytes() != (figdir / q).read_bytes()]
+                    if differ or not pngs:
+                        print(f"MISMATCH: PNGs differ with and without SVG: {differ[:5]}", file=sys.stderr)
+                        return 1
 
         if "html" not in skip:
             md = (ROOT / "reports" / "REPORT.md").read_text(encoding="utf-8")

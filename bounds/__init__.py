@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .core import Evaluation, Registry, Statement
-from .discovery import build_registry, discover_papers
-from .evidence import STATUSES, Check, Result
-from .paper import Paper
-
 if TYPE_CHECKING:
+    from .core import Evaluation, Registry, Statement
+    from .discovery import build_registry, discover_papers
+    from .evidence import STATUSES, Check, Result
+    from .paper import Paper
+
     #: the registry of every discovered paper, with the default symbolic snapshot
     #: (:mod:`bounds.snapshot`); built on first use, so ``import bounds`` stays cheap
     registry: Registry
@@ -34,14 +34,35 @@ if TYPE_CHECKING:
     PAPERS: dict[str, Paper]
 
 
+#: the public names loaded on first use (module ``__getattr__``): ``import bounds`` imports neither sympy
+#: nor numpy, so that ``python -m bounds --help``, :mod:`bounds._lazy` and the numeric commands start fast
+_LAZY = {"Evaluation": "core", "Registry": "core", "Statement": "core", "build_registry": "discovery",
+         "discover_papers": "discovery", "STATUSES": "evidence", "Check": "evidence", "Result": "evidence",
+         "Paper": "paper"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        obj = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = obj
+        return obj
     if name in ("registry", "PAPERS"):
+        from .discovery import build_registry
         from .snapshot import Store
 
         reg = build_registry(store=Store.default())
         globals()["registry"] = reg
         globals()["PAPERS"] = reg.papers
         return globals()[name]
+    if not name.startswith("_"):        # a submodule the eager imports of earlier versions loaded (bounds.core ...)
+        import importlib.util
+
+        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            import importlib
+
+            return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'bounds' has no attribute {name!r}")
 
 

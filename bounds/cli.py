@@ -81,18 +81,34 @@ import sys
 import warnings
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy as sp
-
-from .core import Evaluation, PrivacyWarning, Registry
+from ._lazy import lazy_module
 from .evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
-from .paper import relpath
 from .report_io import read_summary
 from .report_io import using as using_report
 from .snapshot import Store
-from .symbols import Namespace
 from .validation import UnknownKeyError, one_line, short, suggest
+
+if TYPE_CHECKING:
+    from .core import Evaluation, Registry
+    from .symbols import Namespace
+
+#: sympy, imported on first use: ``--help``, ``--version`` and ``noise`` need no expression
+sp = lazy_module("sympy")
+
+
+def relpath(path: Any) -> str:
+    """:func:`bounds.paper.relpath` (imported on use: :mod:`bounds.paper` loads sympy)."""
+    from .paper import relpath as _relpath
+
+    return _relpath(path)
+
+
+def _privacy_warning() -> type | None:
+    """:class:`bounds.core.PrivacyWarning` when :mod:`bounds.core` is loaded (no warning of it otherwise)."""
+    core = sys.modules.get(f"{__package__}.core")
+    return getattr(core, "PrivacyWarning", None)
 
 
 class CLIError(Exception):
@@ -1026,9 +1042,12 @@ def _one_blas_thread(on: bool):
     """One BLAS/OpenMP thread inside the block (threadpoolctl), unless the user chose a count: the pickers'
     small linear algebra only loses to spinning threads when the other cores are busy.  ``python -m
     bounds`` also sets the environment before numpy is imported (:func:`bounds._lazy.one_blas_thread`)."""
+    if not on:                  # the other commands need neither numpy's pools nor bounds.pick (sympy)
+        yield
+        return
     from .pick import _user_threads
 
-    if not on or _user_threads():
+    if _user_threads():
         yield
         return
     try:
@@ -1060,7 +1079,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         notes = []
         with (warnings.catch_warnings(record=True) as caught, _one_blas_thread(a.cmd in ("pick", "calibrate")),
               using_report(getattr(a, "reports", None), getattr(a, "reports_any_version", False))):
-            warnings.simplefilter("always", PrivacyWarning)
+            if a.cmd != "noise":                        # noise: the accountants alone, no statement
+                from .core import PrivacyWarning
+
+                warnings.simplefilter("always", PrivacyWarning)
             if hasattr(a, "reports_any_version"):       # its verdicts read the report: check it first
                 notes.append(read_summary().note)
             try:
@@ -1090,9 +1112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if note:
             print(f"note: {one_line(note)}", file=sys.stderr)
     shown = set()
+    privacy_warning = _privacy_warning()
     for w in caught:
         text = one_line(str(w.message))
-        if issubclass(w.category, PrivacyWarning) and text not in shown:
+        if privacy_warning is not None and issubclass(w.category, privacy_warning) and text not in shown:
             shown.add(text)
             print(f"warning: {text}", file=sys.stderr)
     return rc

@@ -251,11 +251,32 @@ def _run_seeds(fn: TrialFn, config: Mapping[str, Any], seeds: list[tuple[int, np
     return rows
 
 
+#: trial batches of the running grid: [finished, to run] (:func:`batch_progress`)
+_BATCHES = [0, 0]
+#: set by a display of a whole run (``python -m verify`` on a terminal) that shows :func:`batch_progress`
+#: itself; the grids then draw no bar of their own (``progress=None``)
+OUTER_DISPLAY = False
+
+
+def batch_progress() -> tuple[int, int]:
+    """``(finished, to run)`` trial batches of the grid :func:`run_grid` is running in this process (or ran last).
+
+    Examples
+    --------
+    >>> done, total = batch_progress()
+    >>> 0 <= done <= total
+    True
+    """
+    return _BATCHES[0], _BATCHES[1]
+
+
 def _progress(total: int, desc: str | None, enabled: bool | None):
     """A tqdm bar of tasks (trial batches) on a terminal, nothing otherwise (``enabled=None``: decide from
-    stderr).  It counts tasks, the unit every executor schedules (a Dask cluster's dashboard counts the same)."""
+    stderr; none while :data:`OUTER_DISPLAY` shows the batches).  It counts tasks, the unit every executor
+    schedules (a Dask cluster's dashboard counts the same)."""
+    _BATCHES[:] = [0, total]
     if enabled is None:
-        enabled = sys.stderr.isatty()
+        enabled = sys.stderr.isatty() and not OUTER_DISPLAY
     if not enabled:
         return None
     try:
@@ -462,6 +483,7 @@ def run_grid(
                     cache.put(keys[i], rows)
                     _record_batch(cache, fn_name, desc, configs[where[i]], keys[i], tasks[i][2][0][0], len(rows),
                                   cpu, wall, tuple(where_) == here, seq)
+                _BATCHES[0] += 1
                 if bar is not None:
                     bar.update(1)
         except BaseException as exc:

@@ -103,6 +103,7 @@ __all__ = [
     "NeighbourScan",
     "NeighbourFit",
     "neighbour_scan",
+    "neighbour_grid_sup",
     "neighbour_fit",
     "replace_point",
     "union_rkhs_distance",
@@ -559,7 +560,7 @@ def _cand_arrays(F: KLSFactor, K_cand: ArrayLike, kappa_cand: ArrayLike, y_cand:
 def neighbour_scan(Kfull: KLSFactor | ArrayLike, y: ArrayLike, lam: float, K_cand: ArrayLike,
                    kappa_cand: ArrayLike, y_cand: ArrayLike, *,
                    K_eval: ArrayLike | None = None, K_eval_cand: ArrayLike | None = None,
-                   return_eval: bool = False) -> NeighbourScan:
+                   return_eval: bool = False, compiled: bool = True) -> NeighbourScan:
     r"""‖f_z − f_z̄‖_K for every index j and every candidate replacement, without refitting.
 
     Parameters
@@ -582,6 +583,10 @@ def neighbour_scan(Kfull: KLSFactor | ArrayLike, y: ArrayLike, lam: float, K_can
         (G, C), ``K(t_g, x̄_c)``) the maximum of |f_z − f_z̄| over the grid is returned too.
     return_eval : bool
         Also return f_z̄ on the grid for every (j, c) (an (m, C, G) array).
+    compiled : bool
+        Take the grid maxima in the compiled loop of :func:`neighbour_grid_sup` (default; the
+        results are bit-identical); ``False`` is the NumPy loop, kept as the reference.  With
+        ``return_eval`` the NumPy loop is used.
 
     Returns
     -------
@@ -658,20 +663,109 @@ def neighbour_scan(Kfull: KLSFactor | ArrayLike, y: ArrayLike, lam: float, K_can
         Ke, Kec = _grid_arrays(F, K_eval, K_eval_cand, Kc.shape[0])
         Q = Ke @ P                                       # (G, m): v_j(t_g)
         QK = Q @ Kc.T                                    # (G, C): k_gᵀ p
-        sup = np.empty_like(rkhs)
         fz_g = Ke @ alpha
-        f_eval = np.empty((F.m, Kc.shape[0], Ke.shape[0])) if return_eval else None
+        if not return_eval:
+            sup, _ = neighbour_grid_sup(Q, Kec, QK, mu, e, b, s_jc, D, compiled=compiled)
+            return NeighbourScan(rkhs, sup, alpha, e, b, None, fz_g)
+        sup = np.empty_like(rkhs)
+        f_eval = np.empty((F.m, Kc.shape[0], Ke.shape[0]))
         for c in range(Kc.shape[0]):
             vc = (Kec[:, c] - QK[:, c]) / mu             # v_x̄(t_g)
             coef = (e - b[:, c] * s_jc[:, c]) / D        # (m,)
             diff = Q * coef[None, :] - vc[:, None] * b[None, :, c]   # (G, m): f_z − f_z̄
             sup[:, c] = np.max(np.abs(diff), axis=0)
-            if f_eval is not None:
-                f_eval[:, c, :] = fz_g[None, :] - diff.T
+            f_eval[:, c, :] = fz_g[None, :] - diff.T
         return NeighbourScan(rkhs, sup, alpha, e, b, f_eval, fz_g)
     if return_eval:
         raise ValueError("return_eval needs K_eval and K_eval_cand")
     return NeighbourScan(rkhs, sup, alpha, e, b)
+
+
+def neighbour_grid_sup(Q: FloatArray, K_eval_cand: FloatArray, QK: FloatArray, mu: float,
+                       e: FloatArray, b: FloatArray, s: FloatArray, D: FloatArray,
+                       fz: FloatArray | None = None, M: float | None = None, *,
+                       compiled: bool = True) -> tuple[FloatArray, FloatArray | None]:
+    r"""Grid maxima of |f_z − f_z̄| (and of |π(f_z̄) − π(f_z)|) for every index j and candidate c.
+
+    The candidate loop of :func:`neighbour_scan` (notation of its Notes): with
+    v_c = (K_eval_cand[:, c] − QK[:, c])/μ and coef_c = (e − b[:, c]·s[:, c])/D,
+    f_z − f_z̄ = Q·coef_c − v_c b[:, c]ᵀ on the grid, a (G, m) array per candidate.
+
+    Parameters
+    ----------
+    Q : ndarray (G, m)
+        K_eval·P.
+    K_eval_cand, QK : ndarray (G, C)
+        K(t_g, x̄_c) and Q·K_candᵀ.
+    mu : float
+        λm.
+    e, D : ndarray (m,)
+        The residuals μα and μ·diag(P).
+    b, s : ndarray (m, C)
+        The replacement residuals (``NeighbourScan.residual_cand``) and P·K_candᵀ.
+    fz : ndarray (G,), optional
+        f_z on the grid; with ``M`` the clipped distance (π = clipping to [−M, M]) is returned too.
+    compiled : bool
+        The compiled loop (:func:`simulations._scan_numba.neighbour_grid_sup`; no (G, m)
+        temporaries) or, with ``False``, the NumPy loop (the reference).  Both perform the same
+        floating-point operations and the maxima are exact, so the results are bit-identical; the
+        compiled loop declines (and the NumPy loop runs) where a NaN could arise (a non-finite
+        factor or a product that could overflow), and numba missing means the NumPy loop.
+
+    Returns
+    -------
+    (sup, clip) : ndarray (m, C), and ndarray (m, C) or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = np.random.default_rng(0)
+    >>> G, m, C = 7, 5, 3
+    >>> args = (r.random((G, m)), r.random((G, C)), r.random((G, C)), 0.5, r.random(m),
+    ...         r.random((m, C)), r.random((m, C)), 1.0 + r.random(m), r.random(G), 0.6)
+    >>> a = neighbour_grid_sup(*args)
+    >>> b = neighbour_grid_sup(*args, compiled=False)
+    >>> a[0].tobytes() == b[0].tobytes() and a[1].tobytes() == b[1].tobytes()
+    True
+    """
+    clip = fz is not None and M is not None
+    m, C = b.shape
+    if compiled and Q.shape[0] > 0:
+        from ._compiled import compiled_module
+
+        nb = compiled_module("_scan_numba")
+        if nb is not None:
+            f64 = np.float64
+            sup = np.empty((m, C))
+            csup = np.empty((m, C)) if clip else np.empty((0, 0))
+            fzc = np.ascontiguousarray(fz, dtype=f64) if clip else np.empty(0)
+            if nb.neighbour_grid_sup(np.ascontiguousarray(Q, dtype=f64),
+                                     np.ascontiguousarray(K_eval_cand, dtype=f64),
+                                     np.ascontiguousarray(QK, dtype=f64), float(mu),
+                                     np.ascontiguousarray(e, dtype=f64), np.ascontiguousarray(b, dtype=f64),
+                                     np.ascontiguousarray(s, dtype=f64), np.ascontiguousarray(D, dtype=f64),
+                                     fzc, float(M) if clip else 0.0, clip, sup, csup):
+                return sup, (csup if clip else None)
+    return _neighbour_grid_sup_numpy(Q, K_eval_cand, QK, mu, e, b, s, D, fz if clip else None, M)
+
+
+def _neighbour_grid_sup_numpy(Q: FloatArray, Kec: FloatArray, QK: FloatArray, mu: float, e: FloatArray,
+                              b: FloatArray, s: FloatArray, D: FloatArray, fz: FloatArray | None,
+                              M: float | None) -> tuple[FloatArray, FloatArray | None]:
+    """The NumPy reference of :func:`neighbour_grid_sup` (the loop of :func:`neighbour_scan`)."""
+    m, C = b.shape
+    sup = np.empty((m, C))
+    clip = np.empty((m, C)) if fz is not None else None
+    pz = np.clip(fz, -M, M) if fz is not None else None
+    for c in range(C):
+        vc = (Kec[:, c] - QK[:, c]) / mu                 # v_x̄(t_g)
+        coef = (e - b[:, c] * s[:, c]) / D               # (m,)
+        diff = Q * coef[None, :] - vc[:, None] * b[None, :, c]   # (G, m): f_z − f_z̄
+        sup[:, c] = np.max(np.abs(diff), axis=0)
+        if clip is not None:
+            fbar = np.clip(fz[:, None] - diff, -M, M)
+            clip[:, c] = np.max(np.abs(fbar - pz[:, None]), axis=0)
+    return sup, clip
 
 
 def _cand_norms(K: FloatArray, Kc: FloatArray, kap: FloatArray, pC: FloatArray, mu: float

@@ -84,7 +84,8 @@ def _files(directory: Path) -> dict[str, bytes]:
 
 # --- deterministic files ----------------------------------------------------------------------------
 
-def test_drawing_the_same_figures_twice_gives_byte_identical_png_and_svg(tmp_path) -> None:
+def test_drawing_the_same_figures_twice_gives_byte_identical_png_and_svg(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(F.SVG_ENV, "1")
     emp = [_rate(), *[_sens("demo.thm2", f"m={m}, lam={lam}", 0.1 * lam * m ** -0.5, 1.0, m=m)
                       for m in (50, 200, 800) for lam in (0.1, 1.0)]]
     for d in ("a", "b"):
@@ -357,3 +358,21 @@ def test_fitting_from_a_fresh_layout_wraps_as_from_scratch() -> None:
     assert F.title_overflows(a) == [] and F.title_collisions(a) == 0
     plt.close(a)
     plt.close(b)
+
+
+def test_svg_is_opt_in_and_the_png_does_not_depend_on_it(tmp_path, monkeypatch) -> None:
+    import matplotlib.pyplot as plt
+
+    def draw(stem: Path) -> list[Path]:
+        fig, ax = plt.subplots(constrained_layout=True)
+        ax.plot([1, 10, 100], [3, 1, 2])
+        ax.set_title("a title long enough to be wrapped when the figure is narrow " * 2)
+        return F.save_figure(fig, stem)
+
+    monkeypatch.delenv(F.SVG_ENV, raising=False)
+    plain = draw(tmp_path / "plain")
+    assert [p.suffix for p in plain] == [".png"] and not (tmp_path / "plain.svg").exists()
+    monkeypatch.setenv(F.SVG_ENV, "1")
+    both = draw(tmp_path / "both")
+    assert [p.suffix for p in both] == [".png", ".svg"] and both[1].read_bytes().startswith(b"<?xml")
+    assert plain[0].read_bytes() == both[0].read_bytes()      # the PNG is the same with or without the SVG

@@ -209,3 +209,88 @@ def test_a_redirected_run_prints_every_check_and_job(tmp_path):
     assert any(m.group(2).startswith("figures") for m in done)
     js = [int(m.group(6)) for m in done]
     assert js == sorted(js) and js[-1] == int(done[-1].group(7))          # the last job of the run is shown
+
+
+# -- progress on a terminal (issue 33, item 3) ------------------------------------------------
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_display_appears_before_the_first_long_phase(monkeypatch):
+    """On a terminal, ``main`` draws the run's display before the report job starts its (slow) imports
+    and phases: a fake report job that stands for the first long phase finds the display drawn."""
+    import verify.cli as cli
+
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    seen = {}
+
+    def slow_phase(a, tags=None):
+        seen["display"] = cli._DISPLAY is not None and cli._DISPLAY.enabled
+        seen["drawn"] = term.getvalue()
+        return 0
+
+    monkeypatch.setattr(cli, "run_report", slow_phase)
+    assert cli.main(["--no-empirical", "--no-cache", "--out", str(ROOT / "reports")]) == 0
+    assert seen["display"], "no display on a terminal before the report job"
+    assert "verify" in seen["drawn"] and "loading the papers" in seen["drawn"]
+    assert cli._DISPLAY is None                      # closed after the run
+
+
+def test_no_display_without_a_terminal(monkeypatch):
+    import verify.cli as cli
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    seen = {}
+    monkeypatch.setattr(cli, "run_report", lambda a, tags=None: seen.setdefault("d", cli._DISPLAY.enabled) and 0)
+    assert cli.main(["--no-empirical", "--no-cache", "--out", str(ROOT / "reports")]) == 0
+    assert seen["d"] is False
+
+
+def test_the_display_moves_while_a_phase_runs():
+    """The display's thread redraws it (elapsed time and counts) while a phase runs without any event."""
+    import threading
+
+    from verify.cli import RunDisplay
+
+    out = _Terminal()
+    d = RunDisplay(enabled=True, stream=out, interval=0.01)
+    try:
+        d.set_phase("a slow phase")
+        n0 = out.getvalue().count("\r")
+        done = threading.Event()
+        for _ in range(1000):                        # wait (no time bound asserted) for redraws by the thread
+            if out.getvalue().count("\r") >= n0 + 3:
+                done.set()
+                break
+            threading.Event().wait(0.01)
+        assert done.is_set(), "the display was not redrawn during the phase"
+        assert "a slow phase" in out.getvalue().rsplit("\r", 1)[-1]
+    finally:
+        d.close()
+    assert d.bar is None
+
+
+def test_status_line_counts_jobs_checks_and_batches():
+    from verify.cli import status_text
+
+    line = status_text("jcc.thm1", {"symbolic": [10, 4], "figures": [3, 0]}, (2, 5), (1, 4))
+    assert line == "checks 2/5 jcc.thm1 | batches 1/4 | jobs: symbolic 4/10, figures 0/3"
+    assert status_text("report and figures") == "report and figures"
+    assert "batches" not in status_text("x", None, None, (0, 0))
+
+
+def test_closing_lines_count_papers_as_papers():
+    """The closing line of the symbolic evaluation counts its jobs as jobs and the papers of their statements."""
+    import bounds
+    from verify.cli import closing_count
+
+    keys = bounds.registry.keys()
+    papers = {bounds.registry.get(k).paper for k in keys}
+    assert closing_count(len(keys), keys) == f"{len(keys)} jobs ({len(papers)} papers)"
+    assert len(papers) < len(keys)
+    assert closing_count(1, ["jia.thm2"]) == "1 job (1 paper)"

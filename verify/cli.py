@@ -63,8 +63,27 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bounds import registry
-from bounds.evidence import STATUSES, VERDICTS
+
+def _registry() -> Any:
+    """:data:`bounds.registry`, built on first use: ``audit``, ``scan`` and ``--help`` never load the papers."""
+    import bounds
+
+    return bounds.registry
+
+
+def profile_names() -> list[str]:
+    """The profiles of ``verify/profiles.toml`` by name, read without importing :mod:`verify.empirical`
+    (whose pandas and trial kernels a ``--help`` or a user's audit does not need).
+
+    Examples
+    --------
+    >>> profile_names()[:2]
+    ['quick', 'default']
+    """
+    import tomllib
+
+    with open(Path(__file__).resolve().parent / "profiles.toml", "rb") as fh:
+        return list(tomllib.load(fh))
 
 
 def _load_attr(spec: str, what: str):
@@ -182,6 +201,7 @@ def _one_line(text: object) -> str:
 def _error(exc: object) -> int:
     """Print ``error: <message>`` (one line) to stderr; returns the exit status 2."""
     msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    _close_display()
     print(f"error: {_one_line(msg)}", file=sys.stderr)
     return 2
 
@@ -288,6 +308,136 @@ def _check_pattern(only: str | None) -> None:
                          "statement keys, e.g. 'jia.*'")
 
 
+# -- progress a person sees ---------------------------------------------------------------
+
+def status_text(phase: str, groups: dict[str, list[int]] | None = None, checks: tuple[int, int] | None = None,
+                batches: tuple[int, int] | None = None) -> str:
+    """The one-line status of a report run: the checks done, its phase, the current grid's trial batches,
+    and the jobs finished of sent per group (the most changing parts first: a narrow terminal cuts the end).
+
+    Examples
+    --------
+    >>> status_text("jia.thm1:sensitivity", {"symbolic": [169, 40], "audit": [9, 9]}, (3, 50), (2, 8))
+    'checks 3/50 jia.thm1:sensitivity | batches 2/8 | jobs: symbolic 40/169, audit 9/9'
+    """
+    parts = [phase if checks is None else f"checks {checks[0]}/{checks[1]} {phase}"]
+    if batches is not None and batches[1]:
+        parts.append(f"batches {batches[0]}/{batches[1]}")
+    if groups:
+        parts.append("jobs: " + ", ".join(f"{g} {done}/{sent}" for g, (sent, done) in groups.items()))
+    return " | ".join(parts)
+
+
+class RunDisplay:
+    """A progress display for a report run on a terminal: one tqdm line with the elapsed time and
+    :func:`status_text`, redrawn every ``interval`` seconds by a thread (so it moves while a long phase
+    runs on the workers), from the moment the command starts; nothing when ``enabled`` is false (no
+    terminal: the plain lines of :class:`simulations.executors.ProgressView` and of the checks instead).
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> d = RunDisplay(enabled=True, stream=out, interval=60)
+    >>> d.set_phase("symbolic evaluation")
+    >>> d.close()
+    >>> "symbolic evaluation" in out.getvalue()
+    True
+    >>> RunDisplay(enabled=False).enabled
+    False
+    """
+
+    def __init__(self, enabled: bool, stream: Any = None, interval: float = 1.0) -> None:
+        self.enabled = enabled
+        self.phase = "starting"
+        self.view: Any = None
+        self.checks: tuple[int, int] | None = None
+        self.bar: Any = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if not enabled:
+            return
+        from tqdm.auto import tqdm
+
+        import simulations.runner
+
+        simulations.runner.OUTER_DISPLAY = True     # the grids' batches are shown here, not in bars of their own
+        self.bar = tqdm(total=None, desc="verify", file=stream if stream is not None else sys.stderr,
+                        bar_format="{desc} {elapsed}{postfix}", leave=False, dynamic_ncols=True)
+        self.refresh()
+        self._thread = threading.Thread(target=self._tick, args=(interval,), daemon=True, name="verify-progress")
+        self._thread.start()
+
+    def text(self) -> str:
+        """The current status line (:func:`status_text`)."""
+        from simulations.runner import batch_progress
+
+        groups = None
+        if self.view is not None:
+            groups = {g: list(c) for g, c in dict(self.view.groups).items()}
+        return status_text(self.phase, groups, self.checks, batch_progress())
+
+    def refresh(self) -> None:
+        if self.bar is not None:
+            try:
+                self.bar.set_postfix_str(self.text(), refresh=False)
+                self.bar.refresh()
+            except Exception:  # noqa: BLE001 - a display never stops the run
+                pass
+
+    def _tick(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            self.refresh()
+
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self.refresh()
+
+    def write(self, line: str) -> None:
+        """Print ``line`` on stderr (above the bar on a terminal)."""
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self.bar is not None:
+            import simulations.runner
+
+            simulations.runner.OUTER_DISPLAY = False
+            self.bar.close()
+            self.bar = None
+
+
+def _close_display() -> None:
+    """End the run's display (before a command's last lines: an error, an interruption, the summary)."""
+    global _DISPLAY
+    if _DISPLAY is not None:
+        _DISPLAY.close()
+        _DISPLAY = None
+
+
+#: the display of the running report job (None outside one)
+_DISPLAY: RunDisplay | None = None
+
+
+def _say(line: str) -> None:
+    """A progress line on stderr, above the run's display when there is one."""
+    if _DISPLAY is not None:
+        _DISPLAY.write(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _phase(text: str) -> None:
+    if _DISPLAY is not None:
+        _DISPLAY.set_phase(text)
+
+
 # -- interruption -----------------------------------------------------------------------------
 
 class Interrupted(KeyboardInterrupt):
@@ -339,6 +489,7 @@ def _signals_interrupt() -> Iterator[None]:
 def _interrupted(exc: BaseException, detail: str = "") -> int:
     """Print the one line of an interrupted command; returns 128 + the signal (130 for SIGINT, 143 for SIGTERM)."""
     n = _signum(exc)
+    _close_display()
     print(f"interrupted by {signal.Signals(n).name}" + (f": {detail}" if detail else ""), file=sys.stderr)
     return 128 + n
 
@@ -412,8 +563,6 @@ def _quiet_cache_warnings() -> Iterator[None]:
 
 def audit_parser() -> argparse.ArgumentParser:
     """The options of ``python -m verify audit``."""
-    from .empirical import PROFILES
-
     ap = _Parser(prog="python -m verify audit",
                  description="Lower bounds on ε: for your mechanism (--samples or --mechanism), "
                              "or for every mechanism a paper declares an audit for.")
@@ -434,7 +583,7 @@ def audit_parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-tradeoff", action="store_true",
                     help="skip the trade-off-curve line (many thresholds, its own assumption)")
     ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
-    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(PROFILES)}")
+    ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(profile_names())}")
     ap.add_argument("--only", help="glob pattern or substring of statement keys")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--confidence", type=float, default=None, help="level of the lower bounds (default: 0.95 or the "
@@ -454,10 +603,9 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
     ValueError
         One line naming the option and what it violates (a :class:`UsageError` from the parser).
     """
+    a = audit_parser().parse_args(argv)     # --help exits here, before the auditor is imported
     from .audit.core import OUTPUT_KINDS, check_claim, check_count, check_probability
-    from .empirical import PROFILES
 
-    a = audit_parser().parse_args(argv)
     _check_seed(a.seed)
     if a.confidence is not None:
         check_probability("--confidence", a.confidence, lo_open=True, hi_open=True)
@@ -497,8 +645,9 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
         if getattr(a, opt) is not None and getattr(a, opt) is not False:   # 0.0 == False: compare by identity
             raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism "
                              "(it does not apply to the papers' audits)")
-    if a.profile not in PROFILES:
-        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+    profiles = profile_names()
+    if a.profile not in profiles:
+        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(profiles)}")
     _check_pattern(a.only)
     if a.only is not None:
         from .empirical import select
@@ -587,7 +736,7 @@ def where_main(argv: Sequence[str]) -> int:
         a = ap.parse_args(argv)
         if not a.reports.strip() or "\0" in a.reports:
             raise ValueError(f"parameter '--reports' = {a.reports!r} must name a directory")
-        registry.get(a.key)                 # an unknown key: KeyError with suggestions, before any work
+        _registry().get(a.key)              # an unknown key: KeyError with suggestions, before any work
     except SystemExit as exc:
         return _exit_status(exc)
     except (KeyError, ValueError) as exc:
@@ -635,7 +784,6 @@ def report_parser() -> argparse.ArgumentParser:
     """The options of ``python -m verify``."""
     from simulations.executors import WORKER_TIMEOUT_S
 
-    from .empirical import PROFILES
     from .plan import DEFAULT_WORKERS
 
     ap = _Parser(prog="python -m verify", description="Regenerate reports/.")
@@ -645,7 +793,7 @@ def report_parser() -> argparse.ArgumentParser:
                     help="print the toolkit's version (the one a report records) and exit")
     ap.add_argument("--out", default="reports", help="output directory (default: reports)")
     ap.add_argument("--only", help="glob pattern or substring of statement keys, e.g. 'jia.*'")
-    ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(PROFILES)} (default: default)")
+    ap.add_argument("--profile", default="default", help=f"empirical sizes: {', '.join(profile_names())} (default: default)")
     ap.add_argument("--executor", default="local", help="serial, local (all cores; default) or dask")
     ap.add_argument("--scheduler", help="Dask scheduler address (with --executor dask)")
     ap.add_argument("--worker-timeout", type=float, default=None,
@@ -694,11 +842,10 @@ def parse_report_args(argv: Sequence[str]) -> argparse.Namespace:
     """
     from simulations.executors import EXECUTORS
 
-    from .empirical import PROFILES
-
     a = report_parser().parse_args(argv)
-    if a.profile not in PROFILES:
-        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(PROFILES)}")
+    profiles = profile_names()
+    if a.profile not in profiles:
+        raise ValueError(f"parameter '--profile' = {a.profile!r} is not one of {', '.join(profiles)}")
     if a.executor not in EXECUTORS:
         raise ValueError(f"parameter '--executor' = {a.executor!r} is not one of {', '.join(EXECUTORS)}")
     if a.scheduler is not None:
@@ -763,12 +910,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _exit_status(exc)
             except ValueError as exc:
                 return _error(exc)
+            global _DISPLAY
+            if not a.plan and _DISPLAY is None:
+                # on a terminal, a display from the first second (the imports and the papers take seconds)
+                _DISPLAY = RunDisplay(enabled=sys.stderr.isatty())
+                _DISPLAY.set_phase("loading the papers and the workers")
             try:
                 if a.calibrate is not None:
                     return calibrate_main(a)
                 return plan_main(a) if a.plan else run_report(a)
             except OSError as exc:          # a file-system error outside the run's own handling
                 return _error(fs_error_message(exc, _path_options(a)))
+            finally:
+                _close_display()
         except KeyboardInterrupt as exc:
             return _interrupted(exc)
 
@@ -819,10 +973,13 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
             run_info["executor"] = ex.describe()
             # a line on stderr per finished job when stderr is not a terminal (no bars there)
             prog = ProgressView(ex, label=_job_name, enabled=not sys.stderr.isatty())
+            if _DISPLAY is not None:
+                _DISPLAY.view = prog        # the display counts the jobs the view sees
             timed = TimingExecutor(prog, cache, tags) if cache is not None else None
             jobs_ex = timed if timed is not None else prog
             if a.no_empirical:
-                _wait_all(evaluate_symbolic(sym_cache, jobs_ex, sym_keys), "symbolic evaluation")
+                _phase("symbolic evaluation")
+                _wait_all(evaluate_symbolic(sym_cache, jobs_ex, sym_keys), "symbolic evaluation", sym_keys)
             else:
                 results, utility, calibration = _empirical(a, ex, cache, sym_cache, sym_keys, jobs_ex)
             run_info["empirical_wall_time_s"] = round(time.perf_counter() - t0, 1)
@@ -832,8 +989,9 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
                 line = (f"rejected {sum(counts.values())} cache entries that failed their check ({what}: edited, "
                         f"damaged, of an older format or under another key) and recomputed them; "
                         f"listed in {', '.join(where)}")
-                print(f"cache: {line}", file=sys.stderr)
+                _say(f"cache: {line}")
                 run_info["cache_rejected"] = line
+            _phase("report and figures")
             paths = write_report(a.out, only=a.only, picks=not a.no_picks, empirical=results, run_info=run_info,
                                  utility=utility, audits=calibration, cache=cache,
                                  symbolic_cache=sym_cache, executor=jobs_ex)
@@ -873,6 +1031,10 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
                 ex.close()
             if sym_tmp is not None:
                 sym_tmp.cleanup()
+    from bounds.evidence import STATUSES, VERDICTS
+
+    _close_display()
+    registry = _registry()
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
     tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
@@ -1018,8 +1180,6 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     The whole jobs (symbolic evaluation, audits, calibration) go through ``jobs_ex`` (default
     ``ex``; the report job passes a :class:`verify.plan.TimingExecutor` view of it).
     """
-    from tqdm.auto import tqdm
-
     from simulations.cache import timing_tags
 
     from .empirical import PROFILES, Context, run_spec, select
@@ -1043,28 +1203,35 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
             jobs["auditor calibration"] = jobs_ex.submit(
                 calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
         checks = [(i, s) for i, s in enumerate(specs) if s.evidence != "audit"]
-        for n, (i, spec) in enumerate(tqdm(checks, desc="checks", unit="check", disable=None, leave=False), 1):
+        for n, (i, spec) in enumerate(checks, 1):
             t2 = time.perf_counter()
+            _phase(spec.name)
+            if _DISPLAY is not None:
+                _DISPLAY.checks = (n - 1, len(checks))
             with timing_tags(check=spec.name):
                 by_spec[i] = _run_check(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
             # one line per finished check, terminal or not (a file gets no bar)
-            print(f"  check {n} of {len(checks)}: {spec.name} ({time.perf_counter() - t2:.1f} s, "
-                  f"{time.perf_counter() - t0:.0f} s since start)", file=sys.stderr, flush=True)
+            _say(f"  check {n} of {len(checks)}: {spec.name} ({time.perf_counter() - t2:.1f} s, "
+                 f"{time.perf_counter() - t0:.0f} s since start)")
+        if _DISPLAY is not None:
+            _DISPLAY.checks = None
         if not a.only:
             from .utility import run_utility
 
             t2 = time.perf_counter()
+            _phase("privacy-utility")
             with timing_tags(check="privacy-utility"):
                 utility = _run_check("privacy-utility", run_utility, ctx)
-            print(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)", file=sys.stderr)
+            _say(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)")
+        _phase("waiting for the audits and the symbolic evaluation")
         for name, fut in jobs.items():
             if name == "auditor calibration":
                 calibration = fut.result()
             else:
                 by_spec[name] = fut.result()
         results = [r for i in sorted(by_spec) for r in by_spec[i]]   # registry order
-        print(f"  audits and calibration done ({time.perf_counter() - t0:.1f} s since start)", file=sys.stderr)
-        _wait_all(sym, "symbolic evaluation")
+        _say(f"  audits and calibration done ({time.perf_counter() - t0:.1f} s since start)")
+        _wait_all(sym, "symbolic evaluation", sym_keys)
     finally:
         ctx.close()
     return results, utility, calibration
@@ -1085,15 +1252,32 @@ def _run_check(name: str, run: Any, ctx: Any, failed: Any = None) -> Any:
         return failed
 
 
-def _wait_all(futures: Sequence, what: str) -> None:
+def _wait_all(futures: Sequence, what: str, keys: Sequence[str] | None = None) -> None:
+    """Wait for ``futures`` (the symbolic evaluation's jobs, one per statement or group of statements) and
+    say how many jobs there were and how many papers their statements (``keys``, default every one) are of."""
     t = time.perf_counter()
     for f in futures:
         f.result()
     if futures:
-        print(f"  {what}: {len(futures)} papers ({time.perf_counter() - t:.1f} s waited)", file=sys.stderr)
+        _say(f"  {what}: {closing_count(len(futures), keys if keys is not None else _registry().keys())} "
+             f"({time.perf_counter() - t:.1f} s waited)")
+
+
+def closing_count(jobs: int, keys: Sequence[str]) -> str:
+    """``N jobs (P papers)``: jobs counted as jobs and papers as papers (a statement key starts with its paper id).
+
+    Examples
+    --------
+    >>> closing_count(117, ["jia.thm2", "jia.thm4", "cms.alg1.beta"])
+    '117 jobs (2 papers)'
+    >>> closing_count(1, ["ttz.fw.scale"])
+    '1 job (1 paper)'
+    """
+    papers = len({k.split(".", 1)[0] for k in keys})
+    return f"{jobs} job{'s' if jobs != 1 else ''} ({papers} paper{'s' if papers != 1 else ''})"
 
 
 def _only(pattern: str) -> set[str]:
     from bounds.core import keys_matching
 
-    return set(keys_matching(registry, pattern))
+    return set(keys_matching(_registry(), pattern))

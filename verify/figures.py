@@ -1,4 +1,4 @@
-"""Figures of the report (matplotlib, Agg backend; PNG and SVG).
+"""Figures of the report (matplotlib, Agg backend; PNG, and SVG on request: :func:`svg_wanted`).
 
 Rate figures: for every ``rate`` result, the empirical mean per m and its
 confidence band, the bound's curve (stated and derived when the check recorded
@@ -672,10 +672,30 @@ def _declutter(fig: Any, rounds: int = 6, fresh: bool = False) -> bool:
     return False
 
 
-def save_figure(fig: Any, stem: Path, dpi: int = 150) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg`` reproducibly (byte-identical for the same figure) and close it.
+#: the environment variable that asks for SVG copies of the figures (``1``, ``yes``, ``on`` or ``true``)
+SVG_ENV = "DP_ERM_VERIFY_SVG"
 
-    Returns the two paths, PNG first.
+
+def svg_wanted() -> bool:
+    """Whether figures are also written as SVG (``$DP_ERM_VERIFY_SVG`` set to 1/yes/on/true; default: PNG only).
+
+    Nothing of the report reads the SVG files (``REPORT.md`` and ``index.html`` show the PNGs), and
+    writing them was a third of the figures' CPU (10.4 of 30.9 s of a cold run), so they are opt-in.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ.pop(SVG_ENV, None) and None; svg_wanted()
+    False
+    """
+    return os.environ.get(SVG_ENV, "").strip().lower() in ("1", "yes", "on", "true")
+
+
+def save_figure(fig: Any, stem: Path, dpi: int = 150, svg: bool | None = None) -> list[Path]:
+    """Write ``stem.png`` (and ``stem.svg`` when ``svg``) reproducibly (byte-identical for the same figure) and close it.
+
+    ``svg``: also the SVG (default: :func:`svg_wanted`).  The PNG is written first and does not
+    depend on whether the SVG is.  Returns the paths, PNG first.
 
     Examples
     --------
@@ -693,12 +713,15 @@ def save_figure(fig: Any, stem: Path, dpi: int = 150) -> list[Path]:
 
     stem = Path(stem)
     out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    if not (svg_wanted() if svg is None else svg):
+        out = out[:1]
     fresh = bool(fit_titles(fig))                     # each step starts from the last one's layout pass
     fresh = _declutter(fig, fresh=fresh)
     fit_titles(fig, fresh=fresh)
     with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
         fig.savefig(out[0], dpi=dpi, metadata={"Software": None})
-        fig.savefig(out[1], metadata={"Date": None})
+        if len(out) > 1:
+            fig.savefig(out[1], metadata={"Date": None})
     plt.close(fig)
     return out
 
@@ -806,7 +829,8 @@ def rate_series(details: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def rate_figure(result: Any, path_stem: Path) -> FigureRef:
-    """Draw one rate figure into ``path_stem.png`` / ``.svg``; returns the PNG path with the figure's notes."""
+    """Draw one rate figure into ``path_stem.png`` (and ``.svg``: :func:`svg_wanted`); returns the PNG path with
+    the figure's notes."""
     import matplotlib
 
     matplotlib.use("Agg")

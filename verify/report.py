@@ -964,7 +964,8 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
     run_info : dict, optional
         Profile, seed, executor: added to the provenance.
     figures : bool
-        Draw the figures (PNG and SVG under ``figures/``).
+        Draw the figures (PNG under ``figures/``; SVG too when ``$DP_ERM_VERIFY_SVG=1``:
+        :func:`verify.figures.svg_wanted`).
     utility : pandas.DataFrame, optional
         The privacy–utility table of :func:`verify.utility.run_utility`.
     audits : list of Result, optional
@@ -1424,6 +1425,10 @@ def _figure_cache_dir(cache: str | os.PathLike | None, empirical: Sequence[Any],
     from bounds.snapshot import source_digest
 
     h.update(source_digest().encode())          # the bounds' source (heat maps)
+    from .figures import svg_wanted
+
+    if svg_wanted():                            # the SVG copies are opt-in: another set of files
+        h.update(b"svg")
     return Path(cache) / "figures" / h.hexdigest()[:32]
 
 

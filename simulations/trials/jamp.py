@@ -80,6 +80,7 @@ from simulations.solvers import (
     CertificateError,
     KLSFactor,
     kls_fit,
+    neighbour_grid_sup,
     neighbour_scan,
     replace_point,
     union_rkhs_distance,
@@ -470,12 +471,15 @@ class SearchResult:
 
 
 def _scan_round(F: KLSFactor, x: FloatArray, y: FloatArray, kernel: PeriodicSobolevKernel, M: float,
-                cx: FloatArray, cy: FloatArray, n_grid: int, engine_sup: bool) -> dict[str, FloatArray]:
+                cx: FloatArray, cy: FloatArray, n_grid: int, engine_sup: bool,
+                compiled: bool = True) -> dict[str, FloatArray]:
     """Distances for every index j and candidate (cx[c], cy[c]); all (m, C) arrays.
 
     ‖·‖_K and the replacement residuals come from :func:`neighbour_scan`; the grid sups
-    (clipped and not) from the same rank-2 formulas evaluated here.  With ``engine_sup``
-    the scan's own grid sup is computed too (key ``sup_engine``), to cross-check.
+    (clipped and not) from the same rank-2 formulas evaluated here
+    (:func:`~simulations.solvers.neighbour_grid_sup`: compiled, or with ``compiled=False`` the
+    NumPy loop; the results are bit-identical).  With ``engine_sup`` the scan's own grid sup is
+    computed too (key ``sup_engine``), to cross-check.
     """
     kap2 = kernel.kappa**2
     Kc = kernel(cx, x)                                 # (C, m)
@@ -483,7 +487,7 @@ def _scan_round(F: KLSFactor, x: FloatArray, y: FloatArray, kernel: PeriodicSobo
     Ke = kernel(grid, x)                               # (G, m)
     Kec = kernel(grid, cx)                             # (G, C)
     grid_kw = {"K_eval": Ke, "K_eval_cand": Kec} if engine_sup else {}
-    scan = neighbour_scan(F, y, F.lam, Kc, kap2, cy, **grid_kw)
+    scan = neighbour_scan(F, y, F.lam, Kc, kap2, cy, compiled=compiled, **grid_kw)
     # clipped distances from the same rank-2 update (see neighbour_scan's Notes)
     P, mu = F.inverse, F.mu
     D = mu * np.diag(P)
@@ -492,17 +496,8 @@ def _scan_round(F: KLSFactor, x: FloatArray, y: FloatArray, kernel: PeriodicSobo
     QK = Q @ Kc.T
     pC = P @ Kc.T
     fz = Ke @ scan.alpha
-    pz = np.clip(fz, -M, M)
-    b = scan.residual_cand
-    sup = np.empty_like(scan.rkhs_dist)
-    clip = np.empty_like(scan.rkhs_dist)
-    for c in range(cx.size):
-        vc = (Kec[:, c] - QK[:, c]) / mu
-        coef = (e - b[:, c] * pC[:, c]) / D
-        diff = Q * coef[None, :] - vc[:, None] * b[None, :, c]     # (G, m): f_z − f_z̄
-        sup[:, c] = np.max(np.abs(diff), axis=0)
-        fbar = np.clip(fz[:, None] - diff, -M, M)
-        clip[:, c] = np.max(np.abs(fbar - pz[:, None]), axis=0)
+    sup, clip = neighbour_grid_sup(Q, Kec, QK, mu, e, scan.residual_cand, pC, D, fz, M,
+                                   compiled=compiled)
     out = {"rkhs": scan.rkhs_dist, "sup": sup, "clip": clip}
     if engine_sup:
         out["sup_engine"] = scan.sup_dist
@@ -540,7 +535,7 @@ def _verify_pair(K: FloatArray, x: FloatArray, y: FloatArray, lam: float, alpha:
 
 def adversarial_search(x: FloatArray, y: FloatArray, lam: float, kernel: PeriodicSobolevKernel,
                        M: float, n_search: int, *, n_grid: int = 256, rounds: int = 3, top: int = 3,
-                       n_local: int = 7, n_fine: int = 2**15) -> SearchResult:
+                       n_local: int = 7, n_fine: int = 2**15, compiled: bool = True) -> SearchResult:
     """Adversarial search for the neighbour z̄ of z maximising each distance of Lemma 2.
 
     z̄ = z with point j replaced by (x', y').  Round 0 scans every index j against
@@ -569,6 +564,9 @@ def adversarial_search(x: FloatArray, y: FloatArray, lam: float, kernel: Periodi
         Bound on |y| and the clipping level of π.
     n_search : int
         Candidates per index in round 0.
+    compiled : bool
+        Grid maxima in the compiled loop (default) or, with ``False``, in the NumPy reference loop
+        (:func:`~simulations.solvers.neighbour_grid_sup`); the results are bit-identical.
 
     Returns
     -------
@@ -608,7 +606,7 @@ def adversarial_search(x: FloatArray, y: FloatArray, lam: float, kernel: Periodi
         if cx.size == 0:
             break
         seen.update((round(a, 15), b) for a, b in zip(cx, cy, strict=True))
-        out = _scan_round(F, x, y, kernel, M, cx, cy, n_grid, engine_sup=rnd == 0)
+        out = _scan_round(F, x, y, kernel, M, cx, cy, n_grid, engine_sup=rnd == 0, compiled=compiled)
         n_pairs += out["rkhs"].size
         if rnd == 0:
             consistency = float(np.max(np.abs(out["sup_engine"] - out["sup"])))

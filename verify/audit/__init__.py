@@ -23,52 +23,118 @@ Examples
 'consistent'
 """
 
-from .core import (
-    MAX_CATEGORIES,
-    MIN_OUTPUTS,
-    AuditResult,
-    Event,
-    Releases,
-    as_outputs,
-    audit,
-    audit_mechanism,
-    audit_samples,
-    audit_seed,
-    candidate_thresholds,
-    choose_threshold,
-    cp_upper,
-    eps_from_rates,
-    eps_lower_bound,
-    few_values,
-    min_event_prob,
-    p_value,
-    rare_events,
-)
-from .mechanisms import (
-    TEXTBOOK,
-    Textbook,
-    gaussian_mechanism,
-    gaussian_releases,
-    gaussian_true_eps,
-    ideal_eps_lower,
-    laplace_mechanism,
-    laplace_releases,
-    randomized_response,
-    report_noisy_max,
-)
-from .rows import (
-    LEAK_FUNCTION,
-    LEAK_VALUE,
-    audit_figure,
-    audit_markdown,
-    audit_result,
-    audit_row,
-    calibration_audits,
-    gp_function,
-    laplace_function,
-    laplace_value,
-    scalar_noise_audits,
-)
+from typing import TYPE_CHECKING, Any
+
+#: each public name and the submodule that defines it, imported on first use (module ``__getattr__``), so that
+#: ``python -m verify audit --help`` and ``--samples`` load neither scipy.stats nor the report's figures
+_LAZY = {
+    "MAX_CATEGORIES": "core",
+    "MIN_OUTPUTS": "core",
+    "AuditResult": "core",
+    "Event": "core",
+    "Releases": "core",
+    "as_outputs": "core",
+    "audit": "core",
+    "audit_mechanism": "core",
+    "audit_samples": "core",
+    "audit_seed": "core",
+    "candidate_thresholds": "core",
+    "choose_threshold": "core",
+    "cp_upper": "core",
+    "eps_from_rates": "core",
+    "eps_lower_bound": "core",
+    "few_values": "core",
+    "min_event_prob": "core",
+    "p_value": "core",
+    "rare_events": "core",
+    "TEXTBOOK": "mechanisms",
+    "Textbook": "mechanisms",
+    "gaussian_mechanism": "mechanisms",
+    "gaussian_releases": "mechanisms",
+    "gaussian_true_eps": "mechanisms",
+    "ideal_eps_lower": "mechanisms",
+    "laplace_mechanism": "mechanisms",
+    "laplace_releases": "mechanisms",
+    "randomized_response": "mechanisms",
+    "report_noisy_max": "mechanisms",
+    "LEAK_FUNCTION": "rows",
+    "LEAK_VALUE": "rows",
+    "audit_figure": "rows",
+    "audit_markdown": "rows",
+    "audit_result": "rows",
+    "audit_row": "rows",
+    "calibration_audits": "rows",
+    "gp_function": "rows",
+    "laplace_function": "rows",
+    "laplace_value": "rows",
+    "scalar_noise_audits": "rows",
+}
+
+if TYPE_CHECKING:
+    from .core import (
+        MAX_CATEGORIES,
+        MIN_OUTPUTS,
+        AuditResult,
+        Event,
+        Releases,
+        as_outputs,
+        audit,
+        audit_mechanism,
+        audit_samples,
+        audit_seed,
+        candidate_thresholds,
+        choose_threshold,
+        cp_upper,
+        eps_from_rates,
+        eps_lower_bound,
+        few_values,
+        min_event_prob,
+        p_value,
+        rare_events,
+    )
+    from .mechanisms import (
+        TEXTBOOK,
+        Textbook,
+        gaussian_mechanism,
+        gaussian_releases,
+        gaussian_true_eps,
+        ideal_eps_lower,
+        laplace_mechanism,
+        laplace_releases,
+        randomized_response,
+        report_noisy_max,
+    )
+    from .rows import (
+        LEAK_FUNCTION,
+        LEAK_VALUE,
+        audit_figure,
+        audit_markdown,
+        audit_result,
+        audit_row,
+        calibration_audits,
+        gp_function,
+        laplace_function,
+        laplace_value,
+        scalar_noise_audits,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    mod = _LAZY.get(name)
+    if mod is None:
+        if name in ("core", "mechanisms", "rows", "tradeoff", "events"):   # a submodule not imported yet
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    obj = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = obj
+    return obj
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "MAX_CATEGORIES", "MIN_OUTPUTS", "AuditResult", "Event", "Releases", "as_outputs", "audit", "audit_mechanism", "audit_samples",

@@ -1,0 +1,155 @@
+"""Compiled trial kernels against their NumPy reference implementations, bit for bit (issue 33).
+
+* :func:`simulations.solvers.neighbour_grid_sup` (compiled: :mod:`simulations._scan_numba`), used by
+  :func:`~simulations.solvers.neighbour_scan` and :func:`simulations.trials.jamp._scan_round`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from simulations.kernels import PeriodicSobolevKernel  # noqa: E402
+from simulations.solvers import (  # noqa: E402
+    KLSFactor,
+    _neighbour_grid_sup_numpy,
+    neighbour_grid_sup,
+    neighbour_scan,
+)
+from simulations.trials import jamp  # noqa: E402
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _random_args(rng: np.random.Generator, G: int, m: int, C: int, scale: float = 1.0):
+    Q = rng.standard_normal((G, m)) * scale
+    Kec, QK = rng.standard_normal((G, C)), rng.standard_normal((G, C))
+    e, D = rng.standard_normal(m), 0.1 + rng.random(m)
+    b, s = rng.standard_normal((m, C)), rng.standard_normal((m, C))
+    return Q, Kec, QK, float(rng.uniform(0.01, 2.0)), e, b, s, D
+
+
+# shapes around the slab width (64 columns of Q), single rows, single candidates, one grid point
+SHAPES = [(1, 1, 1), (5, 3, 2), (17, 63, 4), (40, 64, 3), (33, 65, 5), (50, 130, 7), (200, 129, 2)]
+
+
+@pytest.mark.parametrize("G,m,C", SHAPES)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_grid_sup_bit_identical_random(G, m, C, seed):
+    rng = np.random.default_rng([seed, G, m, C])
+    args = _random_args(rng, G, m, C)
+    fz = rng.standard_normal(G) * 1.5
+    M = 0.8                                            # clipping active on part of the grid
+    for extra in ((), (fz, M)):
+        got = neighbour_grid_sup(*args, *extra)
+        ref = _neighbour_grid_sup_numpy(*args, *(extra or (None, None)))
+        assert _same(got[0], ref[0])
+        if extra:
+            assert _same(got[1], ref[1])
+            assert np.all(got[1] <= got[0] + 1e-15)  # clipping is 1-Lipschitz
+        else:
+            assert got[1] is None
+
+
+def test_grid_sup_values_independent():
+    """The sup is max_g |f_z − f_z̄| computed directly from the formula, one (j, c) at a time."""
+    rng = np.random.default_rng(5)
+    Q, Kec, QK, mu, e, b, s, D = _random_args(rng, 9, 6, 4)
+    fz, M = rng.standard_normal(9), 0.5
+    sup, clip = neighbour_grid_sup(Q, Kec, QK, mu, e, b, s, D, fz, M)
+    for j in range(6):
+        for c in range(4):
+            diff = [Q[g, j] * ((e[j] - b[j, c] * s[j, c]) / D[j]) - ((Kec[g, c] - QK[g, c]) / mu) * b[j, c]
+                    for g in range(9)]
+            assert sup[j, c] == max(abs(d) for d in diff)
+            cl = [abs(min(max(fz[g] - diff[g], -M), M) - min(max(fz[g], -M), M)) for g in range(9)]
+            assert clip[j, c] == max(cl)
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "overflow"])
+def test_grid_sup_declines_where_nan_can_arise(bad):
+    """Non-finite factors or overflowing products: the NumPy path runs, NaN propagates as in NumPy."""
+    rng = np.random.default_rng(3)
+    Q, Kec, QK, mu, e, b, s, D = _random_args(rng, 8, 70, 3)
+    if bad == "nan":
+        Q[2, 5] = np.nan
+    elif bad == "inf":
+        b[4, 1] = np.inf
+    else:
+        s[1, :] = 0.0                                  # then diff[1, 1] of c = 0 is inf − inf = NaN
+        Q[1, 1], e[1], Kec[1, 0], b[1, 0] = 1e200, 1e200, 1e200, 1e200
+    fz, M = rng.standard_normal(8), 1.0
+    with np.errstate(all="ignore"):
+        got = neighbour_grid_sup(Q, Kec, QK, mu, e, b, s, D, fz, M)
+        ref = _neighbour_grid_sup_numpy(Q, Kec, QK, mu, e, b, s, D, fz, M)
+    assert _same(got[0], ref[0]) and _same(got[1], ref[1])
+    assert np.isnan(got[0]).any()
+    from simulations._scan_numba import neighbour_grid_sup as kernel
+    sup, csup = np.empty((70, 3)), np.empty((70, 3))
+    assert not kernel(Q, Kec, QK, mu, e, b, s, D, fz, M, True, sup, csup)
+
+
+def test_grid_sup_large_finite_values_are_taken():
+    """Large but safe magnitudes stay on the compiled path and agree bit for bit."""
+    rng = np.random.default_rng(4)
+    args = _random_args(rng, 30, 80, 3, scale=1e150)
+    from simulations._scan_numba import neighbour_grid_sup as kernel
+    sup, csup = np.empty((80, 3)), np.empty((0, 0))
+    assert kernel(*args, np.empty(0), 0.0, False, sup, csup)
+    assert _same(sup, _neighbour_grid_sup_numpy(*args, None, None)[0])
+
+
+def _circle(m: int, seed: int):
+    K = PeriodicSobolevKernel.with_kappa(s=1, kappa=1.0)
+    rng = np.random.default_rng(seed)
+    x = rng.random(m)
+    y = np.clip(np.sin(2 * np.pi * x) + 0.1 * rng.standard_normal(m), -1.1, 1.1)
+    return K, x, y
+
+
+@pytest.mark.parametrize("m,lam,C,G", [(30, 0.1, 12, 40), (90, 0.01, 33, 150), (150, 0.001, 8, 70)])
+def test_neighbour_scan_compiled_equals_numpy(m, lam, C, G):
+    K, x, y = _circle(m, m)
+    xc = np.linspace(0, 1, C, endpoint=False)
+    yc = np.tile([-1.1, 1.1], C)[:C]
+    grid = (np.arange(G) + 0.5) / G
+    F = KLSFactor(K(x), lam)
+    kw = {"K_eval": K(grid, x), "K_eval_cand": K(grid, xc)}
+    a = neighbour_scan(F, y, lam, K(xc, x), K.diag(xc), yc, **kw)
+    b = neighbour_scan(F, y, lam, K(xc, x), K.diag(xc), yc, compiled=False, **kw)
+    e = neighbour_scan(F, y, lam, K(xc, x), K.diag(xc), yc, return_eval=True, **kw)
+    assert _same(a.sup_dist, b.sup_dist) and _same(a.rkhs_dist, b.rkhs_dist)
+    assert _same(a.sup_dist, e.sup_dist)               # the return_eval loop (NumPy) agrees too
+    # the sup is that of the returned neighbour functions on the grid
+    direct = np.max(np.abs(e.f_eval - e.f_eval_z[None, None, :]), axis=2)
+    np.testing.assert_allclose(a.sup_dist, direct, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("m,lam,seed", [(20, 0.1, 0), (70, 0.01, 1), (130, 0.1, 2)])
+def test_jamp_scan_round_compiled_equals_numpy(m, lam, seed):
+    K, x, y = _circle(m, seed)
+    F = KLSFactor(K(x), lam)
+    cx = np.repeat(np.linspace(0.01, 0.99, 11), 2)
+    cy = np.tile([-1.1, 1.1], 11)
+    a = jamp._scan_round(F, x, y, K, 1.1, cx, cy, 64, engine_sup=True)
+    b = jamp._scan_round(F, x, y, K, 1.1, cx, cy, 64, engine_sup=True, compiled=False)
+    assert sorted(a) == sorted(b) == ["clip", "rkhs", "sup", "sup_engine"]
+    for k in a:
+        assert _same(a[k], b[k]), k
+    assert _same(a["sup"], a["sup_engine"])
+
+
+def test_adversarial_search_compiled_equals_numpy():
+    """The whole search (every round, the refits) gives the same numbers on both paths."""
+    K, x, y = _circle(60, 7)
+    y = 1.1 * np.sign(y)
+    a = jamp.adversarial_search(x, y, 0.05, K, 1.1, n_search=16, rounds=2, n_fine=2**10)
+    b = jamp.adversarial_search(x, y, 0.05, K, 1.1, n_search=16, rounds=2, n_fine=2**10, compiled=False)
+    assert a.worst == b.worst
+    assert (a.clip_ratio, a.n_pairs, a.consistency, a.details) == (b.clip_ratio, b.n_pairs, b.consistency,
+                                                                  b.details)
+    assert a.consistency == 0.0
