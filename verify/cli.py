@@ -10,7 +10,7 @@ Usage::
     python -m verify [--profile quick|default|full] [--only PATTERN]
                      [--executor serial|local|dask] [--scheduler ADDRESS] [--worker-timeout S]
                      [--seed N] [--out DIR] [--cache DIR | --no-cache]
-                     [--no-picks] [--no-empirical]
+                     [--no-picks] [--no-empirical] [--svg]
     python -m verify --plan [--profile P] [--seed N] [--cache DIR] [--workers N [N ...]] [--json]
     python -m verify --calibrate [K] [--profile P] [--executor E] [--cache DIR] [--workers N ...] [--json]
 
@@ -804,6 +804,8 @@ def report_parser() -> argparse.ArgumentParser:
                     help="directory of finished trials, reused by later runs (default: .cache/trials)")
     ap.add_argument("--no-cache", action="store_true", help="recompute every trial")
     ap.add_argument("--no-picks", action="store_true", help="skip the ε/λ table")
+    ap.add_argument("--svg", action="store_true", help="also write SVG copies of the figures (default: PNG only; "
+                    "the same as DP_ERM_VERIFY_SVG=1, seen by local workers, not by remote Dask workers)")
     ap.add_argument("--no-empirical", action="store_true", help="symbolic checks only")
     ap.add_argument("--plan", action="store_true",
                     help="run nothing: print the profile's measured cost and projected wall time, from the "
@@ -910,6 +912,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _exit_status(exc)
             except ValueError as exc:
                 return _error(exc)
+            if getattr(a, "svg", False):    # before any worker starts: local workers inherit it
+                os.environ["DP_ERM_VERIFY_SVG"] = "1"
             global _DISPLAY
             if not a.plan and _DISPLAY is None:
                 # on a terminal, a display from the first second (the imports and the papers take seconds)

@@ -94,10 +94,10 @@ def utility_figures(table: pd.DataFrame, directory: Path) -> dict[str, str]:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     out = {}
-    from .figures import fit_titles
+    from .figures import fit_titles, svg_wanted
 
     fit_titles(fig)
-    for ext in ("png", "svg"):
+    for ext in ("png", "svg") if svg_wanted() else ("png",):
         fig.savefig(directory / f"privacy_utility.{ext}", dpi=150 if ext == "png" else None)
     plt.close(fig)
     out["privacy_utility"] = f"{directory.name}/privacy_utility.png"
