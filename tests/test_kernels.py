@@ -39,13 +39,22 @@ SHAPES = [(1, 1, 1), (5, 3, 2), (17, 63, 4), (40, 64, 3), (33, 65, 5), (50, 130,
 
 @pytest.mark.parametrize("G,m,C", SHAPES)
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_grid_sup_bit_identical_random(G, m, C, seed):
+def test_grid_sup_bit_identical_random(G, m, C, seed, monkeypatch):
+    from simulations._compiled import compiled_module
+
+    nb = compiled_module("_scan_numba")
+    assert nb is not None                              # numba is importable (importorskip above)
+    kernel, ran = nb.neighbour_grid_sup, []
+    # record what the compiled kernel returned: a decline would silently give the NumPy result
+    monkeypatch.setattr(nb, "neighbour_grid_sup", lambda *a: ran.append(kernel(*a)) or ran[-1])
     rng = np.random.default_rng([seed, G, m, C])
     args = _random_args(rng, G, m, C)
     fz = rng.standard_normal(G) * 1.5
     M = 0.8                                            # clipping active on part of the grid
     for extra in ((), (fz, M)):
+        ran.clear()
         got = neighbour_grid_sup(*args, *extra)
+        assert ran == [True]                           # the compiled path ran and did not decline
         ref = _neighbour_grid_sup_numpy(*args, *(extra or (None, None)))
         assert _same(got[0], ref[0])
         if extra:
