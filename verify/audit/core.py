@@ -66,17 +66,22 @@ all K together err with probability ≤ α; the best is reported):
 
 (index, value) pairs run both candidate paths — thresholds of the value within each index group and
 the classifier of the vector path — and their tests share the one Bonferroni correction, so the
-automatic choice never gives up a path.  ``output="categorical"`` on outputs whose values mostly
-occur once is refused (ValueError naming ``output``): those categories would be unseen on the
-evaluation split and score 0.
+automatic choice never gives up a path.  Likewise **numeric scalar outputs** (shape ``(n,)``) read as
+categories, whether chosen automatically (few distinct values: codes saved as floats, a discrete
+mechanism) or forced by ``output="categorical"``, are also tested by the threshold and rare-event tests
+of the value itself and by the pooled point-mass tests, inside the same Bonferroni K (all chosen on the
+selection split): an ordered leak, or continuous outputs beside a point mass, are never lost to the
+categorical statistic.  ``output="categorical"`` on outputs whose values mostly occur once is still
+refused (ValueError naming ``output``): those categories would be unseen on the evaluation split and
+score 0, so the categorical tests would only cost Bonferroni power.
 
 The result states what a non-violation means at this n: ``eps_max``, the
 largest ε_lower any test could give (a perfect distinguisher: no error on the
 evaluation split), and the **event families tested** (``details["families"]``,
 :meth:`AuditResult.meaning`), each with the smallest probability an event of that
-family that never occurs on the other data set must have to be detected with
-counts at their expectations (a point mass must also repeat in the selection
-split).  Nothing is said about events outside these families.
+family that never occurs on the other data set must have to be detected with probability ≥ 90 %
+at this n, if chosen as a test (exact binomial law of its evaluation count; a point mass must also
+repeat in the selection split, and that chance is included).  Nothing is said about events outside these families.
 
 A claimed ε gets a verdict (``violated`` when ε_lower > ε) with its margin and a
 p-value: the smallest α at which this test would call the claim violated (valid:
@@ -94,6 +99,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Callable
@@ -586,6 +592,7 @@ class _Test:
             raise ValueError("parameter 'output' = 'categorical': most selection outputs take a value seen only "
                              "once, so the categories of the evaluation split would be unseen and score 0 (no "
                              "power); these outputs are continuous: use output='auto' or 'scalar'/'vector'")
+        numeric = sel0.ndim == 1             # numeric scalars (as_outputs: real or integer, bools as 0/1)
         self.kind = kind
         self.groups: Callable[[np.ndarray], np.ndarray] | None = None
         self.extra: list[Callable[[np.ndarray], np.ndarray]] = []
@@ -673,7 +680,24 @@ class _Test:
                           note="classifier log-odds")
                 if all((e.tau, e.direction, e.stat) != (f.tau, f.direction, f.stat) for f in events):
                     events.append(e)
-        if kind != "categorical":
+        if kind == "categorical" and numeric and not user:
+            # numeric scalars read as categories (codes saved as floats, a point mass beside continuous values):
+            # the half-lines of the value run beside the categories, inside the same Bonferroni K
+            si = len(self.extra) + 1
+            self.extra.append(lambda x: np.asarray(x, dtype=float).reshape(-1))
+            self.extra_names.append("the output (its value)")
+            self.families["half-lines"] = "half-lines {x > τ}, {x < τ} of the output"
+            v0, v1 = np.asarray(a0, dtype=float), np.asarray(a1, dtype=float)
+            for level in PESSIMISM:
+                tau, d, projected = choose_threshold(v0, v1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
+                e = Event(tau, d, "threshold", projected=projected, stat=si, note="the value")
+                if all((e.tau, e.direction, e.stat) != (f.tau, f.direction, f.stat) for f in events):
+                    events.append(e)
+            for e in rare_events(v0, v1):
+                e = dataclasses.replace(e, stat=si)
+                if all((e.tau, e.direction, e.stat) != (f.tau, f.direction, f.stat) for f in events):
+                    events.append(e)
+        if kind != "categorical" or (numeric and not user):
             events += self._atom_events(sel0, sel1, n_ev0, n_ev1, delta, alpha,
                                         None if pair is None else pair[1])
         self.tests = events
@@ -773,35 +797,50 @@ def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
     return s0, s1
 
 
-def min_event_prob(n0: int, n1: int, delta: float, confidence: float, claim: float | None = None) -> float:
+def _cp_need(ne_zero: int, ne_hit: int, delta: float, a: float, target: float) -> int | None:
+    """The smallest count among ne_hit with which an event never seen among ne_zero gives ε_lower > target."""
+    u0 = cp_upper(0, ne_zero, a)
+
+    def ok(hits: int) -> bool:
+        num = 1 - delta - cp_upper(ne_hit - hits, ne_hit, a)
+        return num > 0 and math.log(num) - math.log(u0) > target
+
+    if not ok(ne_hit):
+        return None
+    lo, hi = 0, ne_hit                     # ok(hi), not ok(lo)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def min_event_prob(n0: int, n1: int, delta: float, confidence: float, claim: float | None = None,
+                   power: float | None = None) -> float:
     """Smallest p such that an event of probability p on one data set and 0 on the other is detected.
 
-    Detected: with n0, n1 evaluation releases and counts at their expectations (no false positive,
-    p·n true positives), ε_lower exceeds the claim (0 without one).  ``inf`` when no p ≤ 1 does.
+    Detected: with n0, n1 evaluation releases, no false positive and the event's count c among the
+    releases of its data set, ε_lower exceeds the claim (0 without one).  ``power`` None: c at its
+    expectation p·n (about even odds); else the smallest p with P[Bin(n, p) ≥ c_min] ≥ ``power`` (exact
+    binomial law).  ``inf`` when no p ≤ 1 does.
 
     Examples
     --------
     >>> p = min_event_prob(90_000, 90_000, 0.0, 0.95)
     >>> 5e-5 < p < 2e-4
     True
+    >>> p < min_event_prob(90_000, 90_000, 0.0, 0.95, power=0.9) < 3 * p
+    True
     """
+    from .events import power_min_prob
+
     a = (1 - confidence) / 2
     target = max(0.0, claim or 0.0)
     best = math.inf
     for ne_zero, ne_hit in ((n0, n1), (n1, n0)):
-        u0 = cp_upper(0, ne_zero, a)
-
-        def ok(hits: int, u0: float = u0, ne_hit: int = ne_hit) -> bool:
-            num = 1 - delta - cp_upper(ne_hit - hits, ne_hit, a)
-            return num > 0 and math.log(num) - math.log(u0) > target
-
-        if not ok(ne_hit):
+        need = _cp_need(ne_zero, ne_hit, delta, a, target)
+        if need is None:
             continue
-        lo, hi = 0, ne_hit                     # ok(hi), not ok(lo)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-        best = min(best, hi / ne_hit)
+        best = min(best, need / ne_hit if power is None else power_min_prob(need, ne_hit, power))
     return best
 
 
@@ -850,41 +889,59 @@ def _test_p(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, claim
 
 def event_families(details: dict[str, Any], delta: float, confidence: float, claim: float | None
                    ) -> list[dict[str, Any]]:
-    """The event families an audit tested, each with the smallest probability it detects.
+    """The event families an audit tested, each with the smallest probability it detects with probability ≥ 90 %.
 
-    ``min_prob``: the smallest p such that an event *of that family* with probability p on one data set
-    and 0 on the other gives ε_lower above the claim (above 0 without one) with counts at their
-    expectations, at the audit's Bonferroni level; for point masses also the smallest p with which a
-    point mass repeats in the selection split with probability ≥ ½ (else it is not an atom).  None when
-    no such p ≤ 1 exists.  Nothing is said about events outside these families.
+    ``min_prob``: the smallest p such that an event *of that family*, with probability p on one data set
+    and 0 on the other and chosen as a test, gives ε_lower above the claim (above 0 without one) with
+    probability ≥ :data:`verify.audit.events.POWER` (90 %) at this n and the audit's Bonferroni level:
+    exact binomial law of its count on the evaluation split (thinned by e^{−claim} for a conditional test),
+    times, for a point mass, the probability that it repeats in the selection split (else it is not an
+    atom).  None when no such p ≤ 1 exists.  Nothing is said about events outside these families, nor
+    about whether the selection split picks the event.
 
     Examples
     --------
     >>> d = {"n_evaluation0": 90_000, "n_evaluation1": 90_000, "n_selection0": 10_000, "n_selection1": 10_000,
     ...      "tests": 4, "families": [{"family": "half-lines", "what": "half-lines of the output"}]}
     >>> f = event_families(d, 0.0, 0.95, 1.0)
-    >>> f[0]["family"], 5e-5 < f[0]["min_prob"] < 3e-4
+    >>> f[0]["family"], 5e-5 < f[0]["min_prob"] < 5e-4
     ('half-lines', True)
     """
-    from .events import conditional_min_prob, repeat_prob
+    from .events import POWER, conditional_need, power_min_prob
 
     ne0, ne1 = details["n_evaluation0"], details["n_evaluation1"]
+    s0, s1 = details["n_selection0"], details["n_selection1"]
     K = details.get("tests", 1)
     conf_k = 1 - (1 - confidence) / K
+    a = (1 - conf_k) / 2
     target = max(0.0, claim or 0.0)
-    cp = min_event_prob(ne0, ne1, delta, conf_k, claim)
+
+    def cp(repeat: bool) -> float:
+        best = math.inf
+        for ne_zero, ne_hit, s_hit in ((ne0, ne1, s1), (ne1, ne0, s0)):
+            need = _cp_need(ne_zero, ne_hit, delta, a, target)
+            if need is not None:
+                best = min(best, power_min_prob(need, ne_hit, POWER, repeat_in=s_hit if repeat else None))
+        return best
+
+    def cond(repeat: bool) -> float:
+        best = math.inf
+        for ne_zero, ne_hit, s_hit in ((ne0, ne1, s1), (ne1, ne0, s0)):
+            need = conditional_need(ne_hit, ne_zero, 1 - conf_k)
+            if need is not None:
+                best = min(best, power_min_prob(need, ne_hit, POWER, keep=math.exp(-target),
+                                                repeat_in=s_hit if repeat else None))
+        return best
+
     out = []
     for f in details.get("families", []):
         g = dict(f)
-        p = cp
-        if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
-            p = min(p, conditional_min_prob(ne1, ne0, target, 1 - conf_k), conditional_min_prob(ne0, ne1, target,
-                                                                                                 1 - conf_k))
         if f["family"] == "point masses":
-            if delta == 0.0:
-                p = min(conditional_min_prob(ne1, ne0, target, 1 - conf_k), conditional_min_prob(ne0, ne1, target,
-                                                                                                  1 - conf_k))
-            p = max(p, repeat_prob(min(details["n_selection0"], details["n_selection1"])))
+            p = cond(True) if delta == 0.0 else cp(True)
+        else:
+            p = cp(False)
+            if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
+                p = min(p, cond(False))
         g["min_prob"] = None if not math.isfinite(p) or p > 1 else float(p)
         out.append(g)
     return out
@@ -896,13 +953,15 @@ def families_text(families: list[dict[str, Any]]) -> str:
     Examples
     --------
     >>> families_text([{"family": "half-lines", "what": "half-lines of the output", "min_prob": 1.8e-4}])
-    'events tested: half-lines of the output (detected from probability 0.00018 on one data set when never on the other); no other events were tested'
+    'events tested: half-lines of the output (detected with probability ≥ 90% from probability 0.00018 on one data set when never on the other); no other events were tested'
     """
+    from .events import POWER
+
     parts = []
     for f in families:
         p = f.get("min_prob")
         when = ("no event of this family can exceed the claim at this n" if p is None else
-                f"detected from probability {p:.2g} on one data set when never on the other")
+                f"detected with probability ≥ {POWER:.0%} from probability {p:.2g} on one data set when never on the other")
         parts.append(f"{f['what']} ({when}{'; ' + f['note'] if f.get('note') else ''})")
     return "events tested: " + "; ".join(parts) + "; no other events were tested"
 

@@ -44,6 +44,7 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +113,12 @@ class Atoms:
     @classmethod
     def fit(cls, sel0: np.ndarray, sel1: np.ndarray, groups: list[int] | None = None) -> Atoms:
         """Atoms of the selection outputs ``sel0`` (on D) and ``sel1`` (on D′)."""
+        sel0, sel1 = np.asarray(sel0), np.asarray(sel1)
+        if sel0.ndim not in (1, 2) or sel0.shape[1:] != sel1.shape[1:]:
+            raise ValueError(f"parameters 'sel0', 'sel1': shapes {sel0.shape} and {sel1.shape} must be (n0,) and "
+                             "(n1,), or (n0, k) and (n1, k) (the same output shape on both data sets)")
+        if sel0.dtype.kind not in "iuf" or sel1.dtype.kind not in "iuf":
+            raise ValueError(f"parameters 'sel0', 'sel1': dtypes {sel0.dtype}, {sel1.dtype} must be real numbers")
         S0, S1 = sel0.shape[0], sel1.shape[0]
         views = []
         for (name, k0), (_, k1) in zip(features(sel0, groups), features(sel1, groups), strict=True):
@@ -170,6 +177,10 @@ def repeat_prob(s: int, chance: float = 0.5) -> float:
     >>> round(repeat_prob(10_000) * 10_000, 2)
     1.68
     """
+    if isinstance(s, bool) or not isinstance(s, numbers.Integral) or int(s) < 0:
+        raise ValueError(f"parameter 's' = {s!r} must be an integer ≥ 0 (selection outputs)")
+    if isinstance(chance, bool) or not isinstance(chance, numbers.Real) or not 0 < float(chance) < 1:
+        raise ValueError(f"parameter 'chance' = {chance!r} must lie in (0, 1)")
     lam_lo, lam_hi = 0.0, 50.0
     for _ in range(60):
         mid = 0.5 * (lam_lo + lam_hi)
@@ -178,6 +189,54 @@ def repeat_prob(s: int, chance: float = 0.5) -> float:
         else:
             lam_lo = mid
     return min(1.0, lam_hi / max(1, s))
+
+
+#: the power at which the meaning line states the smallest detectable probability of a family
+POWER = 0.9
+
+
+def power_min_prob(need: int, n: int, power: float = POWER, keep: float = 1.0, repeat_in: int | None = None
+                   ) -> float:
+    """Smallest p such that P[Bin(n, keep·p) ≥ need] · P[Bin(repeat_in, p) ≥ 2] ≥ ``power``.
+
+    An event of probability p on one data set and 0 on the other is detected when its count among the n
+    evaluation releases (each occurrence kept with probability ``keep``: the conditional test's thinning
+    e^{−claim}) reaches ``need``; a point mass must also repeat in the ``repeat_in`` selection outputs of
+    that data set (omit for other families).  Exact binomial laws, bisection in log p; ``inf`` when no
+    p ≤ 1 reaches the power.
+
+    Examples
+    --------
+    >>> p = power_min_prob(1, 10_000)                 # one hit among 10^4 with probability 0.9
+    >>> round(p * 10_000, 2)                          # ≈ −ln(0.1)
+    2.3
+    """
+    from scipy import stats
+
+    def pw(p: float) -> float:
+        out = float(stats.binom.sf(need - 1, n, keep * p))
+        return out * float(stats.binom.sf(1, repeat_in, p)) if repeat_in is not None else out
+
+    if need > n or pw(1.0) < power:
+        return math.inf
+    lo, hi = -40.0, 0.0                  # log p: pw(e^lo) < power ≤ pw(e^hi)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if pw(math.exp(mid)) >= power else (mid, hi)
+    return float(math.exp(hi))
+
+
+def conditional_need(ne_hit: int, ne_zero: int, alpha: float) -> int | None:
+    """The smallest kept count k with which the conditional test (k vs 0) rejects at ``alpha`` (None if none)."""
+    from .pooled import fisher_greater
+
+    if fisher_greater(ne_hit, ne_hit, 0, ne_zero) > alpha:
+        return None
+    lo, hi = 0, ne_hit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if mid >= 1 and fisher_greater(mid, ne_hit, 0, ne_zero) <= alpha else (mid, hi)
+    return hi
 
 
 def conditional_min_prob(ne_hit: int, ne_zero: int, claim: float, alpha: float) -> float:

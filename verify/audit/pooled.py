@@ -116,6 +116,7 @@ def fisher_greater(k0: int, n0: int, k1: int, n1: int) -> float:
     >>> round(fisher_greater(3, 10, 0, 10), 6)        # P[X ≥ 3], 3 marked among 20, 10 drawn
     0.105263
     """
+    k0, n0, k1, n1 = _counts(k0, n0, k1, n1, ("k0", "n0", "k1", "n1"))
     T, N = k0 + k1, n0 + n1
     lo, hi = max(0, n0 - (N - T)), min(n0, T)
     if k0 <= lo:
