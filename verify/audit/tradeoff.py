@@ -114,7 +114,11 @@ GAUSSIAN_PLAUSIBLE_KINDS = ("scalar",)
 
 
 def tradeoff_applies(kind: str, delta: float) -> tuple[bool, str]:
-    """Whether an audit runs the trade-off line by default, and why: a rule on the inputs only.
+    """Whether an audit should run the trade-off line by default, and why: a rule on the inputs only.
+
+    Not yet applied: :func:`verify.audit.audit` and :func:`verify.audit.audit_samples` still run the
+    line on every scalar audit unless told ``tradeoff=False`` (CLI ``--no-tradeoff``); wiring this
+    rule in as their default is open work (issue 32, item 7).
 
     The line is run (and printed as its own labelled line, never as the headline) only where its one
     number that the plain single-threshold bound does not give, ``eps_gdp``, can mean something:
