@@ -238,7 +238,7 @@ def _point(symbols: list[sp.Symbol], strata: list[np.ndarray], i: int,
            rng: np.random.Generator) -> dict[sp.Symbol, sp.Expr] | None:
     """The ``i``-th point: symbol ``s`` takes its magnitude in stratum ``strata[s][i]`` of the log range."""
     pt = {}
-    for s, order in zip(symbols, strata, strict=True):
+    for s, order in zip(symbols, strata):
         n = len(order)
         integer = bool(s.is_integer)
         for t in range(200):
