@@ -48,6 +48,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 #: an output vector with more coordinates than this gets row atoms only (per-coordinate atoms cost d lookups)
 MAX_COORDINATES = 64
@@ -195,6 +196,15 @@ def repeat_prob(s: int, chance: float = 0.5) -> float:
 POWER = 0.9
 
 
+def _binom_sf(k: int, n: int, p: float) -> float:
+    """P[Bin(n, p) > k] by ``scipy.special.bdtrc`` (``scipy.stats`` is not imported by an audit: start-up cost)."""
+    if k < 0:
+        return 1.0
+    if k >= n:
+        return 0.0
+    return float(special.bdtrc(int(k), int(n), p))
+
+
 def power_min_prob(need: int, n: int, power: float = POWER, keep: float = 1.0, repeat_in: int | None = None
                    ) -> float:
     """Smallest p such that P[Bin(n, keep·p) ≥ need] · P[Bin(repeat_in, p) ≥ 2] ≥ ``power``.
@@ -211,11 +221,9 @@ def power_min_prob(need: int, n: int, power: float = POWER, keep: float = 1.0, r
     >>> round(p * 10_000, 2)                          # ≈ −ln(0.1)
     2.3
     """
-    from scipy import stats
-
     def pw(p: float) -> float:
-        out = float(stats.binom.sf(need - 1, n, keep * p))
-        return out * float(stats.binom.sf(1, repeat_in, p)) if repeat_in is not None else out
+        out = _binom_sf(need - 1, n, keep * p)
+        return out * _binom_sf(1, repeat_in, p) if repeat_in is not None else out
 
     if need > n or pw(1.0) < power:
         return math.inf
