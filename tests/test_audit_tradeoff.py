@@ -249,15 +249,14 @@ def test_tradeoff_applies_rule():
 
 
 def test_tradeoff_module_imports_neither_scipy_stats_nor_optimize():
-    """Start-up cost: the module alone (outside the package) loads scipy.special only; optimize on first gdp_eps."""
+    """Start-up cost: the module (the package's __init__ is lazy) loads scipy.special only; optimize on first gdp_eps."""
     import subprocess
     import sys
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "verify" / "audit" / "tradeoff.py"
-    code = ("import importlib.util, sys\n"
-            f"spec = importlib.util.spec_from_file_location('tradeoff_alone', {str(path)!r})\n"
-            "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m)\n"
+    root = Path(__file__).resolve().parents[1]
+    code = (f"import sys; sys.path.insert(0, {str(root)!r})\n"
+            "import verify.audit.tradeoff as m\n"
             "print('scipy.optimize' in sys.modules, 'scipy.stats' in sys.modules, 'bounds' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False", "False"], out

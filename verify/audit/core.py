@@ -109,6 +109,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ._validate import check_count, check_probability, check_seed
 from .events import Event, rare_events
 from .kinds import (
     MAX_CATEGORIES,
@@ -147,27 +148,8 @@ MAX_CANDIDATES = 4000
 # input validation (shared by the engine, the public API and the CLI)
 # ---------------------------------------------------------------------------
 
-def check_probability(name: str, value: Any, *, lo_open: bool, hi_open: bool, lo: float = 0.0,
-                      hi: float = 1.0) -> float:
-    """``value`` as a float in the interval (lo, hi) with the given open ends, else ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"parameter {name!r} = {value!r} must be a real number")
-    v = float(value)
-    ok = math.isfinite(v) and (lo < v if lo_open else lo <= v) and (v < hi if hi_open else v <= hi)
-    if not ok:
-        interval = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
-        raise ValueError(f"parameter {name!r} = {value!r} must lie in {interval}")
-    return v
 
 
-def check_count(name: str, value: Any, minimum: int = 1) -> int:
-    """``value`` as an int ≥ ``minimum`` (integral floats such as 1e5 accepted), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"parameter {name!r} = {value!r} must be an integer ≥ {minimum}")
-    v = float(value)
-    if not math.isfinite(v) or v != int(v) or int(v) < minimum:
-        raise ValueError(f"parameter {name!r} = {value!r} must be an integer ≥ {minimum}")
-    return int(v)
 
 
 def check_claim(value: Any) -> float | None:
@@ -180,13 +162,6 @@ def check_claim(value: Any) -> float | None:
     return float(value)
 
 
-def check_seed(seed: Any) -> np.random.SeedSequence:
-    """A SeedSequence from an int ≥ 0 or a SeedSequence (never from global state)."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-        raise ValueError(f"parameter 'seed' = {seed!r} must be an integer ≥ 0 or a numpy SeedSequence")
-    return np.random.SeedSequence(int(seed))
 
 
 def audit_seed(root: int, *labels: Any) -> np.random.SeedSequence:

@@ -51,26 +51,21 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from ._validate import check_count, check_probability, check_seed
+
 __all__ = ["conditional_eps_lower", "conditional_p_value", "fisher_greater", "guess_eps_lower", "guess_p_value",
            "tails_eps_lower", "tails_p_value"]
 
 
 # ---------------------------------------------------------------------------
-# input checks (core's wording; no import of core: core imports this module)
+# input checks: verify/audit/_validate.py (shared with core and tradeoff)
 # ---------------------------------------------------------------------------
 
-def _count(name: str, value: Any, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"parameter {name!r} = {value!r} must be an integer ≥ {minimum}")
-    v = float(value)
-    if not math.isfinite(v) or v != int(v) or int(v) < minimum:
-        raise ValueError(f"parameter {name!r} = {value!r} must be an integer ≥ {minimum}")
-    return int(v)
 
 
 def _counts(c0: Any, n0: Any, c1: Any, n1: Any, names: tuple[str, str, str, str]) -> tuple[int, int, int, int]:
-    n0_, n1_ = _count(names[1], n0, 1), _count(names[3], n1, 1)
-    c0_, c1_ = _count(names[0], c0), _count(names[2], c1)
+    n0_, n1_ = check_count(names[1], n0, 1), check_count(names[3], n1, 1)
+    c0_, c1_ = check_count(names[0], c0, 0), check_count(names[2], c1, 0)
     if c0_ > n0_:
         raise ValueError(f"parameter {names[0]!r} = {c0_} exceeds {names[1]!r} = {n0_} (a count of n0 releases)")
     if c1_ > n1_:
@@ -78,22 +73,8 @@ def _counts(c0: Any, n0: Any, c1: Any, n1: Any, names: tuple[str, str, str, str]
     return c0_, n0_, c1_, n1_
 
 
-def _prob(name: str, value: Any, *, lo_open: bool, hi_open: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"parameter {name!r} = {value!r} must be a real number")
-    v = float(value)
-    if not (math.isfinite(v) and (0 < v if lo_open else 0 <= v) and (v < 1 if hi_open else v <= 1)):
-        raise ValueError(f"parameter {name!r} = {value!r} must lie in {'(' if lo_open else '['}0, 1"
-                         f"{')' if hi_open else ']'}")
-    return v
 
 
-def _seed(seed: Any) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-        raise ValueError(f"parameter 'seed' = {seed!r} must be an integer ≥ 0 or a numpy SeedSequence")
-    return np.random.SeedSequence(int(seed))
 
 
 # ---------------------------------------------------------------------------
@@ -194,7 +175,7 @@ def conditional_p_value(c0: int, n0: int, c1: int, n1: int, claim_eps: float, *,
     if isinstance(claim_eps, bool) or not isinstance(claim_eps, numbers.Real) or not float(claim_eps) >= 0 \
             or math.isnan(float(claim_eps)):
         raise ValueError(f"parameter 'claim_eps' = {claim_eps!r} must be a real number ≥ 0 (the claimed ε)")
-    v = _thinning_times(c0, _seed(seed))
+    v = _thinning_times(c0, check_seed(seed))
     k = int(c0 - np.searchsorted(v, float(claim_eps), side="right"))     # #{i : −log U_i > ε}
     return fisher_greater(k, n0, c1, n1)
 
@@ -249,8 +230,8 @@ def conditional_eps_lower(c0: int, n0: int, c1: int, n1: int, *, confidence: flo
     0.0
     """
     c0, n0, c1, n1 = _counts(c0, n0, c1, n1, ("c0", "n0", "c1", "n1"))
-    alpha = 1.0 - _prob("confidence", confidence, lo_open=True, hi_open=True)
-    seed = _seed(seed)
+    alpha = 1.0 - check_probability("confidence", confidence, lo_open=True, hi_open=True)
+    seed = check_seed(seed)
     if fisher_greater(c0, n0, c1, n1) > alpha:
         return 0.0
     v = _thinning_times(c0, seed)
@@ -296,7 +277,7 @@ def guess_p_value(fp: int, n0: int, fn: int, n1: int, claim_eps: float, *, delta
     True
     """
     fp, n0, fn, n1 = _counts(fp, n0, fn, n1, ("fp", "n0", "fn", "n1"))
-    delta = _prob("delta", delta, lo_open=False, hi_open=True)
+    delta = check_probability("delta", delta, lo_open=False, hi_open=True)
     if isinstance(claim_eps, bool) or not isinstance(claim_eps, numbers.Real) or not float(claim_eps) >= 0 \
             or math.isnan(float(claim_eps)):
         raise ValueError(f"parameter 'claim_eps' = {claim_eps!r} must be a real number ≥ 0 (the claimed ε)")
@@ -362,8 +343,8 @@ def guess_eps_lower(fp: int, n0: int, fn: int, n1: int, *, delta: float, confide
     0.0
     """
     fp, n0, fn, n1 = _counts(fp, n0, fn, n1, ("fp", "n0", "fn", "n1"))
-    delta = _prob("delta", delta, lo_open=False, hi_open=True)
-    alpha = 1.0 - _prob("confidence", confidence, lo_open=True, hi_open=True)
+    delta = check_probability("delta", delta, lo_open=False, hi_open=True)
+    alpha = 1.0 - check_probability("confidence", confidence, lo_open=True, hi_open=True)
     N, S = n0 + n1, (n0 - fp) + (n1 - fn)
     m = _guess_limit(S, N, alpha)
     if not m > delta or min(n0, n1) < N * (1 - m) / (1 - delta):
@@ -461,13 +442,13 @@ def tails_eps_lower(correct: int, wrong: int, n: int, *, delta: float, confidenc
     >>> tails_eps_lower(300, 300, 10_000, delta=0.0, confidence=0.95)
     0.0
     """
-    n = _count("n", n, 1)
-    correct, wrong = _count("correct", correct), _count("wrong", wrong)
+    n = check_count("n", n, 1)
+    correct, wrong = check_count("correct", correct, 0), check_count("wrong", wrong, 0)
     if correct + wrong > 2 * n:
         raise ValueError(f"parameters 'correct' = {correct}, 'wrong' = {wrong}: together at most 2n = {2 * n} "
                          "(each release is one guess or an abstention)")
-    delta = _prob("delta", delta, lo_open=False, hi_open=True)
-    alpha = 1.0 - _prob("confidence", confidence, lo_open=True, hi_open=True)
+    delta = check_probability("delta", delta, lo_open=False, hi_open=True)
+    alpha = 1.0 - check_probability("confidence", confidence, lo_open=True, hi_open=True)
     return _tails_eps(correct, wrong, n, delta, alpha)
 
 
@@ -484,11 +465,11 @@ def tails_p_value(correct: int, wrong: int, n: int, claim_eps: float, *, delta: 
     >>> tails_p_value(300, 300, 10_000, 0.0, delta=0.0)
     1.0
     """
-    n = _count("n", n, 1)
-    correct, wrong = _count("correct", correct), _count("wrong", wrong)
+    n = check_count("n", n, 1)
+    correct, wrong = check_count("correct", correct, 0), check_count("wrong", wrong, 0)
     if correct + wrong > 2 * n:
         raise ValueError(f"parameters 'correct' = {correct}, 'wrong' = {wrong}: together at most 2n = {2 * n}")
-    delta = _prob("delta", delta, lo_open=False, hi_open=True)
+    delta = check_probability("delta", delta, lo_open=False, hi_open=True)
     if isinstance(claim_eps, bool) or not isinstance(claim_eps, numbers.Real) or not float(claim_eps) >= 0 \
             or math.isnan(float(claim_eps)):
         raise ValueError(f"parameter 'claim_eps' = {claim_eps!r} must be a real number ≥ 0 (the claimed ε)")

@@ -86,6 +86,8 @@ from typing import Any
 import numpy as np
 from scipy import special  # scipy.optimize (0.3 s CPU to import) only where gdp_eps needs it
 
+from ._validate import check_probability, check_seed
+
 # (no import of verify.audit.core: core runs this audit on its own statistic, and the layers test
 # forbids import cycles; the few input checks below follow core's wording)
 
@@ -169,23 +171,8 @@ def tradeoff_applies(kind: str, delta: float) -> tuple[bool, str]:
 # input checks
 # ---------------------------------------------------------------------------
 
-def check_probability(name: str, value: Any, *, lo_open: bool, hi_open: bool) -> float:
-    """``value`` as a float in [0, 1] with the given open ends, else ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"parameter {name!r} = {value!r} must be a real number")
-    v = float(value)
-    if not (math.isfinite(v) and (0 < v if lo_open else 0 <= v) and (v < 1 if hi_open else v <= 1)):
-        raise ValueError(f"parameter {name!r} = {value!r} must lie in {'(' if lo_open else '['}0, 1"
-                         f"{')' if hi_open else ']'}")
-    return v
 
 
-def _check_seed(seed: Any) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-        raise ValueError(f"parameter 'seed' = {seed!r} must be an integer ≥ 0 or a numpy SeedSequence")
-    return np.random.SeedSequence(int(seed))
 
 
 def _as_array(x: Any, name: str) -> np.ndarray:
@@ -738,7 +725,7 @@ def tradeoff_audit(d0: Any, d1: Any, *, delta: float = 0.0, confidence: float = 
     for name, t in (("d0", t0), ("d1", t1)):
         if t.size < MIN_OUTPUTS:
             raise ValueError(f"parameter {name!r}: {t.size} outputs; a trade-off audit needs at least {MIN_OUTPUTS}")
-    ss = _check_seed(seed).spawn(2)
+    ss = check_seed(seed).spawn(2)
     t0 = t0[np.random.default_rng(ss[0]).permutation(t0.size)]
     t1 = t1[np.random.default_rng(ss[1]).permutation(t1.size)]
     n0, n1 = t0.size, t1.size
