@@ -176,6 +176,10 @@ class Statement:
         finite ceiling (``ceiling_why`` then says why).
     ceiling_why : str
         Why that is the ceiling, derived from the premises, or why there is none.
+    references : tuple of str
+        Published analyses that a finding on this statement reproduces or that the corrected form
+        follows (full citations, e.g. ``"Chaudhuri, Monteleoni & Sarwate, JMLR 12 (2011), Thm 9"``):
+        the report shows them beside the verdict, so a known result is credited, not presented as new.
     """
 
     key: str
@@ -207,6 +211,7 @@ class Statement:
     premises: Mapping[str, str] = field(default_factory=dict)
     ceiling: Any = None
     ceiling_why: str = ""
+    references: tuple[str, ...] = ()
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
     file: str = ""
@@ -227,6 +232,9 @@ class Statement:
                 isinstance(k, str) and isinstance(v, str) for k, v in self.premises.items()):
             raise ValueError(f"statement {self.key}: premises {self.premises!r} must map names to strings")
         self.premises = dict(self.premises)
+        if isinstance(self.references, str) or not all(isinstance(r, str) and r for r in self.references):
+            raise ValueError(f"statement {self.key}: references {self.references!r} must be a tuple of citations")
+        self.references = tuple(self.references)
         if self.ceiling is not None:
             self.ceiling = sp.sympify(self.ceiling)
             unknown = [str(x) for x in self.ceiling.free_symbols if not self.ns.has_symbol(x)]
