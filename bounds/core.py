@@ -180,6 +180,12 @@ class Statement:
         Published analyses that a finding on this statement reproduces or that the corrected form
         follows (full citations, e.g. ``"Chaudhuri, Monteleoni & Sarwate, JMLR 12 (2011), Thm 9"``):
         the report shows them beside the verdict, so a known result is credited, not presented as new.
+    relaxes : mapping of str to (number, str)
+        Premises that real implementations commonly relax, made parameters: parameter name →
+        (the paper's value, the premise it relaxes), e.g. ``{"q": (1, "feature norm ||x|| <= q")}``.
+        Each name is one of ``params``; a caller that omits it gets the paper's value
+        (:meth:`Statement.paper_values`), so the statement reads as printed by default and answers for
+        a user's own data scale when the value is given.
     """
 
     key: str
@@ -212,6 +218,7 @@ class Statement:
     ceiling: Any = None
     ceiling_why: str = ""
     references: tuple[str, ...] = ()
+    relaxes: Mapping[str, tuple[Any, str]] = field(default_factory=dict)
     ns: Namespace = field(default_factory=lambda: SHARED, repr=False, compare=False)
     source: str = ""
     file: str = ""
@@ -235,6 +242,11 @@ class Statement:
         if isinstance(self.references, str) or not all(isinstance(r, str) and r for r in self.references):
             raise ValueError(f"statement {self.key}: references {self.references!r} must be a tuple of citations")
         self.references = tuple(self.references)
+        for name, spec in dict(self.relaxes).items():
+            if name not in self.params or not (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], str)):
+                raise ValueError(f"statement {self.key}: relaxes[{name!r}] must name one of its params and give "
+                                 "(the paper's value, the premise it relaxes)")
+        self.relaxes = dict(self.relaxes)
         if self.ceiling is not None:
             self.ceiling = sp.sympify(self.ceiling)
             unknown = [str(x) for x in self.ceiling.free_symbols if not self.ns.has_symbol(x)]
@@ -252,6 +264,23 @@ class Statement:
 
     def param_objs(self) -> list[Param]:
         return [self.ns[n] for n in self.params]
+
+    def paper_values(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``values`` with every relaxed premise the caller left out set to the paper's value.
+
+        Examples
+        --------
+        >>> from bounds.core import Statement
+        >>> from bounds.symbols import S
+        >>> st = Statement("demo.s", "demo", "s", "lemma", "sensitivity", 2 * S.kappa / S.m,
+        ...                params=("kappa", "m"), relaxes={"kappa": (1, "feature norm ||x|| <= kappa")})
+        >>> st.paper_values({"m": 10}), st.paper_values({"m": 10, "kappa": 20})
+        ({'m': 10, 'kappa': 1}, {'m': 10, 'kappa': 20})
+        """
+        out = dict(values or {})
+        for name, (paper_value, _premise) in self.relaxes.items():
+            out.setdefault(name, paper_value)
+        return out
 
     def assumptions_text(self) -> list[str]:
         out = []
