@@ -24,7 +24,7 @@ import pickle
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import sympy as sp
@@ -32,8 +32,15 @@ import sympy as sp
 from .evidence import Check, Result
 from .symbols import SHARED, Namespace, Regime, S
 
-if TYPE_CHECKING:
-    from .core import Statement
+
+class Statement(Protocol):
+    """What a check reads of a statement (:class:`bounds.core.Statement` has it): this module types against
+    the protocol and imports nothing of :mod:`bounds.core`, so that ``core`` → ``checks`` is one-way."""
+
+    key: str
+    relation: str
+    constraints: tuple[Any, ...]
+    ns: Namespace
 
 #: default number of domain points for numeric checks
 N_POINTS = 4000

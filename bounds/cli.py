@@ -89,6 +89,7 @@ from .report_io import read_summary
 from .report_io import using as using_report
 from .snapshot import Store
 from .validation import UnknownKeyError, one_line, short, suggest
+from .verdict import verdicts as verdicts_of
 
 if TYPE_CHECKING:
     from .core import Evaluation, Registry
@@ -335,7 +336,7 @@ def _cmd_list(a: argparse.Namespace) -> int:
                 raise CLIError(f"unknown paper {short(a.paper)}{hint}")
             keys = [k for k in keys if k.startswith(a.paper + ".")]
         evs = [reg.evaluate(k) for k in keys]
-        vs = reg.verdicts(rows, keys=keys)   # one verdict per statement, from every piece of its evidence
+        vs = verdicts_of(reg, rows, keys=keys)   # one verdict per statement, from every piece of its evidence
         if a.status:
             evs = [e for e in evs if e.status == a.status]
         if a.verdict:
@@ -372,7 +373,7 @@ def _cmd_papers(a: argparse.Namespace) -> int:
         rows = []
         for paper in reg.papers.values():
             evs = [reg.evaluate(k) for k in paper.statements]
-            vs = reg.verdicts(rows_ev, keys=list(paper.statements))
+            vs = verdicts_of(reg, rows_ev, keys=list(paper.statements))
             tally = {s: sum(e.status == s for e in evs) for s in STATUSES}
             vt = {s: sum(v.verdict == s for v in vs.values()) for s in STATEMENT_VERDICTS}
             rows.append(dict(paper.as_dict(), module=relpath(paper.file), tally=tally,
@@ -419,7 +420,7 @@ def _cmd_show(a: argparse.Namespace) -> int:
 
     def run(reg: Registry) -> tuple[Evaluation, Any, Any]:
         ev = reg.evaluate(a.key)
-        return ev, reg.papers[ev.statement.paper], reg.verdicts(rows, keys=[a.key])[a.key]
+        return ev, reg.papers[ev.statement.paper], verdicts_of(reg, rows, keys=[a.key])[a.key]
 
     # the verdict reads every statement of the paper (the root of an error may come later in it)
     ev, paper, v = _run(run, _paper_of_key(a.key),

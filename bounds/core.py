@@ -523,16 +523,6 @@ class Registry:
     def evaluate_all(self) -> list[Evaluation]:
         return [self.evaluate(k) for k in self._statements]
 
-    def verdicts(self, evidence: Any = (), keys: list[str] | None = None) -> dict[str, Any]:
-        """One :class:`~bounds.verdict.Verdict` per statement from its derivation and ``evidence``.
-
-        ``evidence`` holds empirical and audit :class:`~bounds.evidence.Result` rows; see
-        :mod:`bounds.verdict` for the precedence of the verdicts and the root causes.
-        """
-        from .verdict import verdicts
-
-        return verdicts(self, evidence, keys)
-
     # -- persistence of evaluations (the report job's cache) -----------------
 
     def snapshot(self, keys: list[str] | None = None) -> dict[str, tuple]:

@@ -56,6 +56,7 @@ import sympy as sp
 from .core import PrivacyWarning, Statement, _rel_text, moderate_value, number_or_reason, validate
 from .symbols import SHARED, Namespace, S
 from .validation import UnknownKeyError, culprits, fmt_point, num, positive_finite, real, short
+from .verdict import verdicts as verdicts_of
 
 _ACTIVE: contextvars.ContextVar[Any] = contextvars.ContextVar("bounds_pick_registry", default=None)
 #: whether an error looks for the input that causes it (off inside the searches of min_m/min_eps,
@@ -446,7 +447,7 @@ def statement_verdict(key: Any, evidence: Any = None) -> Any:
         if len(_VERDICTS) > 256:
             _VERDICTS.clear()
         mine = [r for r in rows if r.key in reg and reg.get(r.key).paper == st.paper]
-        v = _VERDICTS[ck] = reg.verdicts(mine, keys=[st.key])[st.key]
+        v = _VERDICTS[ck] = verdicts_of(reg, mine, keys=[st.key])[st.key]
     return v
 
 
@@ -2493,7 +2494,7 @@ def choosing_rows(verdicts: Mapping[str, Any], ms: Any = (1e4, 1e6), constants: 
     Examples
     --------
     >>> import bounds
-    >>> vs = bounds.registry.verdicts([], keys=["jia.thm4.bound"])
+    >>> vs = verdicts_of(bounds.registry, [], keys=["jia.thm4.bound"])
     >>> r = choosing_rows(vs, ms=[1e4])[0]
     >>> r["key"], r["form"], r["verdict"], r["refused"]
     ('jia.thm4.bound', 'derived', 'refuted', '')

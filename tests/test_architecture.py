@@ -1,7 +1,9 @@
 """The architecture, checked: no import cycles, one-way layers, and no shared file that names a paper.
 
 The import graph is read with ``ast`` from every module of the three packages, counting imports
-inside functions too (they run as well); only imports under ``if TYPE_CHECKING:`` are skipped.
+inside functions too (they run as well) and imports under ``if TYPE_CHECKING:`` (a module typed against
+another depends on it: a circle through them is a circle).  The one-way layer rule reads the runtime
+graph (a type-only import never loads the upper layer).
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return skip
 
 
-def imports_of(name: str, path: Path) -> set[str]:
-    """Project modules that ``name`` imports (the named module, not its parent packages)."""
+def imports_of(name: str, path: Path, type_checking: bool = True) -> set[str]:
+    """Project modules that ``name`` imports (the named module, not its parent packages); with
+    ``type_checking=False``, without the imports under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_bytes())
-    skip = _type_checking_nodes(tree)
+    skip = set() if type_checking else _type_checking_nodes(tree)
     pkg = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -69,6 +72,7 @@ def imports_of(name: str, path: Path) -> set[str]:
 
 
 GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
+RUNTIME = {name: imports_of(name, path, type_checking=False) for name, path in MODULES.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -118,7 +122,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_layers_import_one_way() -> None:
-    bad = [(m, d) for m, ds in GRAPH.items() for d in ds if LAYER[d.split(".")[0]] > LAYER[m.split(".")[0]]]
+    bad = [(m, d) for m, ds in RUNTIME.items() for d in ds if LAYER[d.split(".")[0]] > LAYER[m.split(".")[0]]]
     assert bad == []
 
 
@@ -127,6 +131,26 @@ def test_a_function_level_import_counts() -> None:
     # not even inside a function (the cycle the refactoring removed)
     assert "bounds.checks" in GRAPH["bounds.core"]
     assert "bounds.core" not in GRAPH["bounds.checks"]
+
+
+def test_a_type_checking_import_counts(tmp_path) -> None:
+    # a circle closed only by an import under ``if TYPE_CHECKING:`` is a circle of the package
+    probe = ROOT / "bounds" / "_probe_tc_for_test.py"
+    try:
+        probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .core import Registry\n")
+        assert imports_of("bounds._probe_tc_for_test", probe) == {"bounds.core"}
+        assert imports_of("bounds._probe_tc_for_test", probe, type_checking=False) == set()
+    finally:
+        probe.unlink()
+    graph = {k: set(v) for k, v in GRAPH.items()}
+    graph["bounds.core"].add("bounds._probe_tc_for_test")
+    graph["bounds._probe_tc_for_test"] = {"bounds.core"}
+    assert ["bounds._probe_tc_for_test", "bounds.core"] in _cycles(graph)
+
+
+def test_the_registry_does_not_need_the_verdict() -> None:
+    # the verdict is computed from the registry's evidence (bounds.verdict.verdicts), never by the registry
+    assert "bounds.verdict" not in GRAPH["bounds.core"] and "bounds.core" not in GRAPH["bounds.checks"]
 
 
 # ---------------------------------------------------------------- shared files name no paper

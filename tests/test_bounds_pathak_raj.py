@@ -19,6 +19,7 @@ from scipy import stats
 import bounds
 from bounds.core import STATUSES
 from bounds.papers import pr as pr
+from bounds.verdict import verdicts as verdicts_of
 
 REG = bounds.registry
 KEYS = [k for k in REG.keys() if k.startswith("pr.")]
@@ -490,6 +491,6 @@ def test_cited_fast_rate_is_unsupported_because_its_hypotheses_fail():
     assert np.linalg.norm(np.outer(xt, xt)) == pytest.approx(2.0)
     assert any("= 2" in c.detail for c in hyp.values())
     assert any("4*K*(K - 1)" in c.detail for c in hyp.values())  # the factor on the cited term (referee B16)
-    v = REG.verdicts([])
+    v = verdicts_of(REG, [])
     assert v["pr.thm5_3.sridharan"].verdict == "unsupported"
     assert "pr.thm5_3.sridharan" in v["pr.eq23"].root

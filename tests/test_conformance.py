@@ -15,6 +15,7 @@ import sympy as sp
 
 import bounds
 from bounds.evidence import EVIDENCE, KINDS, STATUSES, Result
+from bounds.verdict import verdicts as verdicts_of
 from simulations.runner import ConfigError, trial_spec, validate_config
 from verify.empirical import discover_checks, paper_module, run_spec, select
 from verify.empirical.core import CheckSpec
@@ -73,7 +74,7 @@ def test_paper_declares_its_regime_and_every_statement_gets_one_verdict(paper: b
     for sched in reg.schedules:   # a schedule evaluates to finite values in its own ranges over its span
         for name, expr in sched.items():
             assert name in paper.symbols and isinstance(expr, (sp.Expr, int, float)), (paper.id, name)
-    vs = bounds.registry.verdicts(keys=list(paper.statements))
+    vs = verdicts_of(bounds.registry, keys=list(paper.statements))
     for key, v in vs.items():
         assert v.verdict in STATEMENT_VERDICTS, key
         if v.is_finding:

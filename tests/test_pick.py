@@ -111,6 +111,7 @@ import bounds  # noqa: E402
 from bounds.cli import main as cli_main  # noqa: E402
 from bounds.evidence import VERDICT_TEXT  # noqa: E402
 from bounds.verdict import Verdict  # noqa: E402
+from bounds.verdict import verdicts as verdicts_of  # noqa: E402
 
 THM4 = dict(B0=1, Omega0=0, kappa=1, C_L=1, gamma=2, B_rho=1, c_beta=1, beta=0.5)
 THM4_ARGS = [f"{k}={v}" for k, v in THM4.items()]
@@ -302,7 +303,7 @@ def test_plot_rate_decreases_in_m():
 
 # --------------------------------------------------------------------------- the report's table
 def test_choosing_rows_name_form_and_verdict_and_refuse_unestablished():
-    vs = bounds.registry.verdicts([], keys=["jia.thm4.bound", "jamp.thm3.bound"])
+    vs = verdicts_of(bounds.registry, [], keys=["jia.thm4.bound", "jamp.thm3.bound"])
     rows = pick.choosing_rows(vs, ms=[1e4])
     assert {r["key"] for r in rows} == {"jia.thm4.bound", "jamp.thm3.bound"}
     for r in rows:
@@ -345,7 +346,7 @@ def test_a_given_verdict_decides_the_basis():
             fn("jia.thm4", 10_000, verdict=bad, **THM4)
     with pytest.raises(pick.UnverifiedError):
         pick.bound_grid("jia.thm4", 1e4, np.array([0.1]), np.array([0.01]), verdict=bad, **THM4)
-    ok = bounds.registry.verdicts([], keys=["jia.thm4.bound"])["jia.thm4.bound"]
+    ok = verdicts_of(bounds.registry, [], keys=["jia.thm4.bound"])["jia.thm4.bound"]
     assert pick.optimise("jia.thm4", 10_000, verdict=ok, **THM4).verdict == ok.verdict
 
 

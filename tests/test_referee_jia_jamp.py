@@ -20,6 +20,7 @@ from bounds import registry
 from bounds.evidence import Result
 from bounds.papers import jamp as jamp_paper
 from bounds.papers import jia as jia_paper
+from bounds.verdict import verdicts as verdicts_of
 
 FUNCTION_RELEASE = "function-release-scalar-noise"
 
@@ -27,7 +28,7 @@ FUNCTION_RELEASE = "function-release-scalar-noise"
 @pytest.fixture(scope="module")
 def verdicts():
     keys = [k for k in registry.keys() if k.startswith(("jia.", "jamp."))]
-    return registry.verdicts([], keys)
+    return verdicts_of(registry, [], keys)
 
 
 def _failing(key: str):
@@ -335,7 +336,7 @@ def test_final_least_squares_rows_lie_outside_the_lipschitz_premise(verdicts) ->
     outside_lipschitz_premise(rows)
     assert [r.regime for r in rows] == ["outside", ""] * 3
     assert all(r.details["premise"] == LS_OUTSIDE_PREMISE for r in rows if r.details["problem"] == "ls")
-    with_rows = registry.verdicts(rows, ["jia.prop3", "jia.thm4.bound", "jia.thm4"])
+    with_rows = verdicts_of(registry, rows, ["jia.prop3", "jia.thm4.bound", "jia.thm4"])
     for key in ("jia.prop3", "jia.thm4.bound", "jia.thm4"):
         v = with_rows[key]
         assert v.verdict == "refuted" and not any("empirical" in r and "violated" in r for r in v.reasons), key

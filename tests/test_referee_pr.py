@@ -30,6 +30,7 @@ from scipy import optimize
 import bounds
 from bounds.evidence import VERDICT_TEXT
 from bounds.papers import pr as prb
+from bounds.verdict import verdicts as verdicts_of
 from verify.empirical import pr as emp
 from verify.empirical.core import PROFILES, Context
 
@@ -66,7 +67,7 @@ def evidence(request):
 
 @pytest.fixture(scope="module")
 def verdicts(evidence):
-    return REG.verdicts(evidence, KEYS)
+    return verdicts_of(REG, evidence, KEYS)
 
 
 def _checks(key: str):

@@ -15,12 +15,13 @@ from scipy import stats
 
 import bounds
 from bounds import registry
+from bounds.verdict import verdicts as verdicts_of
 
 
 @pytest.fixture(scope="module")
 def verdicts():
     keys = [k for k in registry.keys() if k.split(".")[0] in ("ttz", "jcc", "cms")]
-    return registry.verdicts([], keys)
+    return verdicts_of(registry, [], keys)
 
 
 def _check(key: str, prefix: str):

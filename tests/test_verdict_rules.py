@@ -16,6 +16,7 @@ from bounds.evidence import Check, Result
 from bounds.paper import Paper
 from bounds.symbols import CONVENTION, Regime, S
 from bounds.verdict import headline, root_table
+from bounds.verdict import verdicts as verdicts_of
 
 
 def _paper(pid: str = "syn", regime: Regime | None = None) -> Paper:
@@ -49,7 +50,7 @@ def test_a_proof_gap_with_an_established_route_holds_and_does_not_spread():
           checks=(_gap,), routes=(_route_ok,))
     p.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 * d("lemma"), relation="upper",
           params=("m",), depends=("lemma",))
-    vs = Registry([p]).verdicts([])
+    vs = verdicts_of(Registry([p]), [])
     lemma, thm = vs["syn.lemma"], vs["syn.thm"]
     assert lemma.verdict == "gap" and lemma.truth == "holds by another route" and lemma.finding == "gap"
     assert "a step fails" in lemma.proof
@@ -63,7 +64,7 @@ def test_without_a_route_the_same_gap_is_unsupported_and_spreads():
           hypotheses=(_gap,), routes=(_route_bad,))
     p.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 * d("lemma"), relation="upper",
           params=("m",), depends=("lemma",))
-    vs = Registry([p]).verdicts([])
+    vs = verdicts_of(Registry([p]), [])
     assert vs["syn.lemma"].verdict == "unsupported" and vs["syn.lemma"].truth == "open"
     # a failing route is no evidence against the statement: the derivation status stays consistent
     assert Registry([p]).evaluate("syn.lemma").status == "consistent"
@@ -74,7 +75,7 @@ def test_an_own_error_stays_an_erratum_when_the_gap_has_a_route():
     p = _paper()
     p.add("thm", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper",
           params=("m",), checks=(_gap,), routes=(_route_ok,))
-    v = Registry([p]).verdicts([])["syn.thm"]
+    v = verdicts_of(Registry([p]), [])["syn.thm"]
     assert v.verdict == "erratum" and v.constant == "does not follow" and v.root == ("syn.thm",)
 
 
@@ -86,7 +87,7 @@ def test_a_definition_with_a_failing_check_is_a_remark_not_unsupported():
     p.add("def1", "Definition 1", "definition", "q", None, checks=(nonstandard,))
     p.add("thm", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, relation="upper",
           params=("m",), depends=("def1",))
-    vs = Registry([p]).verdicts([])
+    vs = verdicts_of(Registry([p]), [])
     assert vs["syn.def1"].verdict == "remark" and vs["syn.def1"].finding == "definitional"
     assert vs["syn.thm"].verdict == "consistent"
 
@@ -109,7 +110,7 @@ def test_one_root_per_underlying_error_echoes_listed_under_it_and_cross_referenc
     b = _paper("pb")
     b.add("lemma1", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
           checks=(_witness("fr", True),))
-    vs = Registry([a, b]).verdicts([])
+    vs = verdicts_of(Registry([a, b]), [])
     assert [vs[k].verdict for k in ("pa.lemma1", "pa.prop1", "pa.prop2", "pb.lemma1")] == ["refuted"] * 4
     assert vs["pa.prop1"].root == ("pa.lemma1",) and vs["pa.prop2"].root == ("pa.lemma1",)
     roots = root_table(vs)
@@ -125,9 +126,9 @@ def test_one_root_per_underlying_error_echoes_listed_under_it_and_cross_referenc
 def test_a_correction_is_shown_only_when_every_check_of_it_passes():
     p = _paper()
     p.add("thm", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",))
-    v = Registry([p]).verdicts([])["syn.thm"]
+    v = verdicts_of(Registry([p]), [])["syn.thm"]
     assert v.corrected and v.correction.startswith("established")
-    v = Registry([p]).verdicts([_emp("syn.thm", "violated", 3.0, 2.0, details={"which": "derived"})])["syn.thm"]
+    v = verdicts_of(Registry([p]), [_emp("syn.thm", "violated", 3.0, 2.0, details={"which": "derived"})])["syn.thm"]
     assert v.verdict == "refuted" and not v.corrected and "refuted too" in v.correction
 
 
@@ -135,11 +136,11 @@ def test_a_budget_the_toolkit_derived_never_refutes_alone():
     p = _paper()
     p.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",))
     tk = _emp("syn.thm", "violated", 3.0, 2.0, details={"budget": "toolkit"})
-    v = Registry([p]).verdicts([tk])["syn.thm"]
+    v = verdicts_of(Registry([p]), [tk])["syn.thm"]
     assert v.verdict == "consistent"
     assert any("budget the toolkit derived" in r for r in v.reasons)
     paper_claim = _emp("syn.thm", "violated", 3.0, 2.0)
-    assert Registry([p]).verdicts([tk, paper_claim])["syn.thm"].verdict == "refuted"
+    assert verdicts_of(Registry([p]), [tk, paper_claim])["syn.thm"].verdict == "refuted"
 
 
 def test_a_verdict_that_changes_with_the_reading_says_so():
@@ -147,7 +148,7 @@ def test_a_verdict_that_changes_with_the_reading_says_so():
     p.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
           readings={"per-step": "ε per iteration", "total": "ε for the whole run"})
     rows = [_emp("syn.thm", "violated", 3.0, 2.0, details={"reading": "total"})]
-    v = Registry([p]).verdicts(rows)["syn.thm"]
+    v = verdicts_of(Registry([p]), rows)["syn.thm"]
     assert v.verdict == "consistent"                       # the first (encoded) reading decides
     assert v.readings == {"per-step": "consistent", "total": "refuted"} and v.reading_dependent
     assert any("depends on the reading" in r for r in v.reasons)
@@ -161,12 +162,12 @@ def test_a_numeric_check_on_a_minority_of_points_is_inconclusive_not_holds():
     c = Registry([p]).evaluate("syn.thm").checks[0]
     pts = c.details["points"]
     assert c.verdict == "inconclusive" and 0 < 2 * pts["finite"] < pts["evaluated"]
-    assert Registry([p]).verdicts([])["syn.thm"].verdict == "unchecked"
+    assert verdicts_of(Registry([p]), [])["syn.thm"].verdict == "unchecked"
     # the same comparison on m > 1e6 evaluates everywhere and holds
     q = _paper()
     q.add("thm", "Theorem 1", "theorem", "q", 2 * sp.sqrt(S.m + 10**6), derive=lambda d: sp.sqrt(S.m + 10**6),
           relation="upper", params=("m",))
-    assert Registry([q]).verdicts([])["syn.thm"].verdict == "consistent"
+    assert verdicts_of(Registry([q]), [])["syn.thm"].verdict == "consistent"
 
 
 def test_one_regime_convention_for_delta():
@@ -184,7 +185,7 @@ def test_an_exact_counterexample_makes_the_statement_false():
     p = _paper()
     p.add("prop", "Proposition 1", "proposition", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
           checks=(_witness("x"),))
-    v = Registry([p]).verdicts([])["syn.prop"]
+    v = verdicts_of(Registry([p]), [])["syn.prop"]
     assert v.verdict == "refuted" and v.truth == "false" and v.finding == "result"
     assert any(r.startswith("exact counterexample") for r in v.reasons)
 
@@ -198,7 +199,7 @@ def test_an_own_typo_beside_an_echoed_error_does_not_make_a_second_root():
           checks=(_witness("fr", True),))
     p.add("thm1", "Theorem 1", "noise", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
           checks=(_witness("fr", True), typo), depends=("lemma1",))
-    vs = Registry([p]).verdicts([])
+    vs = verdicts_of(Registry([p]), [])
     assert vs["syn.thm1"].verdict == "refuted" and vs["syn.thm1"].root == ("syn.lemma1",)
     assert any(r.startswith("also a typo") for r in vs["syn.thm1"].reasons)
     assert [r["key"] for r in root_table(vs)] == ["syn.lemma1"]
@@ -217,7 +218,7 @@ def test_regime_only_echoes_and_an_inherited_error_beside_a_harmless_gap():
     for k in ("syn.thm1", "syn.thm2"):   # tag the failing comparison with the slug (as a paper would)
         for c in reg.evaluate(k).checks:
             c.details["error"] = "lam-le-1"
-    vs = reg.verdicts([])
+    vs = verdicts_of(reg, [])
     assert vs["syn.thm1"].verdict == vs["syn.thm2"].verdict == "regime"
     assert vs["syn.thm2"].root == ("syn.thm1",) and headline(vs)["regime"] == 1
     # an error inherited from a stated dependency stays an erratum when a gap beside it has a route
@@ -225,7 +226,7 @@ def test_regime_only_echoes_and_an_inherited_error_beside_a_harmless_gap():
     q.add("lemma", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",))
     q.add("thm", "Theorem 1", "theorem", "q", 3 / S.m, derive=lambda d: 3 * d("lemma"), relation="upper",
           params=("m",), depends=("lemma",), hypotheses=(_gap,), routes=(_route_ok,))
-    v = Registry([q]).verdicts([])["syn.thm"]
+    v = verdicts_of(Registry([q]), [])["syn.thm"]
     assert v.verdict == "erratum" and v.root == ("syn.lemma",)
 
 
@@ -240,7 +241,7 @@ def test_partial_echo_scoped_correction_and_wording():
     # its own slip (a halved scale) beside the lemma's error: its own root that also rests on the lemma
     p.add("prop1", "Proposition 1", "noise", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper",
           params=("m",), checks=(scoped,), depends=("lemma1",))
-    vs = Registry([p]).verdicts([])
+    vs = verdicts_of(Registry([p]), [])
     v = vs["syn.prop1"]
     assert v.verdict == "refuted" and v.root == ("syn.prop1", "syn.lemma1")
     assert v.root_text == "own slip; also rests on syn.lemma1"
@@ -258,5 +259,5 @@ def test_typo_and_remark_print_no_regime_failure():
 
     p = _paper()
     p.add("eq1", "Equation (1)", "noise", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), checks=(typo,))
-    v = Registry([p]).verdicts([])["syn.eq1"]
+    v = verdicts_of(Registry([p]), [])["syn.eq1"]
     assert v.verdict == "typo" and "fails" not in v.regime

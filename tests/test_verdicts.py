@@ -17,6 +17,7 @@ from bounds.evidence import STATEMENT_VERDICTS, Check, Result
 from bounds.paper import Paper
 from bounds.symbols import Regime, S
 from bounds.verdict import combine_results, root_table
+from bounds.verdict import verdicts as verdicts_of
 from verify.scan import scan_json, scan_text
 from verify.stats import grade
 
@@ -31,7 +32,7 @@ def _emp(verdict: str, statistic: float = 1.0, bound: float = 2.0, **kw) -> Resu
 
 
 def _verdicts(p: Paper, evidence=()):
-    return Registry([p]).verdicts(list(evidence))
+    return verdicts_of(Registry([p]), list(evidence))
 
 
 def test_consistent_and_refuted_by_simulation():
@@ -224,7 +225,7 @@ def test_sup_norm_hypothesis_of_the_stepping_stone_function_fails_on_an_exact_in
     f_lam = np.linalg.solve(K / 3 + 0.01 * np.eye(3), K / 3 @ f)
     assert f_lam.max() == pytest.approx(1.2304535144670996, rel=1e-12)
     assert (0.9 * f_lam[2] + 1) ** 2 > 4  # least squares, y = −1 at x₃: above B_ρ = 4M²
-    v = registry.verdicts([])
+    v = verdicts_of(registry, [])
     assert v["jia.s5_1.B_rho"].verdict == "refuted"
     # 5.2 prints ‖f_λ‖_∞ ≤ M outright: refuted, the same underlying error as 5.1's B_ρ (one root per paper)
     assert v["jia.s5_2.B_rho"].verdict == "refuted" and v["jia.s5_2.B_rho"].root == ("jia.s5_1.B_rho",)

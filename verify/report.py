@@ -53,6 +53,7 @@ from bounds.core import Evaluation, keys_matching
 from bounds.evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
 from bounds.report_io import toolkit_version
 from bounds.verdict import Verdict, headline, root_table
+from bounds.verdict import verdicts as verdicts_of
 
 PICK_M = (1e3, 1e4, 1e5, 1e6)
 
@@ -172,7 +173,7 @@ def picks_table(verdicts: dict[str, Verdict] | None = None) -> list[dict[str, An
 
     consts = {k: v for k, v in pick_constants().items() if k in registry}
     if verdicts is None:
-        verdicts = registry.verdicts([], keys=list(consts))
+        verdicts = verdicts_of(registry, [], keys=list(consts))
     return choosing_rows(verdicts, ms=PICK_M, constants=consts)
 
 
@@ -467,7 +468,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     partial run says so under the title, with the papers it covers and where it was written.
     """
     tally = Counter(e.status for e in evs)
-    vs = verdicts if verdicts is not None else registry.verdicts([*empirical, *(audits or [])],
+    vs = verdicts if verdicts is not None else verdicts_of(registry, [*empirical, *(audits or [])],
                                                                   keys=[e.key for e in evs])
     vtally = Counter(v.verdict for v in vs.values())
     emp = empirical_summary(empirical)
@@ -1010,7 +1011,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             registry.store.save_registry(registry)     # the light papers: `python -m bounds` reads them
     finally:
         registry.store = before                        # no lasting change to bounds.registry
-    vs = registry.verdicts([*empirical, *audits], keys=keys)
+    vs = verdicts_of(registry, [*empirical, *audits], keys=keys)
     ahead = _latex_ahead(evs, executor) if executor is not None else None   # on a worker, while we go on
     pk = picks_table(vs) if picks and not only else []
     prov = provenance(time.perf_counter() - t0)
