@@ -691,6 +691,35 @@ def svg_wanted() -> bool:
     return os.environ.get(SVG_ENV, "").strip().lower() in ("1", "yes", "on", "true")
 
 
+#: figures kept after saving, by PNG path, while :func:`keep_figures` is active (tests read axis scales and legends)
+_KEPT: dict[str, Any] | None = None
+
+
+@contextlib.contextmanager
+def keep_figures() -> Iterator[dict[str, Any]]:
+    """Keep every figure :func:`save_figure` writes (PNG path → the closed matplotlib Figure) in the yielded dict.
+
+    The figures stay readable after closing (axis scales, legend texts, titles), so a test can check
+    what a figure shows without reading pixels.
+
+    Examples
+    --------
+    >>> import tempfile, matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> with keep_figures() as kept:
+    ...     fig, ax = plt.subplots(); ax.set_xscale("log")
+    ...     _ = save_figure(fig, Path(tempfile.mkdtemp()) / "a")
+    >>> [f.axes[0].get_xscale() for f in kept.values()]
+    ['log']
+    """
+    global _KEPT
+    before, _KEPT = _KEPT, {}
+    try:
+        yield _KEPT
+    finally:
+        _KEPT = before
+
+
 def save_figure(fig: Any, stem: Path, dpi: int = 150, svg: bool | None = None) -> list[Path]:
     """Write ``stem.png`` (and ``stem.svg`` when ``svg``) reproducibly (byte-identical for the same figure) and close it.
 
@@ -723,6 +752,8 @@ def save_figure(fig: Any, stem: Path, dpi: int = 150, svg: bool | None = None) -
         if len(out) > 1:
             fig.savefig(out[1], metadata={"Date": None})
     plt.close(fig)
+    if _KEPT is not None:
+        _KEPT[str(out[0])] = fig
     return out
 
 
@@ -828,6 +859,22 @@ def rate_series(details: dict[str, Any]) -> dict[str, Any] | None:
     return d
 
 
+def loglog_scale(values: Any) -> str:
+    """The scale of a rate figure's axis: ``log`` when its finite values are all positive, else ``linear``.
+
+    A rate is a log-log slope, a straight line only on log axes, so a rate figure draws log axes
+    whatever the span of its data (:func:`choose_scale` would pick a linear axis for a narrow one).
+
+    Examples
+    --------
+    >>> loglog_scale([0.75, 0.9, 1.9]), loglog_scale([0.0, 1.0]), loglog_scale([float("nan"), 2.0])
+    ('log', 'linear', 'log')
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v)]
+    return "log" if v.size and bool((v > 0).all()) else "linear"
+
+
 def rate_figure(result: Any, path_stem: Path) -> FigureRef:
     """Draw one rate figure into ``path_stem.png`` (and ``.svg``: :func:`svg_wanted`); returns the PNG path with
     the figure's notes."""
@@ -846,9 +893,13 @@ def rate_figure(result: Any, path_stem: Path) -> FigureRef:
             curves.append((label, np.asarray(d[name], dtype=float)))
     extras = [(label, np.asarray(vals, dtype=float)) for label, vals in (d.get("extra") or {}).items()]
     fig, ax = plt.subplots(figsize=(5.2, 3.8), constrained_layout=True)
-    xscale = fit_axis(ax, "x", m, direct=m)
-    yscale = fit_axis(ax, "y", np.concatenate([y, *[c for _, c in curves], *[e for _, e in extras]]))
+    # a log-log slope is a straight line only on log axes: log scales whenever the data allow them
+    xscale = fit_axis(ax, "x", m, scale=loglog_scale(m), direct=m)
+    yvals = np.concatenate([y, *[c for _, c in curves], *[e for _, e in extras]])
+    yscale = fit_axis(ax, "y", yvals, scale=loglog_scale(y))
     notes: list[str] = []
+    if xscale != "log" or yscale != "log":
+        notes.append("slopes drawn on a linear axis: the data have values ≤ 0, which a log axis cannot show")
     ok, why = drawable(y, yscale)
     ok &= drawable(m, xscale)[0]
     if d.get("se") is not None:
@@ -1064,6 +1115,24 @@ def sensitivity_figures(results: Sequence[Any], directory: Path) -> dict[str, st
 VERDICT_MARKERS = {"holds": ("o", "C2"), "violated": ("X", "C3"), "inconclusive": ("D", "C1")}
 
 
+def overview_legend_handles(outside: bool) -> list[Any]:
+    """Legend entries of an overview figure: what each mark means, and the ring of an out-of-regime run.
+
+    Examples
+    --------
+    >>> [h.get_label() for h in overview_legend_handles(True)][-1]
+    "○ ring: run outside the paper's regime"
+    """
+    from matplotlib.lines import Line2D
+
+    words = {"holds": "holds", "violated": "violated (red ✖)", "inconclusive": "inconclusive"}
+    out = [Line2D([], [], ls="none", marker=mk, color=c, label=words[v]) for v, (mk, c) in VERDICT_MARKERS.items()]
+    if outside:
+        out.append(Line2D([], [], ls="none", marker="o", markersize=9, markerfacecolor="none", color="k",
+                          label="○ ring: run outside the paper's regime"))
+    return out
+
+
 def overview_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
     """One small-multiples figure per paper: a panel per statement, a point per variant.
 
@@ -1092,6 +1161,7 @@ def overview_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
         fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.7 * rows), constrained_layout=True,
                                  squeeze=False)
         notes: list[str] = []
+        any_outside = False
         for ax, (name, rs) in zip(axes.ravel(), panels.items(), strict=False):
             xs = np.arange(1, len(rs) + 1, dtype=float)
             stat = np.array([r.statistic for r in rs], dtype=float)
@@ -1123,6 +1193,11 @@ def overview_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
             err = np.array([np.maximum(y - lo_ok, 0), np.maximum(hi_ok - y, 0)])
             if pts.any():
                 ax.errorbar(xs[pts], y[pts], yerr=err[:, pts], fmt="none", ecolor="0.4", lw=1)
+            outside = pts & np.array([getattr(r, "regime", "") == "outside" for r in rs])
+            if outside.any():
+                ax.scatter(xs[outside], y[outside], s=90, facecolors="none", edgecolors="k", linewidths=0.8,
+                           zorder=4)
+                any_outside = True
             for verdict, (marker, color) in VERDICT_MARKERS.items():
                 sel = pts & np.array([r.verdict == verdict for r in rs])
                 if sel.any():
@@ -1146,8 +1221,12 @@ def overview_figures(results: Sequence[Any], directory: Path) -> dict[str, str]:
             notes += [f"{name}: {t}" for t in panel_notes]
         for ax in axes.ravel()[n:]:
             ax.axis("off")
-        fig.suptitle(f"{paper}: every empirical check\n● green holds, ✖ red violated, ◆ orange inconclusive; "
-                     "x = variant number in the report", fontsize=8)
+        fig.suptitle(f"{paper}: every empirical check; x = variant number in the report", fontsize=8)
+        fig.legend(handles=overview_legend_handles(any_outside), loc="outside lower center",
+                   ncols=4, fontsize=7, frameon=False)
+        if any_outside:
+            notes.append("a black ring marks a run outside the paper's regime (its verdict does not refute the "
+                         "statement; red ✖ is a violated check, inside or outside the regime)")
         directory.mkdir(parents=True, exist_ok=True)
         stem = directory / f"overview_{paper}"
         save_figure(fig, stem)

@@ -298,7 +298,7 @@ def md_inline(text: str) -> str:
     >>> md_inline("Φ*_c and `a*b` | $$x_1$$")
     'Φ\\*\\_c and `a*b` \\| $$x_1$$'
     """
-    text = text.replace("\n", " ")
+    text = tame_factors(text.replace("\n", " "))
     parts: list[str] = []
     last = 0
     for m in [*_PROTECTED.finditer(text), None]:
@@ -322,6 +322,258 @@ def _n(k: int, one: str, many: str) -> str:
 def _short(s: str, n: int = 160) -> str:
     s = s.replace("\n", " ")
     return md_inline(s if len(s) <= n else s[: n - 1] + "…")
+
+
+# --- the report reads true (issue 34 item 7): words that match the numbers ----------------------------
+
+#: a factor, ratio or slack printed with an exponent (``5.947e+52``)
+_BIG_FACTOR = re.compile(r"((?:factor|ratio|slack)[^;|]{0,40}?)(\d(?:\.\d+)?e\+?(\d{2,}))", re.IGNORECASE)
+#: above this a measured factor says only how far the sampled parameters reach (``verify.scan`` flags it)
+MEANINGLESS_FACTOR = 1e12
+
+
+def tame_factors(text: str) -> str:
+    """Never print a number that means nothing: a factor, ratio or slack above 10¹² is replaced by words.
+
+    A factor measured over sampled points that exceeds 10¹² says how far the sampling reaches
+    (λ down to 1e-8, m up to 1e9), not how wrong a bound is; it is printed as "beyond 10¹²" with
+    that explanation (the scanner, :mod:`verify.scan`, flags any such number left unexplained).
+
+    Examples
+    --------
+    >>> tame_factors("stated exceeds derived by a factor 1 to 5.947e+52 (median 4.132)")
+    'stated exceeds derived by a factor 1 to beyond 10¹² (a size set by the extreme sampled parameters, not a property of the bound; not printed) (median 4.132)'
+    >>> tame_factors("ratio 3.1e+05 at m = 10")
+    'ratio 3.1e+05 at m = 10'
+    """
+    def sub(m: re.Match[str]) -> str:
+        try:
+            big = float(m.group(2)) > MEANINGLESS_FACTOR
+        except ValueError:
+            big = False
+        if not big:
+            return m.group(0)
+        return (m.group(1) + "beyond 10¹² (a size set by the extreme sampled parameters, not a property of the "
+                "bound; not printed)")
+
+    return _BIG_FACTOR.sub(sub, text)
+
+
+def cut_at_word(text: str, n: int) -> tuple[str, bool]:
+    """``text`` shortened to at most ``n`` characters at a clause or word boundary; (text, whether cut).
+
+    Prefers the end of a clause (``; `` or ``. ``) in the second half of the budget, else the last
+    space; never ends mid-word, and drops a dangling comma, colon or opening bracket.
+
+    Examples
+    --------
+    >>> cut_at_word("short", 10)
+    ('short', False)
+    >>> cut_at_word("the printed scale is half; the audit finds 2ε at n = 10⁵", 40)
+    ('the printed scale is half', True)
+    >>> cut_at_word("alpha beta gamma delta", 13)
+    ('alpha beta', True)
+    """
+    text = " ".join(text.split())
+    if len(text) <= n:
+        return text, False
+    head = text[:n]
+    cut = max(head.rfind("; "), head.rfind(". "))
+    if cut < n // 2:
+        cut = head.rfind(" ") if text[n:n + 1] != " " else n
+    if cut <= 0:
+        cut = n
+    out = text[:cut].rstrip(" ,;:(—–-[")
+    while out and out[-1] in "([{,;:":
+        out = out[:-1].rstrip()
+    return out, True
+
+
+def evidence_cell(text: str, key: str, n: int = 260) -> str:
+    """A table cell of evidence: whole clauses up to ``n`` characters, linking to the full text when cut.
+
+    Examples
+    --------
+    >>> evidence_cell("a b c d e f", "jia.thm4.bound", n=5)
+    'a b c … [full text](#s-jia-thm4-bound-why)'
+    >>> evidence_cell("short", "jia.thm2")
+    'short'
+    """
+    s, cut = cut_at_word(tame_factors(text), n)
+    return md_inline(s) + (f" … [full text](#{_anchor(key)}-why)" if cut else "")
+
+
+def inconclusive_why(r: Any) -> str:
+    """Why a check reads inconclusive, from its own row: the paper module's ``details["why"]`` (or
+    ``why_inconclusive``), else the row's numbers (interval against the bound or claimed slope, sizes).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> row = NS(kind="rate", verdict="inconclusive", details={}, lo=-0.3, hi=-0.1, bound=-0.25, statistic=-0.2,
+    ...          n=336)
+    >>> inconclusive_why(row)
+    'the interval [-0.3, -0.1] (width 0.2) contains the claimed slope -0.25 (distance 0.05 from the fit): these sizes cannot tell them apart'
+    >>> inconclusive_why(NS(kind="rate", verdict="holds", details={}, lo=0, hi=0, bound=0, statistic=0, n=1))
+    ''
+    """
+    if getattr(r, "verdict", "") != "inconclusive":
+        return ""
+    d = getattr(r, "details", None) or {}
+    for k in ("why", "why_inconclusive"):
+        if isinstance(d.get(k), str) and d[k].strip():
+            return d[k].strip()
+    lo, hi, ref, stat = (float(x) if x is not None else math.nan for x in (r.lo, r.hi, r.bound, r.statistic))
+    sizes = d.get("m") or d.get("T") or d.get("n_values")
+    if isinstance(sizes, list) and len(sizes) < 3:
+        return f"too few sizes ({len(sizes)}) to fit a slope"
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(ref)):
+        return "no finite interval or reference to compare"
+    what = "claimed slope" if r.kind == "rate" else "bound"
+    conf = getattr(r, "confidence", None)
+    interval = f"{float(conf):.0%} interval" if isinstance(conf, (int, float)) and 0 < conf < 1 else "interval"
+    if lo <= ref <= hi:
+        return (f"the {interval} [{lo:.4g}, {hi:.4g}] (width {hi - lo:.4g}) contains the {what} {ref:.4g} "
+                f"(distance {abs(stat - ref):.4g} from the {'fit' if r.kind == 'rate' else 'estimate'}): "
+                f"{'these sizes' if r.kind == 'rate' else 'this sample'} cannot tell them apart")
+    side = "above" if lo > ref else "below"
+    return (f"the interval [{lo:.4g}, {hi:.4g}] lies {side} the {what} {ref:.4g} (distance {min(abs(lo - ref), abs(hi - ref)):.4g}), "
+            "but the check's rule does not decide on this grid")
+
+
+def check_label(c: Any) -> str:
+    """How a symbolic check is named in the report: the rate check concerns the *printed bound's exponent*,
+    not the algorithm's measured rate, and says so.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> check_label(NS(name="rate", ok=True, failed=False)), check_label(NS(name="stated vs derived", ok=True, failed=False))
+    ("printed bound's exponent matches (the bound's own limit, not a measured rate)", 'stated vs derived')
+    >>> check_label(NS(name="rate", ok=False, failed=True))
+    "printed bound's exponent does not match (the bound's own limit, not a measured rate)"
+    """
+    name = str(getattr(c, "name", ""))
+    if name == "rate" or name.startswith("rate:") or name.startswith("rate "):
+        word = "matches" if getattr(c, "ok", False) else "does not match" if getattr(c, "failed", False) else "undecided"
+        return f"printed bound's exponent {word} (the bound's own limit, not a measured rate)"
+    return name
+
+
+def smallest_correction(v: Any) -> dict[str, Any] | None:
+    """The S1 record (issue 34 item 3) carried by the first piece of a verdict's evidence that has one."""
+    for r in getattr(v, "evidence", ()) or ():
+        sc = (getattr(r, "details", None) or {}).get("smallest_correction")
+        if isinstance(sc, dict):
+            return sc
+    return None
+
+
+def _factor(x: Any) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return f"factor {float(x):.4g}"
+    return f"factor {x}"
+
+
+def smallest_correction_text(sc: dict[str, Any] | None) -> str:
+    """S1 in words, the toolkit's tightest tool first, then the proof's own argument, then whether the
+    printed form is actually violated (never lead with a factor that is only sufficient).
+
+    Examples
+    --------
+    >>> smallest_correction_text({"proof": {"factor": 2, "text": "double the scale"},
+    ...     "tight": {"factor": 1.56, "tool": "pld_epsilon", "text": "1.56× the scale"},
+    ...     "printed_violated": {"answer": "yes", "evidence": "audit ε_lower 1.42 > 1"}})
+    "tight (pld_epsilon): 1.56× the scale (factor 1.56); by the proof's own argument: double the scale (factor 2); printed form violated: yes (audit ε_lower 1.42 > 1)"
+    >>> smallest_correction_text(None)
+    ''
+    """
+    if not isinstance(sc, dict):
+        return ""
+    parts = []
+    t = sc.get("tight") or {}
+    if t:
+        f = _factor(t.get("factor"))
+        parts.append(f"tight{' (' + str(t['tool']) + ')' if t.get('tool') else ''}: {t.get('text', '')}"
+                     + (f" ({f})" if f else ""))
+    p = sc.get("proof") or {}
+    if p:
+        f = _factor(p.get("factor"))
+        parts.append(f"by the proof's own argument: {p.get('text', '')}" + (f" ({f})" if f else ""))
+    pv = sc.get("printed_violated") or {}
+    if pv:
+        parts.append(f"printed form violated: {pv.get('answer', 'not tested')}"
+                     + (f" ({pv['evidence']})" if pv.get("evidence") else ""))
+    return "; ".join(parts)
+
+
+def root_extras(v: Any, st: Any = None) -> dict[str, Any]:
+    """The issue-34 fields of one verdict (S2, S1, references), with defaults before they land.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> root_extras(NS(evidence=[]))["root_test"]
+    'not tested: the verdict machinery does not record it'
+    """
+    refs = tuple(getattr(st, "references", ()) or ()) if st is not None else ()
+    return {"count_as": str(getattr(v, "count_as", "") or ""),
+            "no_effect": list(getattr(v, "no_effect", ()) or ()),
+            "root_test": str(getattr(v, "root_test", "") or "not tested: the verdict machinery does not record it"),
+            "upstream": dict(getattr(v, "upstream", {}) or {}),
+            "references": list(refs),
+            "smallest_correction": smallest_correction(v)}
+
+
+def refuted_caption(v: Any, shown: Sequence[Any]) -> str:
+    """The caption of a refuted statement's figure whose runs do not show the refutation: it names the
+    refuting evidence and links to it (the statement's *why* lines), so the figure cannot read as support.
+
+    Empty when the statement is not refuted or when a run drawn is itself violated inside the regime.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> v = NS(verdict="refuted", key="jia.thm4.bound", reasons=["exact counterexample: 4/5 > 6/25"])
+    >>> refuted_caption(v, [NS(verdict="holds", regime="")])
+    '*Refuted elsewhere:* the runs in this figure do not show it; the refuting evidence is exact counterexample: 4/5 > 6/25 ([the evidence](#s-jia-thm4-bound-why)).'
+    >>> refuted_caption(v, [NS(verdict="violated", regime="inside")])
+    ''
+    """
+    if getattr(v, "verdict", "") != "refuted":
+        return ""
+    if any(getattr(r, "verdict", "") == "violated" and getattr(r, "regime", "") != "outside" for r in shown):
+        return ""
+    reasons = [str(x) for x in getattr(v, "reasons", []) or []]
+    first = next((x for x in reasons if "counterexample" in x or "violated" in x), reasons[0] if reasons else "")
+    text, _ = cut_at_word(tame_factors(first), 200)
+    return (f"*Refuted elsewhere:* the runs in this figure do not show it; the refuting evidence is "
+            f"{md_inline(text)} ([the evidence](#{_anchor(v.key)}-why)).")
+
+
+def is_placeholder(v: Any, st: Any) -> bool:
+    """A placeholder statement: verdict ``unchecked`` and no stated form (it carries no evidence column).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> is_placeholder(NS(verdict="unchecked"), NS(stated=None)), is_placeholder(NS(verdict="consistent"), NS(stated=None))
+    (True, False)
+    """
+    return getattr(v, "verdict", "") == "unchecked" and getattr(st, "stated", None) is None
+
+
+#: the counting rule printed next to the headline number when ``headline`` does not give one
+DEFAULT_RULE = ("counted: one per underlying error per paper, each a false statement or a printed form that does "
+                "not follow from its premises; echoes and descendants are listed under their root and not counted")
+
+
+def counting_rule(head: dict[str, Any]) -> str:
+    """The headline's counting rule (``headline(vs)["rule"]``, else :data:`DEFAULT_RULE`)."""
+    rule = head.get("rule") if isinstance(head, dict) else None
+    return str(rule) if rule else DEFAULT_RULE
 
 
 def _severity(ev: Evaluation) -> str:
@@ -378,7 +630,10 @@ def _result_line(r: Any) -> str:
             parts.insert(0, f"ratio {r.ratio:.3g}")
         cmp_ = f"empirical {r.statistic:.4g}{ci} vs bound {r.bound:.4g} ({', '.join(parts)})"
     where = " (configuration outside the paper's regime)" if r.regime == "outside" else ""
-    return (f"{r.kind} · {_md_escape(r.variant)}: {cmp_} → **{r.reads}**{where}. "
+    why = inconclusive_why(r)
+    why = f" (why inconclusive: {_md_escape(why)})" if why else ""
+    what = "the algorithm's measured rate: " if r.kind == "rate" else ""
+    return (f"{r.kind} · {_md_escape(r.variant)}: {what}{cmp_} → **{r.reads}**{why}{where}. "
             f"{_md_escape(r.method)}")
 
 
@@ -549,7 +804,14 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     L.append("## Root errors")
     L.append("")
     per_paper = Counter(registry.get(r["key"]).paper for r in roots if r["finding"] == "result")
-    L.append(f"**{head['errors']} underlying errors**, each a false statement or a printed form that does not "
+    kinds = [(head.get("false"), "false statement", "false statements"),
+             (head.get("does_not_follow"), "printed form that does not follow", "printed forms that do not follow")]
+    split = "; ".join(_n(int(k), one, many) for k, one, many in kinds if isinstance(k, int))
+    L.append(f"**{head['errors']} underlying errors** (rule: {md_inline(counting_rule(head))}"
+             + (f"; {split}" if split else "") + ")"
+             + (f"; apart from them, {_n(int(head['no_effect']), 'false claim that changes no result', 'false claims that change no result')} (counted apart, see *counted as*)"
+                if isinstance(head.get("no_effect"), int) and head.get("no_effect") else "")
+             + ".  Each is a false statement or a printed form that does not "
              "follow from its premises (one root per error per paper: "
              + ", ".join(f"{n} in `{p}`" for p, n in per_paper.items())
              + (f"; {head['cross_paper']} of them are the same error as a root in another paper, cross-referenced"
@@ -573,19 +835,28 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         if finding != "result":
             L.append(f"### {title}")
             L.append("")
-        L.append("| root | label | verdict | statement | evidence | correction | regime | echoes and downstream |")
-        L.append("|---|---|---|---|---|---|---|---|")
+        L.append("| root | label | verdict | counted as | statement | evidence | correction | root test | regime | "
+                 "echoes and downstream |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             st = registry.get(r["key"])
+            x = root_extras(vs[r["key"]], st)
+            sc = smallest_correction_text(x["smallest_correction"])
+            refs = ("; reproduces " + "; ".join(x["references"])) if x["references"] else ""
+            also = "".join(f"; also rests on `{k}` (no effect here)" for k in x["no_effect"])
             ev_counts = ", ".join(f"{n} {e}" for e, n in r["evidence"].items())
             same = (" Same error as " + ", ".join(f"`{k}`" for k in r["same_error_as"]) + "."
                     if r["same_error_as"] else "")
             reading = ("; by reading: " + ", ".join(f"{k} → {VERDICT_TEXT[v]}" for k, v in r["readings"].items())
                        if len(set(r["readings"].values())) > 1 else "")
             L.append(f"| [`{r['key']}`](#{_anchor(r['key'])}) | {md_inline(st.label)} | **{r['reads']}** | "
-                     f"{md_inline(r['truth'])}{md_inline(reading)} | "
-                     f"{_short('; '.join(r['reasons']), 260)} ({ev_counts}){md_inline(same)} | "
-                     f"{md_inline(r['correction']) or '—'} | {_short(r['regime'], 120)} | "
+                     f"{md_inline(x['count_as']) or '—'} | "
+                     f"{md_inline(r['truth'])}{md_inline(reading)}{md_inline(also)} | "
+                     f"{evidence_cell('; '.join(r['reasons']), r['key'])} ({ev_counts}){md_inline(same)}"
+                     f"{md_inline(refs)} | "
+                     f"{md_inline(r['correction']) or '—'}"
+                     + (f"; smallest correction: {md_inline(sc)}" if sc else "") + " | "
+                     f"{md_inline(x['root_test'])} | {evidence_cell(r['regime'], r['key'], 120)} | "
                      f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'}"
                      + (" (also rested on by the roots " + ", ".join(f"`{k}`" for k in r["rested_on_by"]) + ")"
                         if r["rested_on_by"] else "") + " |")
@@ -612,10 +883,12 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         for e in (e for e in evs if e.statement.paper == pid):
             st = e.statement
             v = vs[st.key]
+            ph = is_placeholder(v, st)
             L.append(
                 f"| [`{st.key}`](#{_anchor(st.key)}) | {md_inline(st.label)} | {st.kind} | **{v.text}** | "
                 f"{v.root_text or '—'} | {e.status}{' (' + _severity(e) + ')' if _severity(e) else ''} | "
-                f"{_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |"
+                + ("placeholder: no stated form, nothing to check | — |" if ph else
+                   f"{_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |")
             )
         L.append("")
     by_paper: dict[str, list[Evaluation]] = {}
@@ -650,7 +923,23 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 parts.append(f"printed form: {v.constant}")
             if v.correction:
                 parts.append(f"correction: {v.correction}")
-            L.append(f"- in short: {_md_escape('; '.join(parts))}")
+            L.append(f"- <a id=\"{_anchor(st.key)}-why\"></a>in short: {_md_escape('; '.join(parts))}")
+            x = root_extras(v, st)
+            if v.is_finding and x["count_as"]:
+                L.append(f"- counted as: {md_inline(x['count_as'])}")
+            for k in x["no_effect"]:
+                L.append(f"- also rests on `{k}` (no effect here)")
+            for k, what in x["upstream"].items():
+                L.append(f"- inherits from `{k}`: {md_inline(str(what))}")
+            if v.is_root:
+                L.append(f"- root test: {md_inline(x['root_test'])}")
+            if x["smallest_correction"]:
+                L.append(f"- smallest correction: {md_inline(smallest_correction_text(x['smallest_correction']))}")
+            if x["references"]:
+                L.append("- reproduces the published analysis of " + "; ".join(md_inline(r) for r in x["references"]))
+            placeholder = is_placeholder(v, st)
+            if placeholder:
+                L.append("- placeholder: no stated form, so nothing is checked and no evidence is shown")
             if v.readings:
                 L.append("- readings of the text: " + "; ".join(
                     f"{md_inline(r)} ({md_inline(st.readings.get(r, ''))}) → {VERDICT_TEXT[x]}"
@@ -677,10 +966,10 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                              f"$${latex(e.derived)}$$")
             if st.cited:
                 L.append(f"- cites: {md_inline(st.cited)}")
-            for c in e.checks:
+            for c in ([] if placeholder else e.checks):
                 mark = "✔" if c.ok else "✘" if c.failed else "?"
                 pts = f", {c.n_points} points" if c.n_points else ""
-                L.append(f"- {mark} {md_inline(c.name)} ({c.kind}{pts}): {_md_escape(c.detail)}")
+                L.append(f"- {mark} {md_inline(check_label(c))} ({c.kind}{pts}): {_md_escape(c.detail)}")
             if e.inherits:
                 L.append(f"- inherits the erratum of: {', '.join(f'`{k}`' for k in e.inherits)}")
             if e.status == "erratum" and deps.get(st.key):
@@ -688,13 +977,16 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             if st.notes:
                 L.append(f"- note: {_md_escape(st.notes)}")
             counter: Counter[str] = Counter()
-            for r in by_key.get(st.key, []):
+            for r in ([] if placeholder else by_key.get(st.key, [])):
                 panel = "rate" if r.kind == "rate" else "bound"
                 counter[panel] += 1
                 L.append(f"- empirical #{counter[panel]} {_result_line(r)}")
                 fig = figures.get(f"{r.key}:{r.kind}:{r.variant}")
                 if fig:
                     L += _figure_md(f"{r.key} {r.variant}", fig, indent="  ")
+                    cap = refuted_caption(v, [r])
+                    if cap:
+                        L.append(f"  {cap}")
                 if isinstance(r.details.get("markdown"), str):
                     L.append("")
                     L.extend(r.details["markdown"].strip().splitlines())
@@ -706,6 +998,9 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             if st.key in sens_figs:
                 fl = _figure_md(f"{st.key}: sensitivity against m", sens_figs[st.key], indent="  ")
                 L += ["- " + fl[0].lstrip()] + fl[1:]
+                cap = refuted_caption(v, [r for r in by_key.get(st.key, []) if r.kind == "sensitivity"])
+                if cap:
+                    L.append(f"  {cap}")
             L.append("")
     if utility is not None and len(utility):
         from .utility import utility_markdown
@@ -1061,8 +1356,9 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "verdicts": dict(Counter(v.verdict for v in vs.values())),
             "tally": dict(Counter(e.status for e in evs)),
             "empirical_tally": dict(Counter(r.verdict for r in empirical)),
-            "roots": root_table(vs),
-            "headline": headline(vs),
+            "roots": [dict(r, **_jsonable(root_extras(vs[r["key"]], registry.get(r["key"]))))
+                      for r in root_table(vs)],
+            "headline": dict(headline(vs), rule=counting_rule(headline(vs))),
             "coverage": {pid: [{"item": i, "why": w} for i, w in PAPERS[pid].not_encoded]
                          for pid in sorted({e.statement.paper for e in evs})},
             "regimes": {pid: PAPERS[pid].regime.as_dict() for pid in sorted({e.statement.paper for e in evs})},
@@ -1113,7 +1409,161 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
                 os.replace(tmp / name, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if not partial and out.resolve() == PROJECT_REPORTS.resolve():
+        update_readme(PROJECT_README, summary)      # the README's findings are the report's own words
     return {"markdown": out / "REPORT.md", "html": out / "index.html", "summary": out / "summary.json"}
+
+
+# --- the README's summary of findings, generated from summary.json ------------------------------------
+
+#: the markers of the generated block in README.md (:func:`update_readme` rewrites what lies between them)
+README_BEGIN = ("<!-- findings: generated from reports/summary.json by verify.report.readme_findings "
+                "(make verify rewrites it); do not edit by hand -->")
+README_END = "<!-- end of the generated findings -->"
+
+
+def _plain(text: str, n: int) -> str:
+    s, cut = cut_at_word(tame_factors(str(text)), n)
+    return md_inline(s) + (" …" if cut else "")
+
+
+def readme_findings(summary: dict[str, Any]) -> str:
+    """The README's summary of findings, from a report's ``summary.json`` (parsed): every number and every
+    word about a finding is the report's own.
+
+    Per paper: each root finding with its verdict, what it says of the statement, its correction and
+    its first piece of evidence; then the paper's simulations (with why each inconclusive one is) and
+    audits.  ``tests/test_report_reads_true.py`` checks that README.md carries exactly this text for
+    the committed report.
+
+    Examples
+    --------
+    >>> s = {"headline": {"errors": 1, "echoes": 0}, "roots": [{"key": "a.x", "finding": "result",
+    ...      "reads": "refuted", "truth": "false", "correction": "none", "reasons": ["exact counterexample"]}],
+    ...      "statements": [{"key": "a.x", "paper": "a", "label": "Lemma 1", "verdict": "refuted"}],
+    ...      "empirical": [], "audits": []}
+    >>> print(readme_findings(s))  # doctest: +ELLIPSIS
+    **1 underlying error** (rule: counted: one per underlying error per paper, ...).
+    <BLANKLINE>
+    - **`a`** (1 statement: 1 refuted):
+      - `a.x` (Lemma 1): **refuted**; the statement: false; correction: none. Evidence: exact counterexample.
+    """
+    head = summary.get("headline") or {}
+    stmts = summary.get("statements") or []
+    label = {s["key"]: s.get("label", "") for s in stmts}
+    papers = list(dict.fromkeys(s.get("paper") or s["key"].split(".")[0] for s in stmts))
+    err = int(head.get("errors", 0))
+    kinds = [(head.get("false"), "false statement", "false statements"),
+             (head.get("does_not_follow"), "printed form that does not follow", "printed forms that do not follow")]
+    split = "; ".join(_n(int(k), one, many) for k, one, many in kinds if isinstance(k, int))
+    apart = [(head.get("no_effect"), "false claim that changes no result", "false claims that change no result"),
+             (head.get("open"), "statement left open", "statements left open"),
+             (head.get("gaps"), "proof gap", "proof gaps"),
+             (head.get("definitional"), "definitional remark", "definitional remarks"),
+             (head.get("typographic"), "typographic slip", "typographic slips"),
+             (head.get("regime"), "statement that holds only in the paper's regime",
+              "statements that hold only in the paper's regime"),
+             (head.get("echoes"), "echo or descendant", "echoes and descendants")]
+    apart_s = ", ".join(_n(int(k), one, many) for k, one, many in apart if isinstance(k, int) and k)
+    L = [f"**{_n(err, 'underlying error', 'underlying errors')}** (rule: {md_inline(counting_rule(head))}"
+         + (f"; {split}" if split else "") + ")" + (f"; apart: {apart_s}" if apart_s else "") + ".", ""]
+    roots = summary.get("roots") or []
+    emp = summary.get("empirical") or []
+    aud = summary.get("audits") or []
+    for pid in papers:
+        mine = [s for s in stmts if (s.get("paper") or s["key"].split(".")[0]) == pid]
+        tally = Counter(str(s.get("reads") or s.get("verdict")) for s in mine)
+        L.append(f"- **`{pid}`** ({_n(len(mine), 'statement', 'statements')}: "
+                 + ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))) + "):")
+        for r in (r for r in roots if r["key"].split(".")[0] == pid):
+            parts = [f"**{r.get('reads') or r.get('verdict')}**"]
+            if r.get("count_as"):
+                parts.append(f"counted as: {md_inline(r['count_as'])}")
+            parts.append(f"the statement: {md_inline(r.get('truth', ''))}")
+            if r.get("correction"):
+                parts.append(f"correction: {_plain(r['correction'], 160)}")
+            sc = smallest_correction_text(r.get("smallest_correction"))
+            if sc:
+                parts.append(f"smallest correction: {_plain(sc, 240)}")
+            parts += [f"also rests on `{k}` (no effect here)" for k in r.get("no_effect") or []]
+            if r.get("references"):
+                parts.append("reproduces " + "; ".join(md_inline(x) for x in r["references"]))
+            first = next(iter(r.get("reasons") or []), "")
+            ev = _plain(first, 240) if first else ""
+            L.append(f"  - `{r['key']}` ({md_inline(label.get(r['key'], ''))}): " + "; ".join(parts)
+                     + (f". Evidence: {ev}" if ev else "") + ("" if ev.endswith(("…", ".")) else "."))
+        rows = [r for r in emp if str(r.get("key", "")).split(".")[0] == pid]
+        if rows:
+            t = Counter(r["verdict"] for r in rows)
+            line = (f"  - simulations: {_n(len(rows), 'check', 'checks')}, "
+                    + ", ".join(f"{t[v]} {v}" for v in ("holds", "violated", "inconclusive") if t.get(v)))
+            viol = [r for r in rows if r["verdict"] == "violated"]
+            if viol:
+                per = Counter(r["key"] for r in viol)
+                out_ = Counter(r["key"] for r in viol if r.get("regime") == "outside")
+                line += "; violated: " + ", ".join(
+                    f"`{k}` ×{n}" + (f" ({out_[k]} outside the regime)" if out_[k] else "") for k, n in per.items())
+            inc = [r for r in rows if r["verdict"] == "inconclusive"]
+            if inc:
+                from types import SimpleNamespace
+
+                line += "; inconclusive: " + "; ".join(
+                    f"`{r['key']}` {md_inline(str(r.get('name', '')))} "
+                    + (f"(slope {r['statistic']:.3g} [{r['lo']:.3g}, {r['hi']:.3g}] vs {r['bound']:.3g}: "
+                       if r.get("kind") == "rate" and all(isinstance(r.get(k), (int, float))
+                                                          for k in ("statistic", "lo", "hi", "bound")) else "(")
+                    + _plain(inconclusive_why(SimpleNamespace(**{**r, "details": r.get("details") or {}})), 200)
+                    + ")" for r in inc)
+            L.append(line)
+        arows = [r for r in aud if str(r.get("key", "")).split(".")[0] == pid]
+        if arows:
+            t = Counter(r["verdict"] for r in arows)
+            line = (f"  - privacy audits: {_n(len(arows), 'audit', 'audits')}, "
+                    + ", ".join(f"{t[v]} {v}" for v in ("holds", "violated", "inconclusive") if t.get(v)))
+            viol = [r for r in arows if r["verdict"] == "violated" and isinstance(r.get("statistic"), (int, float))]
+            if viol:
+                w = max(viol, key=lambda r: r["statistic"])
+                line += (f"; the largest ε_lower {w['statistic']:.3g} against a claimed ε = {w['bound']:.3g} "
+                         f"(`{w['key']}`, {md_inline(str(w.get('name', '')))}, {w['confidence']:.0%} confidence)")
+            L.append(line)
+    return "\n".join(L)
+
+
+def update_readme(readme: Path | str, summary: dict[str, Any]) -> bool:
+    """Rewrite the generated findings block of ``readme`` from ``summary``; True when the file changed.
+
+    Only the text between :data:`README_BEGIN` and :data:`README_END` is replaced; a README without
+    both markers is left alone (False).
+    """
+    p = Path(readme)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    if README_BEGIN not in text or README_END not in text:
+        return False
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    new = f"{head}{README_BEGIN}\n{readme_findings(summary)}\n{README_END}{tail}"
+    if new == text:
+        return False
+    tmp = p.with_name(p.name + f".tmp{os.getpid()}")
+    tmp.write_text(new, encoding="utf-8")
+    os.replace(tmp, p)
+    return True
+
+
+def readme_block(readme: Path | str) -> str | None:
+    """The generated findings block README.md carries now (None without both markers)."""
+    text = Path(readme).read_text(encoding="utf-8")
+    if README_BEGIN not in text or README_END not in text:
+        return None
+    return text.split(README_BEGIN, 1)[1].split(README_END, 1)[0].strip("\n")
+
+
+#: the project's own README and report directory: a whole run into that directory rewrites the README's block
+PROJECT_README = Path(__file__).resolve().parents[1] / "README.md"
+PROJECT_REPORTS = Path(__file__).resolve().parents[1] / "reports"
 
 
 # --- partial runs: which files belong to which papers ----------------------------------------------
@@ -1238,6 +1688,7 @@ def statement_verdict(v: Verdict) -> dict[str, Any]:
         "reasons": d["reasons"], "truth": d["truth"], "proof": d["proof"], "constant": d["constant"],
         "correction": d["correction"], "errors": d["errors"], "same_error_as": d["same_error_as"],
         "readings": d["readings"],
+        **_jsonable(root_extras(v, registry.get(v.key) if v.key in registry else None)),
         "evidence_list": [{"evidence": r.evidence, "kind": r.kind, "name": r.name, "verdict": r.verdict,
                            "reads": r.reads, "regime": r.regime, "statistic": _jsonable(r.statistic),
                            "bound": _jsonable(r.bound), "ratio": _jsonable(r.ratio), "n": r.n}

@@ -1,6 +1,7 @@
 """``python -m verify where KEY``: every place a statement lives, found by discovery.
 
-For one statement key this lists where it is stated (file:line of the paper's
+For one statement key this heads with the statement's one verdict (as the report
+stored it), then lists where it is stated (file:line of the paper's
 ``PAPER.add`` call), its source in the paper, its derivation and extra checks
 (file:line), its empirical checks and audits (file:line) with the trial
 functions they run (found by reading the checks' code), and the report
@@ -161,6 +162,39 @@ def figures_for(key: str, reports: str | Path = "reports") -> list[str]:
     return [e["path"] for e in figure_entries(key, reports)]
 
 
+def stored_verdict(key: str, reports: str | Path = "reports") -> dict[str, Any]:
+    """The statement's one verdict as the report in ``reports`` stored it (``summary.json``), else from the
+    symbolic evidence alone (``source`` says which).
+
+    Returns ``verdict``, ``reads``, ``truth``, ``root_text``, ``count_as`` and ``source``.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "summary.json").write_text(json.dumps({"statements": [{"key": "jia.thm4.bound",
+    ...     "verdict": "refuted", "reads": "refuted", "truth": "false", "root_text": "own slip"}]}))
+    >>> v = stored_verdict("jia.thm4.bound", d)
+    >>> v["reads"], v["truth"], v["source"].endswith("summary.json")
+    ('refuted', 'false', True)
+    """
+    import json
+
+    path = Path(reports) / "summary.json"
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["statements"]
+        row = next(r for r in rows if isinstance(r, dict) and r.get("key") == key)
+        return {"verdict": str(row.get("verdict", "")), "reads": str(row.get("reads") or row.get("verdict", "")),
+                "truth": str(row.get("truth", "")), "root_text": str(row.get("root_text") or ""),
+                "count_as": str(row.get("count_as") or ""), "source": str(path)}
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        pass
+    v = bounds.registry.verdicts([], keys=[key])[key]
+    return {"verdict": v.verdict, "reads": v.text, "truth": v.truth, "root_text": v.root_text,
+            "count_as": str(getattr(v, "count_as", "") or ""),
+            "source": "the symbolic evidence alone (no report found)"}
+
+
 def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
     """Everything about where ``key`` is encoded and checked, as a JSON-able dict.
 
@@ -184,6 +218,7 @@ def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
 
     return {
         "key": st.key,
+        "verdict": stored_verdict(key, reports),
         "label": st.label,
         "quantity": st.quantity,
         "status": ev.status,
@@ -204,7 +239,16 @@ def locate(key: str, reports: str | Path = "reports") -> dict[str, Any]:
 
 def render(info: dict[str, Any]) -> str:
     """The text ``python -m verify where`` prints."""
-    L = [f"{info['key']}: {info['label']} — {info['quantity']}   [status: {info['status']}]",
+    v = info.get("verdict") or {}
+    head = f"{info['key']}: verdict {v.get('reads') or v.get('verdict') or '?'}"
+    if v.get("truth"):
+        head += f" (the statement: {v['truth']})"
+    if v.get("root_text"):
+        head += f"; root: {v['root_text']}"
+    L = [head,
+         f"  statement   {info['label']} — {info['quantity']}",
+         f"  verdict of  {v.get('source', '?')}",
+         f"  derivation  status {info['status']} (the derivation check alone, not the verdict)",
          f"  source      {info['source']}",
          f"  stated at   {info['defined']}"]
     if info["derivation"]:
