@@ -637,16 +637,24 @@ def negative_corner_probability(dd: int = 1) -> sp.Expr:
     return sp.Rational(1, 2)
 
 
-def _existence_check(dep, exact: bool = True) -> Check:
-    """The flat direction of J_p: an exact counterexample to the §4 claim (``exact``) or, in the proof of
-    Theorem 5.1, a failing premise (severity ``gap``)."""
+def _unbounded_witness(dep) -> tuple[bool, sp.Expr, sp.Expr]:
+    """Is J_p unbounded below along E = e_(d+1)e_(d+1)ᵀ at b_(d+1,d+1) = −1 (exact, sympy)?
+
+    Returns (unbounded, the change of the perturbation term along tE, that change at b_(d+1,d+1) = −1).
+    """
     wit = flat_direction_witness(dep)
     t, bl = wit["t"], wit["b_last"]
     flat = wit["margins"] == 0 and wit["loss"] == 0 and wit["reg"] == 0
     change = sp.expand(wit["pert"])
     at_minus_one = change.subs(bl, -1)
     to_minus_inf = sp.limit(at_minus_one, t, sp.oo) == -sp.oo
-    unbounded = flat and sp.simplify(change - 2 * t * bl) == 0 and to_minus_inf
+    return bool(flat and sp.simplify(change - 2 * t * bl) == 0 and to_minus_inf), change, at_minus_one
+
+
+def _existence_check(dep, exact: bool = True) -> Check:
+    """The flat direction of J_p: an exact counterexample to the §4 claim (``exact``) or, in the proof of
+    Theorem 5.1, a failing premise (severity ``gap``)."""
+    unbounded, change, at_minus_one = _unbounded_witness(dep)
     p_neg = negative_corner_probability(1)
     probs = {lm: bounded_below_probability(2, 1.0, lm) for lm in (1.0, 10.0, 100.0)}
     txt = ", ".join(f"λ = {lm:g}: {p:.3f}" for lm, p in probs.items())
@@ -1157,7 +1165,52 @@ def _thm51_derive(dep) -> sp.Expr:
     return density_part + sp.expand_log(sp.log(det_bound), force=True)
 
 
+#: the point of the Theorem 5.1 audit (readings of ``pr.thm5_1``): m = 40, λ = 20, ε = 1/2, C = 2, R_x = 1 and
+#: α = 4/h with the simulations' Huber h = 1/2
+THM51_POINT = {"eps": sp.Rational(1, 2), "alpha_k": 8, "n": 40, "lam": 20, "K": 2, "R_x": 1}
+
+#: details added to the registry's "stated vs derived" check of ``pr.thm5_1`` (its smallest correction),
+#: filled by :func:`_thm51_checks` when the statement is evaluated (the registry applies tags after the checks)
+_THM51_TAGS: dict = {}
+
+
+def thm5_1_correction(stated: sp.Expr, derived: sp.Expr) -> dict:
+    """The smallest correction of ε' in Theorem 5.1 (schema S1 of issue 34), at :data:`THM51_POINT`.
+
+    ``proof``: the factor derived ε'/printed ε', the ε' the proof's own argument gives once Chaudhuri et
+    al.'s Jacobian bound is granted (Lemma 1's derived sensitivity in the density step, the multiclass
+    rank 2(C − 1), the summed objective nΛ ↦ λ); its hypothesis (a strongly convex regulariser) fails,
+    so it is a minimal change only under that argument, not a certificate.  ``tight``: not computed, no
+    tool of the toolkit certifies a finite ε' for this release.  ``printed_violated``: the privacy audit
+    of the released Φ^p (``verify/empirical/pr.py``, ``audit_thm5_1``).
+
+    Examples
+    --------
+    >>> sc = thm5_1_correction(eps + 0 * K, 3 * eps + 0 * K)
+    >>> round(sc["proof"]["factor"], 9), sc["tight"]["factor"]
+    (3.0, None)
+    """
+    pt = {PAPER.symbols[k].symbol: v for k, v in THM51_POINT.items()}
+    a, b_ = float(stated.subs(pt)), float(derived.subs(pt))
+    where = "ε = 1/2, α = 4/h = 8, n = 40, λ = 20, C = 2, R_x = 1 (the audit's point)"
+    return {
+        "proof": {"factor": b_ / a,
+                  "text": f"ε' × {b_ / a:.3f} at {where}: {b_:.4f} instead of {a:.4f}, the ε' of the proof's own "
+                          "argument with Chaudhuri et al.'s Jacobian bound granted (Lemma 1's derived sensitivity "
+                          "in (11), the multiclass rank 2(C − 1), the summed objective nΛ ↦ λ); that bound's "
+                          "hypothesis (a strongly convex regulariser) fails, so even this ε' is not certified"},
+        "tight": {"factor": None, "tool": "",
+                  "text": "not computed: no tool of the toolkit certifies a finite ε' for this release (J_p has no "
+                          "minimiser with probability ≥ 1/2 and b ↦ Φ^p is no bijection: one b for C classes)"},
+        "printed_violated": {"answer": "yes",
+                             "evidence": "the privacy audit of the released Φ^p (verify/empirical/pr.py, "
+                                         "audit_thm5_1, rows 'Phi^p, stated') lower-bounds its privacy loss above "
+                                         "the printed ε', for every α up to the value each row states"},
+    }
+
+
 def _thm51_checks(st: Statement, dep) -> list[Check]:
+    _THM51_TAGS["smallest_correction"] = thm5_1_correction(st.stated, dep(st.key))
     c = _decay_rate(dep("pr.eq7.noise"))
     sens_stated = PAPER.stated("pr.lemma1")
     step = sp.simplify(c * sens_stated / eps)
@@ -1226,6 +1279,7 @@ add(
     },
     equation="§5.1, (9)–(13)",
     checks=(_thm51_checks,),
+    tags={"stated vs derived": _THM51_TAGS},
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.1: |log P(Φ^p|x, y)/P(Φ^p|x', y')| ≤ ε' = ε + k, "
     "k = log(1 + 2α/(nλ) + α²/(n²λ²)); (11) bounds the noise-density ratio by exp((ε/2)‖b₁ − b₂‖) ≤ exp(ε) via "
     "Lemma 1, (12)–(13) add the Jacobian ratio exp(k) 'following a procedure identical to Theorem 2 of [16]' "
@@ -1437,8 +1491,39 @@ def _sridharan_hypotheses(st: Statement, dep) -> list[Check]:
             "beyond h (" + ", ".join(f"C = {k}: {v:.4f}" for k, v in wit.items())
             + f"{'' if attained else ', NOT matching G'}).  The cited term scales with G², so its factor is up to "
             f"{sp.sstr(factor)} ({sp.sstr(factor.subs(K, 2))} at C = 2, {sp.sstr(factor.subs(K, 3))} at C = 3), "
-            "not 1", severity="gap", details={"lipschitz_factor": str(factor), "attained": attained}),
+            "not 1", severity="gap", details={"lipschitz_factor": str(factor), "attained": attained,
+                                              **({} if bool(G1.subs(K, 2) <= 1) else
+                                                 {"smallest_correction": sridharan_correction(factor)})}),
     ]
+
+
+def sridharan_correction(factor: sp.Expr) -> dict:
+    """The smallest correction of the cited term 16/(λn)[32 + log(1/δ)] (schema S1 of issue 34).
+
+    ``factor`` is G² at ‖x‖ ≤ 1 (G the Lipschitz constant of the per-example loss in Φ, attained):
+    the cited bound (Sridharan et al. 2008) scales with the squared Lipschitz constant, so under its own
+    argument the term needs × G² = 4C(C − 1), granted the strong convexity it also assumes (which fails:
+    the trace regulariser is linear), so no valid form is established and ``tight`` is not computed.
+
+    Examples
+    --------
+    >>> sridharan_correction(4 * K * (K - 1))["proof"]["factor"]
+    '4*K*(K - 1)'
+    """
+    return {
+        "proof": {"factor": sp.sstr(factor),
+                  "text": f"the cited term × G² = {sp.sstr(factor)} ({sp.sstr(factor.subs(K, 2))} at C = 2): the cited "
+                          "bound scales with the squared Lipschitz constant of the loss, here G = (R_x² + 1)√(C(C − 1)) "
+                          "(attained), granted the λ-strong convexity it also assumes (the regulariser is linear: "
+                          "modulus 0, so even this corrected term is not established); under reading 'sum' the "
+                          "rescaling to the summed J (× n², counted at pr.eq23) comes on top"},
+        "tight": {"factor": None, "tool": "",
+                  "text": "not computed: the cited fast-rate bound needs a strongly convex objective, which J is not "
+                          "(Lemma 2's modulus is 0), so no tool of the toolkit gives a valid constant here"},
+        "printed_violated": {"answer": "not tested",
+                             "evidence": "a step of Theorem 5.3's proof; the empirical violation rows of pr.thm5_3 "
+                                         "test the final bound, not this term alone"},
+    }
 
 
 add(
@@ -1468,6 +1553,37 @@ def _eq23_derive(dep) -> sp.Expr:
     return 2 * dep("pr.thm5_2") + term
 
 
+def eq23_correction(q1: sp.Expr, q2: sp.Expr, dep) -> dict:
+    """The smallest correction of (23) (schema S1 of issue 34), from its two exact ratios.
+
+    ``q1`` = printed first term / (2 × Theorem 5.2) and ``q2`` = printed cited term / the cited term in the
+    paper's summed scale (reading 'sum').  Under the proof's own argument (the cited bound with
+    Theorem 5.2 substituted) the first term needs × 1/q1 = 2 in both readings of L̃, and under reading
+    'sum' the cited term × 1/q2 = n²; the cited bound's own hypotheses fail (``pr.thm5_3.sridharan``),
+    so no tighter valid form exists to compute.  (23) bounds J̃(Φ^p) − J̃(Φ^r), which no experiment
+    measures alone: whether Φ^p exists at all is decided exactly by ``pr.eq8.objective``.
+
+    Examples
+    --------
+    >>> sc = eq23_correction(sp.Rational(1, 2), n**-2, None)
+    >>> sc["proof"]["factor"], sc["printed_violated"]["answer"]
+    ('2', 'not tested')
+    """
+    return {
+        "proof": {"factor": sp.sstr(sp.simplify(1 / q1)),
+                  "text": f"the first term × {sp.sstr(sp.simplify(1 / q1))}: the cited bound is 2[J(Φ^p) − J(Φ*)] + "
+                          "term, so Theorem 5.2 enters twice (both readings of L̃); under reading 'sum' the cited term "
+                          f"also needs × {sp.sstr(sp.simplify(1 / q2))} (16n[32 + log(1/δ)]/λ, the averaged bound "
+                          "rescaled to the summed J)"},
+        "tight": {"factor": None, "tool": "",
+                  "text": "not computed: the cited bound's hypotheses fail (linear regulariser, Lipschitz constant "
+                          "2√(C(C − 1)), pr.thm5_3.sridharan), so no tool of the toolkit gives a valid (23)"},
+        "printed_violated": {"answer": "not tested",
+                             "evidence": "(23) bounds J̃(Φ^p) − J̃(Φ^r), not measured alone; the empirical violation "
+                                         "rows of pr.thm5_3 test the final bound (23) enters"},
+    }
+
+
 def _eq23_checks(st: Statement, dep) -> list[Check]:
     q1 = sp.simplify(_t53_second / (2 * PAPER.stated("pr.thm5_2")))
     cited = PAPER.stated("pr.thm5_3.sridharan")
@@ -1477,7 +1593,8 @@ def _eq23_checks(st: Statement, dep) -> list[Check]:
     return [
         _ok("Theorem 5.2 enters (23) twice (factor 2 of the cited bound)", q1 == 1, "symbolic",
             f"stated first term / (2 × Theorem 5.2) = {sp.sstr(q1)}: (23) drops the factor 2 (both readings of L̃)",
-            details={"error": ERR_EQ23_FACTOR2}),
+            details={"error": ERR_EQ23_FACTOR2,
+                     **({} if q1 == 1 else {"smallest_correction": eq23_correction(q1, q2, dep)})}),
         _ok("cited term in the paper's scale", q2 == 1, "symbolic",
             f"reading 'sum' (L̃ = E[L], L summed over the n examples as in (5)): the averaged-objective term with "
             f"Λ = λ/n, times n, is 16n[32 + log(1/δ)]/λ; stated / rescaled = {sp.sstr(q2)}", severity="mismatch",
@@ -1533,6 +1650,41 @@ def _thm53_derive(dep) -> sp.Expr:
 
 
 
+def thm5_3_correction(q: sp.Expr, dep) -> dict:
+    """The smallest correction of Theorem 5.3 (schema S1 of issue 34), from q = printed first term / (λ·(22)).
+
+    Under the proof's own chain (21)–(23): the first term × 1/q = λ (4√d(d+1)²C log(d/δ)/ε), δ → δ/2
+    in each of the two events (union bound), and the factor 2 of (23) on the second term.  Printed form
+    violated: J_p is unbounded below with probability ≥ 1/2 exactly (``pr.eq8.objective``'s witness,
+    evaluated here), so Φ^p does not exist on that event and no bound on its excess holds with
+    probability ≥ 1 − δ for δ < 1/2.
+
+    Examples
+    --------
+    >>> thm5_3_correction(1 / lam, None)["proof"]["factor"]
+    'lambda'
+    """
+    unbounded = _unbounded_witness(dep)[0] if dep is not None else None
+    return {
+        "proof": {"factor": sp.sstr(sp.simplify(1 / q)),
+                  "text": f"the first term × {sp.sstr(sp.simplify(1 / q))}: (21) multiplies (22) by λ, giving "
+                          "4√d(d+1)²C log(d/δ)/ε; with δ/2 for each of the two events (union bound) and the factor 2 "
+                          "of (23) on the second term (counted at pr.eq23)"},
+        "tight": {"factor": None, "tool": "",
+                  "text": "not computed: the chain rests on a λ-strongly convex objective, which J is not (modulus 0), "
+                          "and the derived form is refuted too, so no valid constant exists to compute"},
+        "printed_violated": (
+            {"answer": "yes",
+             "evidence": "exact: J_p is unbounded below with probability ≥ 1/2 for every d, C, ε, λ and data set "
+                         f"(P(b_(d+1,d+1) < 0) = {sp.sstr(negative_corner_probability(1))}, witness of "
+                         "pr.eq8.objective), so Φ^p does not exist on that event "
+                         "and the bound cannot hold with probability ≥ 1 − δ for δ < 1/2; the empirical violation rows "
+                         "of pr.thm5_3 measure the failure frequency"}
+            if unbounded else
+            {"answer": "not tested", "evidence": "the existence witness was not evaluated"}),
+    }
+
+
 def _thm53_checks(st: Statement, dep) -> list[Check]:
     q = sp.simplify(_t53_first / (lam * PAPER.stated("pr.eq22")))
     fails = [sp.Symbol("delta_b", positive=True), sp.Symbol("delta_S", positive=True)]
@@ -1543,7 +1695,8 @@ def _thm53_checks(st: Statement, dep) -> list[Check]:
     return [
         _ok("first term = λ × (22), as (21) requires", q == 1, "symbolic",
             f"stated first term / (λ·(22)) = {sp.sstr(q)}: the theorem keeps the 1/λ of (22) although (21) "
-            "multiplies (22) by λ; the stated term is too small whenever λ > 1", details={"error": ERR_T53_LAMBDA}),
+            "multiplies (22) by λ; the stated term is too small whenever λ > 1",
+            details={"error": ERR_T53_LAMBDA, **({} if q == 1 else {"smallest_correction": thm5_3_correction(q, dep)})}),
         _ok("confidence: Lemma 4 and the cited bound each fail w.p. δ", sp.simplify(union - delta) == 0,
             "symbolic",
             f"union bound: failure probability ≤ {sp.sstr(union)}, so the stated bound holds w.p. 1 − 2δ "

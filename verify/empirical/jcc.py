@@ -297,6 +297,39 @@ def check_thm2_violation(ctx: Context) -> list[Result]:
     return out
 
 
+def rate_why(grade_: str, slope: float, lo: float, hi: float, claimed: float, confidence: float, ts: Any,
+             runs: int, bias_slope: float) -> str:
+    """Why a rate row of ``jcc.thm2`` is graded as it is, one sentence computed from its own fit.
+
+    ``grade_`` is :func:`verify.stats.rate_verdict` of the fit: ``violated`` when the interval's lower
+    limit exceeds the claimed exponent, ``holds`` when its upper limit is at or below it, else
+    ``inconclusive`` (the interval contains it).  The sentence adds the slope, on the same grid, of the
+    exact lower bound ‖E f_T − f_ρ‖_K (the regularisation bias that (25) drops; E‖f_T + b − f_ρ‖_K ≥ it
+    by Jensen, b having mean zero).
+
+    Examples
+    --------
+    >>> rate_why("inconclusive", -0.2, -0.4, 0.1, -0.25, 0.95, [99, 999], 20, -0.01)[:60]
+    'inconclusive: the 95% interval of the slope, [-0.400, 0.100],'
+    """
+    t_ = [int(v) for v in ts]
+    grid = f"{len(t_)} values of t from {t_[0]} to {t_[-1]}, {runs} runs each" if t_ else "an empty grid"
+    if grade_ == "violated":
+        head = f"violated: the lower limit {lo:.3f} of the {confidence:.0%} interval of the slope exceeds the claimed {claimed:.3f}"
+    elif grade_ == "holds":
+        head = f"holds: the upper limit {hi:.3f} of the {confidence:.0%} interval of the slope is at or below the claimed {claimed:.3f}"
+    else:
+        head = (f"inconclusive: the {confidence:.0%} interval of the slope, [{lo:.3f}, {hi:.3f}], contains the claimed "
+                f"exponent {claimed:.3f} (slope {slope:.3f}; {grid}), so the grid cannot separate them")
+    if math.isfinite(bias_slope):
+        tail = (f"; the exact lower bound ‖E f_T − f_ρ‖_K (regularisation bias) has slope {bias_slope:.3f} on the same "
+                "grid" + (", flatter than the claim: the mean error cannot keep the claimed rate once the bias "
+                          "dominates" if bias_slope > claimed else ", not flatter than the claim"))
+    else:
+        tail = ""
+    return head + tail
+
+
 @empirical_check("jcc.thm2", "rate")
 def check_thm2_rate(ctx: Context) -> list[Result]:
     """Theorem 2, (27) and §5: the error decays like t^{−(θ−1/2)} ("learning rate close to 1/2").
@@ -335,7 +368,8 @@ def check_thm2_rate(ctx: Context) -> list[Result]:
         b0 = _value(THM2, "stated", **{**c_big, "t": 10**6}, delta=0.1)
         bias = [mean_error_norm(consts[int(T)]["P"], int(T), spec["theta"], consts[int(T)]["t0"]) for T in Ts]
         bias_fit = slope_fit(Ts - 1, bias)
-        out.append(Result(evidence="empirical", key="jcc.thm2", kind="rate", name=name, statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=rate_verdict(fit, claimed), confidence=ctx.profile.confidence, method=f"{SEED}: weighted log-log slope of the mean of E_b‖f_T + b_T − f_ρ‖_K (exact) over "
+        grade_ = rate_verdict(fit, claimed)
+        out.append(Result(evidence="empirical", key="jcc.thm2", kind="rate", name=name, statistic=fit.slope, lo=fit.lo, hi=fit.hi, bound=claimed, verdict=grade_, confidence=ctx.profile.confidence, method=f"{SEED}: weighted log-log slope of the mean of E_b‖f_T + b_T − f_ρ‖_K (exact) over "
                     f"{ctx.profile.n_rate_trials} runs per T, against t = T − 1; claimed exponent 1/2 − θ of (27) "
                     f"at θ = {spec['theta']}; κ = {spec['kappa']}, stated noise C_T/ε, ε = {EPS}", n=int(len(df)), details=dict(
                 T=Ts.astype(int).tolist(), mean=mean.tolist(), se=se.tolist(),
@@ -343,6 +377,8 @@ def check_thm2_rate(ctx: Context) -> list[Result]:
                 mean_error_lower_bound=bias, lower_bound_slope=bias_fit.slope,
                 bound_numeric_slope=math.log(b1 / b0) / math.log(100.0),
                 fnorm=consts[grid[0]]["fnorm"], r=spec.get("r"), theta=spec["theta"], rejected=n_rej,
+                why=rate_why(grade_, fit.slope, fit.lo, fit.hi, claimed, ctx.profile.confidence, Ts - 1,
+                             ctx.profile.n_rate_trials, bias_fit.slope),
             )))
     return out
 
