@@ -64,7 +64,7 @@ from .pick import Basis, UnverifiedError, _paren, _reg, basis, single_blas_threa
 from .validation import num, short
 
 __all__ = ["BranchRow", "Calibration", "CalibrationRow", "UnverifiedError", "calibrate", "mechanism", "mechanism_keys",
-           "parameters", "private_alternative"]
+           "parameters", "premise_lines", "private_alternative", "relaxation_coverage", "split_relaxed"]
 
 
 
@@ -114,6 +114,10 @@ class Calibration:
     branches: list[BranchRow] = field(default_factory=list)
     branch_label: str = ""
     recommended: str = ""
+    #: relaxed premises (``Statement.relaxes``) the caller gave: name → (value, premise)
+    relaxed: dict[str, tuple[float, str]] = field(default_factory=dict)
+    #: relaxed premises the caller left out, taken at the paper's value: name → (paper's value, premise)
+    at_paper_value: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     @property
     def form(self) -> str:
@@ -133,7 +137,9 @@ class Calibration:
                 "correction": self.basis.correction, "basis_note": self.basis.note, "warning": self.basis.warning,
                 "rows": [r.as_dict() for r in self.rows], "note": self.note,
                 "branches": [r.as_dict() for r in self.branches], "branch_label": self.branch_label,
-                "recommended": self.recommended}
+                "recommended": self.recommended,
+                "relaxed": {k: {"value": v, "premise": p} for k, (v, p) in self.relaxed.items()},
+                "at_paper_value": {k: {"value": v, "premise": p} for k, (v, p) in self.at_paper_value.items()}}
 
     def text(self) -> str:
         """The command line's answer."""
@@ -145,6 +151,7 @@ class Calibration:
             lines.append(f"  note: {b.note}")
         if b.warning:
             lines.append(f"  warning: {b.warning}")
+        lines += premise_lines(self.relaxed, self.at_paper_value)
         cells = [("—" if r.noise is None else f"{r.noise:.6g}", "—" if r.eps_spent is None else f"{r.eps_spent:.6g}")
                  for r in self.rows]
         w = max(len(self.noise_name), *(len(c[0]) for c in cells))
@@ -176,6 +183,42 @@ class Calibration:
             if self.recommended:
                 lines.append(f"  recommended: {self.recommended}")
         return "\n".join(lines)
+
+
+def premise_lines(relaxed: Mapping[str, tuple[float, str]],
+                  at_paper: Mapping[str, tuple[float, str]]) -> list[str]:
+    """The lines saying which relaxed premises the answer takes at the user's value and which at the paper's.
+
+    Examples
+    --------
+    >>> premise_lines({"q": (20.0, "||x|| <= q")}, {"tol": (0, "exact minimiser")})
+    ['  premises relaxed: q = 20 (||x|| <= q)', "  premises at the paper's value: tol = 0 (exact minimiser)"]
+    """
+    out = []
+    if relaxed:
+        out.append("  premises relaxed: " + "; ".join(f"{k} = {num(v)} ({p})" for k, (v, p) in relaxed.items()))
+    if at_paper:
+        out.append("  premises at the paper's value: "
+                   + "; ".join(f"{k} = {num(v)} ({p})" for k, (v, p) in at_paper.items()))
+    return out
+
+
+def split_relaxed(st: Any, values: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, tuple], dict[str, tuple]]:
+    """``values`` completed with the paper's value of every relaxed premise left out (:meth:`Statement.paper_values`),
+    the relaxed premises given (name → (value, premise)) and those taken at the paper's value.
+
+    Examples
+    --------
+    >>> from bounds.pick import _reg
+    >>> vals, given, paper = split_relaxed(_reg().get("cms.alg1.beta"), {"eps": 1, "n": 100, "Lam": 0.1, "q": 20})
+    >>> vals["q"], vals["C_L"], vals["tol"], sorted(given), sorted(paper)
+    (20, 1, 0, ['q'], ['C_L', 'tol'])
+    """
+    relaxes = dict(getattr(st, "relaxes", {}) or {})
+    full = st.paper_values(values) if hasattr(st, "paper_values") else dict(values)
+    given = {k: (values[k], p) for k, (_, p) in relaxes.items() if k in values}
+    paper = {k: (v, p) for k, (v, p) in relaxes.items() if k not in values}
+    return full, given, paper
 
 
 def _is_mechanism(st: Any) -> bool:
@@ -305,6 +348,10 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
     reg = _reg()
     st = mechanism(key)
     vals = {k: float(v) if not isinstance(v, bool) else v for k, v in values.items()}
+    # relaxed premises (Statement.relaxes): a value given answers for the user's own data scale, one left out is the
+    # paper's; a value outside the parameter's domain is refused by the statement's validation (naming both)
+    vals, relaxed, at_paper = split_relaxed(st, vals)
+    vals = {k: float(v) if not isinstance(v, bool) else v for k, v in vals.items()}
     try:
         b = basis(st.key, None, allow_unverified, evidence)
     except UnverifiedError as exc:   # the refusal names what the user can run instead
@@ -390,7 +437,7 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
         notes.append(_composition_note(st, hook["composes_with"], vals))
     note = "\n".join(notes)
     c = Calibration(st.key, st.label, st.quantity, noise_name, vals, eps if eps is not None else math.nan, b, rows,
-                    note)
+                    note, relaxed=relaxed, at_paper_value=at_paper)
     if group:
         c.branch_label, c.branches, c.recommended = _compare_branches(st, group, vals, evidence)
     return c
@@ -478,6 +525,9 @@ def _compare_branches(st: Any, group: Mapping[str, Any], vals: Mapping[str, floa
 
 
 def _command(key: str, vals: Mapping[str, float]) -> str:
+    # a relaxed premise at the paper's value is the default: the command leaves it out
+    relaxes = getattr(_reg().get(key), "relaxes", {}) or {}
+    vals = {k: v for k, v in vals.items() if not (k in relaxes and float(v) == float(relaxes[k][0]))}
     return _alt.command(key, vals, _reg())
 
 
@@ -593,3 +643,92 @@ def private_alternative(key: str, values: Mapping[str, float] | None = None, evi
 
     with using(_alt.every_paper(_reg())) as reg:
         return _alt.private_alternative(key, values, established=established, registry=reg)
+
+
+# --------------------------------------------------------------------------- coverage of relaxed premises
+#: the premises real implementations commonly relax (issue 34 item 5): name → words by which a premise text, a
+#: parameter's description or a statement's notes refer to it
+RELAXABLE = {
+    "feature norm": ("‖x‖", "||x||", "feature norm", "kernel bound", "kappa", "κ", "‖z", "||z"),
+    "intercept": ("intercept", "offset"),
+    "exact minimiser": ("minimiser", "minimizer", "tolerance", "‖∇j", "inexact"),
+    "loss Lipschitz constant": ("lipschitz", "|ℓ'|", "|l'|", "c_l"),
+    "loss smoothness": ("smooth", "ℓ''", "curvature"),
+}
+
+
+def _mentions(text: str, words: tuple[str, ...]) -> bool:
+    t = text.lower()
+    return any(w.lower() in t for w in words)
+
+
+def _sentences(text: str) -> list[str]:
+    import re
+
+    return [s.strip() for s in re.split(r"(?<=[.;])\s+", text or "") if s.strip()]
+
+
+def relaxation_coverage(registry: Any = None) -> list[dict[str, Any]]:
+    """Per mechanism statement: the premises implementations relax that it takes as parameters, and those it does not.
+
+    A *mechanism statement* is one :func:`mechanism_keys` lists or one that declares ``premises`` (it calibrates a
+    noise or certifies a release).  For each premise of :data:`RELAXABLE` the rule is, in order:
+
+    1. a relaxed parameter (``Statement.relaxes``) whose premise text names it: ``"parameter"``, with the
+       parameter, the paper's value and the premise;
+    2. a parameter of the statement (not relaxed: the paper has it as a parameter already, e.g. the curvature c of
+       objective perturbation) whose description names it: ``"parameter of the paper"`` (not for the intercept:
+       an "offset" parameter such as an online step offset is no intercept);
+    3. a sentence of the statement's ``notes`` that names it, one saying "not a parameter" first:
+       ``"not a parameter"`` with that sentence as the reason (the paper module says why it is not, or cannot be,
+       a parameter);
+    4. else ``"not declared"``: the paper module says nothing about it.
+
+    Parameters
+    ----------
+    registry : Registry, optional
+        The registry to read (default: the active one).
+
+    Returns
+    -------
+    list of dict
+        One per statement: ``key``, ``paper``, ``label``, ``relaxed`` (list of ``{"name", "paper_value",
+        "premise"}``) and ``premises`` (list of ``{"premise", "status", "parameter", "reason"}``, one per
+        :data:`RELAXABLE` entry).
+
+    Examples
+    --------
+    >>> rows = {r["key"]: r for r in relaxation_coverage()}
+    >>> [p["name"] for p in rows["cms.alg1.beta"]["relaxed"]]
+    ['C_L', 'q', 'tol']
+    >>> {p["premise"]: p["status"] for p in rows["cms.alg1.beta"]["premises"]}["intercept"]
+    'not a parameter'
+    """
+    reg = registry if registry is not None else _reg()
+    keys = set(_alt.mechanism_keys(None, reg)) | {k for k in reg.keys() if getattr(reg.get(k), "premises", None)}
+    out = []
+    for k in (k for k in reg.keys() if k in keys):
+        st = reg.get(k)
+        relaxes = dict(getattr(st, "relaxes", {}) or {})
+        relaxed = [{"name": n, "paper_value": v, "premise": p} for n, (v, p) in relaxes.items()]
+        notes = _sentences(getattr(st, "notes", ""))
+        rows = []
+        for premise, words in RELAXABLE.items():
+            hit = next((n for n, (_, p) in relaxes.items() if _mentions(p, words)), None)
+            if hit is not None:
+                rows.append({"premise": premise, "status": "parameter", "parameter": hit,
+                             "reason": relaxes[hit][1]})
+                continue
+            own = None if premise == "intercept" else next(   # an "offset" parameter (online t₀) is no intercept
+                (n for n in st.params if n not in relaxes and n in st.ns and _mentions(st.ns[n].description, words)),
+                None)
+            if own is not None:
+                rows.append({"premise": premise, "status": "parameter of the paper", "parameter": own,
+                             "reason": st.ns[own].description})
+                continue
+            said = next((s for s in notes if _mentions(s, words) and "not a parameter" in s.lower()),
+                        next((s for s in notes if _mentions(s, words)), None))
+            rows.append({"premise": premise, "status": "not a parameter" if said else "not declared",
+                         "parameter": "", "reason": said or "the paper module declares nothing about it"})
+        out.append({"key": st.key, "paper": st.paper, "label": st.label, "relaxed": relaxed, "premises": rows})
+    return out

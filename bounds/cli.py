@@ -502,8 +502,13 @@ def _cmd_eval(a: argparse.Namespace) -> int:
             _check_domain(st, name, v)
         return vals
 
+    relaxed: list[dict[str, Any]] = [{}, {}]
+
     def run(reg: Registry) -> tuple[float, Any, Any]:
-        vals = pre(reg)
+        from .calibrate import split_relaxed
+
+        # a relaxed premise left out takes the paper's value (Statement.relaxes); the answer says which
+        vals, relaxed[0], relaxed[1] = split_relaxed(reg.get(a.key), pre(reg))
         with pick.using(reg):
             b = pick.basis(a.key, which, a.allow_unverified)
             v = reg.value(a.key, vals, which=b.form)
@@ -512,11 +517,17 @@ def _cmd_eval(a: argparse.Namespace) -> int:
     v, b, vac = _run(run, _paper_of_key(a.key), lambda reg: _paper_keys(reg, a.key), pre)
     if a.json:
         print(json.dumps({"key": b.key, "value": v, **{k: x for k, x in b.as_dict().items() if k != "key"},
-                          "vacuous": vac.vacuous, "ceiling": vac.ceiling, "vacuity": vac.as_dict()},
+                          "vacuous": vac.vacuous, "ceiling": vac.ceiling, "vacuity": vac.as_dict(),
+                          "relaxed": {k: {"value": x, "premise": p} for k, (x, p) in relaxed[0].items()},
+                          "at_paper_value": {k: {"value": x, "premise": p} for k, (x, p) in relaxed[1].items()}},
                          indent=1, ensure_ascii=False, default=_finite_or_none))
         return 0
     print(repr(v) if a.repr else f"{v:.10g}")
     print(f"  statement {b.line()}")
+    from .calibrate import premise_lines
+
+    for line in premise_lines(*relaxed):
+        print(line)
     for line in (b.note and f"note: {b.note}", b.warning and f"warning: {b.warning}", vac.line()):
         if line:
             print(f"  {line}")

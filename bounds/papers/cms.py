@@ -127,6 +127,38 @@ PAPER.define("c", c, description="c ≥ sup|ℓ''| (curvature bound of Algorithm
 PAPER.define("eps", eps, description="privacy parameter ε (the paper needs no ε < 1)")
 add = PAPER.add
 
+# --------------------------------------------------------------------------- relaxed premises (issue 34 item 5)
+# What real implementations relax, made parameters with the paper's value as default (Statement.relaxes):
+# the feature norm bound q (the paper: ‖x‖ ≤ 1), the Lipschitz constant L of ℓ in the margin (|ℓ'| ≤ 1), and the
+# optimisation tolerance tol of the released minimiser of Algorithm 1 (‖∇J(w̃)‖ ≤ tol; the paper: exact, tol = 0).
+# Loss smoothness c is a parameter of Algorithm 2 already.  A regularised intercept is a feature of constant 1
+# (q → √(q² + 1)); an unregularised one is not a parameter (see the notes of cms.alg1.sensitivity).
+q_x = sp.Symbol("q_x", positive=True)
+tol_g = sp.Symbol("tol_g", nonnegative=True)
+C_L = S.C_L
+PAPER.define("q", q_x, sample_range=(0.1, 100),
+             description="bound q on the feature norm ‖x‖ (the paper: q = 1; with a regularised intercept "
+                         "q = √(‖x‖²_max + 1))")
+PAPER.define("tol", tol_g, lo=0, lo_open=False, sample_range=(1e-9, 1e-1),
+             description="optimisation tolerance: the released w̃ has ‖∇J(w̃)‖ ≤ tol, fixed before seeing the data "
+                         "(the paper: the exact minimiser, tol = 0)")
+#: premise texts of the relaxed parameters (the paper's value is the first element of each Statement.relaxes entry)
+PREMISE_Q = "‖x‖ ≤ q (the paper: ‖x‖ ≤ 1)"
+PREMISE_L = "|ℓ'| ≤ L, the loss L-Lipschitz in the margin (the paper: |ℓ'| ≤ 1)"
+PREMISE_TOL = "the released w̃ has ‖∇J(w̃)‖ ≤ tol (the paper: the exact minimiser, tol = 0)"
+PREMISE_R = "‖z(x)‖ ≤ R on the features (the paper: ‖x‖ ≤ 1; the shipped random-feature map: R = 1)"
+RELAX_Q = {"q": (1, PREMISE_Q)}
+RELAX_QL = {"C_L": (1, PREMISE_L), "q": (1, PREMISE_Q)}
+RELAX_QLT = {**RELAX_QL, "tol": (0, PREMISE_TOL)}
+#: what the relaxations of this paper do not make parameters, with the reason (read by bounds.calibrate's coverage)
+NOT_RELAXED_INTERCEPT = ("an unregularised intercept: J is then not Λ-strongly convex along the constant feature, so "
+                         "the minimiser's intercept has no finite sensitivity bound from this argument (no "
+                         "certificate); a regularised intercept is covered: a feature of constant 1, q → √(q² + 1)")
+NOT_RELAXED_INEXACT_ALG2 = ("an inexact minimiser of Algorithm 2: the change of variables b ↦ f of its privacy proof "
+                            "needs the exact minimiser of the perturbed objective; the certified-solver version is "
+                            "cms.rff.amp_rate / cms.rff.amp_privacy (approximate minima perturbation, Iyengar et al. "
+                            "2019, in a pure-ε form), not a tolerance parameter of cms.alg2.*")
+
 
 def _ok(name: str, ok: bool, method: str, detail: str, severity: str = "invalid", **kw) -> Result:
     return Check(name, ok, method, detail, severity="" if ok else severity, **kw)
@@ -223,17 +255,20 @@ add(
     "alg1.grad_diff",
     "Algorithm 1, sensitivity proof",
     "lemma",
-    "sup_f ‖∇J_D(f) − ∇J_D′(f)‖ for neighbours D, D′ (one record replaced)",
-    2 / n,
-    # ∇(J_D − J_D′)(f) = (1/n)(y_n ℓ'(·) x_n − y'_n ℓ'(·) x'_n): two terms, each ≤ L·‖x‖ ≤ L
-    derive=lambda dep: (dep("lipschitz") * 1 + dep("lipschitz") * 1) / n,
+    "sup_f ‖∇J_D(f) − ∇J_D′(f)‖ for neighbours D, D′ (one record replaced), ‖x‖ ≤ q, |ℓ'| ≤ L",
+    2 * C_L * q_x / n,
+    # ∇(J_D − J_D′)(f) = (1/n)(y_n ℓ'(·) x_n − y'_n ℓ'(·) x'_n): two terms, each ≤ |ℓ'|·‖x‖ ≤ L·q; the premise
+    # cms.lipschitz gives the paper's |ℓ'| ≤ 1, relaxed to L (its value times L), and ‖x‖ ≤ 1 relaxed to q
+    derive=lambda dep: (dep("lipschitz") * C_L * q_x + dep("lipschitz") * C_L * q_x) / n,
     relation="upper",
-    params=("n",),
+    params=("n", "C_L", "q"),
+    relaxes=RELAX_QL,
     depends=("lipschitz",),
     equation="proof of the sensitivity bound (lemma number unconfirmed)",
     doc=f"{CITE}, proof of the L2-sensitivity bound of Algorithm 1: J_D − J_D′ = (1/n)(ℓ(y_n fᵀx_n) − "
     "ℓ(y′_n fᵀx′_n)) has gradient norm ≤ 2/n because |ℓ'| ≤ 1 and ‖x‖ ≤ 1; the lemma's number "
-    "(Lemma 7 in some readings) could not be confirmed.",
+    "(Lemma 7 in some readings) could not be confirmed.  Relaxed (issue 34): ‖x‖ ≤ q and |ℓ'| ≤ L give 2Lq/n, "
+    "the printed 2/n at q = L = 1.",
 )
 
 
@@ -242,23 +277,126 @@ def _sens_derive(dep) -> sp.Expr:
     # ≤ ‖∇G(f₂)‖‖f₁ − f₂‖ with ∇J_D(f₁) = 0 = ∇J_D′(f₂), G = J_D − J_D′.
     x = sp.Symbol("x_dist", positive=True)
     sol = sp.solve(sp.Eq(dep("erm") * x**2, dep("alg1.grad_diff") * x), x)
-    return sp.simplify(sol[0])
+    # inexact minimiser: Λ‖w̃ − w*‖² ≤ (∇J(w̃) − ∇J(w*))ᵀ(w̃ − w*) ≤ ‖∇J(w̃)‖‖w̃ − w*‖, so ‖w̃ − w*‖ ≤ tol/Λ on D
+    # and on D′; the triangle inequality adds 2·tol/Λ
+    return sp.simplify(sol[0] + 2 * tol_g / dep("erm"))
+
+
+def _logreg_fit(X: np.ndarray, y: np.ndarray, lam_: float) -> np.ndarray:
+    """The exact minimiser of J(w) = (1/n)Σ log(1 + e^{−y_i wᵀx_i}) + (Λ/2)‖w‖² (Newton, to machine precision)."""
+    nn, dd = X.shape
+    w = np.zeros(dd)
+    for _ in range(200):
+        m = y * (X @ w)
+        s = 0.5 * (1 - np.tanh(m / 2))                     # σ(−m) = −ℓ'(m)
+        g = -(X.T @ (s * y)) / nn + lam_ * w
+        H = (X.T * (s * (1 - s))) @ X / nn + lam_ * np.eye(dd)
+        step = np.linalg.solve(H, g)
+        w = w - step
+        if np.linalg.norm(step) <= 1e-15 * max(1.0, np.linalg.norm(w)):
+            break
+    return w
+
+
+def _logreg_grad(X: np.ndarray, y: np.ndarray, lam_: float, w: np.ndarray) -> np.ndarray:
+    m = y * (X @ w)
+    return -(X.T * (0.5 * (1 - np.tanh(m / 2)) * y)).sum(axis=1) / X.shape[0] + lam_ * w
+
+
+def sensitivity_search(q: float = 20.0, tol: float = 0.0, n_inst: int = 300, seed: int = 34) -> dict[str, float]:
+    """Worst ‖w̃_D − w̃_D′‖ / (2Lq/(nΛ) + 2·tol/Λ) over neighbouring logistic-regression problems with ‖x‖ ≤ q.
+
+    L = 1 (logistic loss).  Random problems (n < 20, d ≤ 3) whose last record is
+    replaced, by a random one and by the adversarial choice x′ = −x_n at norm q with the same label
+    (Λ log-uniform in q²·[1e-3, 1e3]) (the gradient
+    difference of the two records then points one way).  With ``tol > 0`` each released w̃ is the exact minimiser
+    moved along ±(w*_D − w*_D′) (outwards, the worst direction) until ‖∇J(w̃)‖ = tol, found by bisection, so the
+    certificate ‖∇J(w̃)‖ ≤ tol holds with equality.  Returns the largest ratio found (``max_ratio``: ≤ 1 when the
+    certificate holds) and the number of pairs.  For the logistic loss |ℓ'| < 1 at every finite margin, so the ratio
+    stays below 1; with strong regularisation the margins are near 0, |ℓ'| ≈ 1/2 and the ratio approaches 1/2.
+
+    Examples
+    --------
+    >>> out = sensitivity_search(q=20.0, n_inst=20)
+    >>> out["max_ratio"] <= 1.0, out["pairs"]
+    (True, 40)
+    """
+    rng = np.random.default_rng(seed)
+    worst, pairs = 0.0, 0
+
+    def moved(X: np.ndarray, y: np.ndarray, lam_: float, w: np.ndarray, u: np.ndarray) -> np.ndarray:
+        if tol <= 0:
+            return w
+        lo, hi = 0.0, tol / lam_ * 4 + 1e-300        # ‖∇J(w + s·u)‖ ≥ Λs: the root lies below tol/Λ
+        for _ in range(100):
+            mid = 0.5 * (lo + hi)
+            if np.linalg.norm(_logreg_grad(X, y, lam_, w + mid * u)) <= tol:
+                lo = mid
+            else:
+                hi = mid
+        return w + lo * u
+
+    for _ in range(n_inst):
+        nn, dd = int(rng.integers(2, 20)), int(rng.integers(1, 4))
+        lam_ = float(np.exp(rng.uniform(np.log(1e-3), np.log(1e3)))) * q**2    # strong Λ: margins near 0, |ℓ'| ≈ 1/2
+        X = rng.normal(size=(nn, dd))
+        X *= (q * rng.uniform(0.2, 1.0, size=(nn, 1))) / np.linalg.norm(X, axis=1, keepdims=True)
+        y = rng.choice([-1.0, 1.0], nn)
+        X[-1] *= q / np.linalg.norm(X[-1])
+        x_r = rng.normal(size=dd)
+        for x_new, y_new in ((x_r * q / np.linalg.norm(x_r), rng.choice([-1.0, 1.0])), (-X[-1], y[-1])):
+            X1, y1 = X.copy(), y.copy()
+            X1[-1], y1[-1] = x_new, y_new
+            w0, w1 = _logreg_fit(X, y, lam_), _logreg_fit(X1, y1, lam_)
+            gap = w0 - w1
+            u = gap / max(np.linalg.norm(gap), 1e-300)
+            d_ = float(np.linalg.norm(moved(X, y, lam_, w0, u) - moved(X1, y1, lam_, w1, -u)))
+            worst = max(worst, d_ / (2 * q / (nn * lam_) + 2 * tol / lam_))
+            pairs += 1
+    return {"max_ratio": worst, "pairs": pairs, "q": q, "tol": tol}
+
+
+def _sens_checks(st: Statement, dep) -> list[Result]:
+    rows = [sensitivity_search(q=qq, tol=tt, n_inst=150) for qq, tt in ((1.0, 0.0), (20.0, 0.0), (20.0, 1e-3))]
+    ok = all(r["max_ratio"] <= 1 + 1e-9 for r in rows)
+    return [_ok("adversarial neighbour search (logistic loss, L = 1): ‖w̃_D − w̃_D′‖ ≤ 2Lq/(nΛ) + 2·tol/Λ", ok, "numeric",
+                "; ".join(f"q = {r['q']:g}, tol = {r['tol']:g}: max ratio {r['max_ratio']:.4g} over {r['pairs']} pairs"
+                          for r in rows)
+                + " (random problems n < 20, d ≤ 3, Λ/q² ∈ [1e-3, 1e3]; the replaced record random or −x_n at norm q; "
+                  "an inexact w̃ moved outwards until ‖∇J(w̃)‖ = tol)", n_points=sum(r["pairs"] for r in rows))]
+
+
+def _printed_check(printed: sp.Expr, what: str):
+    """A check that the statement's stated form, at the paper's value of every relaxed premise, is ``printed``."""
+    def check(st: Statement, dep) -> list[Result]:
+        at = {st.ns[k].symbol: sp.sympify(v) for k, (v, _) in st.relaxes.items()}
+        diff = sp.simplify(st.stated.subs(at) - printed)
+        return [_ok("reduces to the printed form at the paper's value of the relaxed premises", diff == 0, "symbolic",
+                    f"at {', '.join(f'{k} = {v}' for k, (v, _) in st.relaxes.items())}: {sp.sstr(st.stated.subs(at))}"
+                    f" = {what} {sp.sstr(printed)} (difference {sp.sstr(diff)})", severity="mismatch")]
+    return check
 
 
 ALG1_SENSITIVITY = add(
     "alg1.sensitivity",
     "Algorithm 1, sensitivity",
     "corollary",
-    "L2 sensitivity sup ‖f*_D − f*_D′‖₂ of the minimiser of J",
-    2 / (n * Lam),
+    "L2 sensitivity sup ‖w̃_D − w̃_D′‖₂ of the released minimiser of J (‖x‖ ≤ q, |ℓ'| ≤ L, ‖∇J(w̃)‖ ≤ tol)",
+    2 * C_L * q_x / (n * Lam) + 2 * tol_g / Lam,
     derive=_sens_derive,
     relation="upper",
-    params=("n", "Lam"),
+    params=("n", "Lam", "C_L", "q", "tol"),
+    relaxes=RELAX_QLT,
     depends=("erm", "alg1.grad_diff"),
+    checks=(_printed_check(2 / (n * Lam), "the printed"), _sens_checks),
+    notes="relaxed premises (issue 34): ‖x‖ ≤ q, |ℓ'| ≤ L and an inexact minimiser with ‖∇J(w̃)‖ ≤ tol (by "
+          "Λ-strong convexity ‖w̃ − w*‖ ≤ tol/Λ, so 2·tol/Λ is added); a regularised intercept is a feature of "
+          "constant 1 (q → √(q² + 1)).  Not a parameter: " + NOT_RELAXED_INTERCEPT,
     equation="sensitivity of regularised ERM (Corollary 8 per the brief; unconfirmed)",
     doc=f"{CITE}, the L2 sensitivity of the regularised ERM minimiser: ‖f*_D − f*_D′‖₂ ≤ 2/(nΛ) for a "
     "1-Lipschitz convex loss and the Λ-strongly convex J; the label (Corollary 8 in the brief) could not "
-    "be confirmed from a public source.",
+    "be confirmed from a public source.  Encoded with the premises implementations relax as parameters: "
+    "2Lq/(nΛ) + 2·tol/Λ, the printed 2/(nΛ) at q = L = 1, tol = 0 (checked).",
 )
 
 ALG1_BETA = add(
@@ -266,16 +404,24 @@ ALG1_BETA = add(
     "Algorithm 1",
     "noise",
     "rate β of the noise density ∝ exp(−β‖b‖)",
-    n * Lam * eps / 2,
+    n * Lam * eps / (2 * (C_L * q_x + n * tol_g)),
     derive=lambda dep: eps / dep("alg1.sensitivity"),
     relation="lower",
-    params=("n", "Lam", "eps"),
+    params=("n", "Lam", "eps", "C_L", "q", "tol"),
+    relaxes=RELAX_QLT,
     depends=("alg1.sensitivity",),
+    checks=(_printed_check(n * Lam * eps / 2, "the printed"),),
+    premises={"algorithm": "L2-regularised ERM without offset (or with a regularised offset: a feature of constant "
+                           "1), released at a minimiser with ‖∇J(w̃)‖ ≤ tol", "lipschitz": "C_L", "features": "||x|| <= q"},
+    notes="relaxed premises (issue 34): β = ε/(2Lq/(nΛ) + 2·tol/Λ) = nΛε/(2(Lq + n·tol)), the printed nΛε/2 at "
+          "q = L = 1, tol = 0.  Not a parameter: " + NOT_RELAXED_INTERCEPT + ".  Loss smoothness: not a premise of "
+          "Algorithm 1 (its proof uses only the bound on ℓ', not ℓ'').",
     equation="Algorithm 1 (ERM with output perturbation), noise step",
     value_of="beta",
     doc=f"{CITE}, Algorithm 1 (ERM with output perturbation): release f* + b with b drawn from the density "
     "∝ exp(−β‖b‖), β = nΛε/2; the largest admissible rate is ε/Δ for the sensitivity Δ (a smaller rate, "
-    "more noise, is also private).",
+    "more noise, is also private).  With the relaxed premises ‖x‖ ≤ q, |ℓ'| ≤ L, ‖∇J(w̃)‖ ≤ tol: "
+    "β = nΛε/(2(Lq + n·tol)).",
 )
 
 
@@ -431,17 +577,41 @@ add(
     "the corollary could not be confirmed (public code cites them inconsistently).",
 )
 
+ALG2_RATE = add(
+    "alg2.rate",
+    "Algorithm 2",
+    "noise",
+    "rate r of the noise density ∝ exp(−r‖b‖) of Algorithm 2 (‖x‖ ≤ q, |ℓ'| ≤ L)",
+    eps_p / (2 * C_L * q_x),
+    # the noise part of the loss is r·sup‖b_D(f) − b_D′(f)‖ with b_D − b_D′ = −y_n ℓ'(·) x_n + y′_n ℓ'(·) x′_n of
+    # norm ≤ 2Lq (|ℓ'| ≤ L: the premise cms.lipschitz relaxed, ‖x‖ ≤ q); it must be ε′
+    derive=lambda dep: eps_p / (2 * dep("lipschitz") * C_L * q_x),
+    relation="lower",
+    params=("eps_p", "C_L", "q"),
+    relaxes=RELAX_QL,
+    depends=("lipschitz",),
+    checks=(_printed_check(eps_p / 2, "the printed rate"),),
+    equation="Algorithm 2 (ERM with objective perturbation), noise step",
+    value_of="beta",
+    doc=f"{CITE}, Algorithm 2: b has density ∝ exp(−(ε′/2)‖b‖) (the rate ε′/2 for ‖x‖ ≤ 1, |ℓ'| ≤ 1).  With the "
+    "relaxed premises ‖x‖ ≤ q and |ℓ'| ≤ L the rate that spends ε′ on the noise part is ε′/(2Lq) (the toolkit's "
+    "parameterisation of the printed rate, equal to it at q = L = 1, checked).",
+    notes="relaxed premises (issue 34): q and L; the Jacobian factor carries q (c·q², cms.alg2.det_ratio), the "
+          "curvature c enters ε′ and Δ (smoothness: cms.alg2.eps_prime, cms.alg2.delta), not this rate.  Not a "
+          "parameter: " + NOT_RELAXED_INEXACT_ALG2 + ".  Not a parameter: " + NOT_RELAXED_INTERCEPT,
+)
+
 add(
     "alg2.noise_loss",
     "Algorithm 2, privacy proof",
     "lemma",
-    "noise part of the privacy loss: sup (ε′/2)(‖b_D′(f)‖ − ‖b_D(f)‖)",
+    "noise part of the privacy loss: sup r(‖b_D′(f)‖ − ‖b_D(f)‖) at the rate r of cms.alg2.rate",
     eps_p,
-    # b_D(f) − b_D′(f) = −y_n ℓ'(·) x_n + y′_n ℓ'(·) x′_n has norm ≤ 2L (|ℓ'| ≤ L, ‖x‖ ≤ 1)
-    derive=lambda dep: eps_p / 2 * (2 * dep("lipschitz")),
+    # b_D(f) − b_D′(f) = −y_n ℓ'(·) x_n + y′_n ℓ'(·) x′_n has norm ≤ 2Lq (|ℓ'| ≤ L, ‖x‖ ≤ q)
+    derive=lambda dep: sp.simplify(dep("alg2.rate") * (2 * dep("lipschitz") * C_L * q_x)),
     relation="upper",
     params=("eps_p",),
-    depends=("lipschitz",),
+    depends=("lipschitz", "alg2.rate"),
     equation="proof of the privacy theorem of Algorithm 2 (Theorem 9 per the brief; unconfirmed)",
     doc=f"{CITE}, proof of the privacy theorem of Algorithm 2: the noise b that produces a given output f is "
     "b_D(f) = −n∇J_D(f) − nΔf; for neighbours ‖b_D − b_D′‖ ≤ 2, so the density ratio "
@@ -453,31 +623,34 @@ _mu1 = sp.Symbol("mu_1", nonnegative=True)  # eigenvalue of the positive rank-on
 _v = sp.Symbol("v_2", positive=True)        # 1 + μ₂ ∈ (0, 1]
 
 
-def det_ratio_tight(c_: sp.Expr = c, n_: sp.Expr = n, Lam_: sp.Expr = Lam, Delta_: sp.Expr = Delta) -> sp.Expr:
-    """The supremum 1 + c/(n(Λ+Δ)) of det(∇b_D)/det(∇b_D′) derived in ``cms.alg2.det_ratio``.
+def det_ratio_tight(c_: sp.Expr = c, n_: sp.Expr = n, Lam_: sp.Expr = Lam, Delta_: sp.Expr = Delta,
+                    q_: sp.Expr = q_x) -> sp.Expr:
+    """The supremum 1 + cq²/(n(Λ+Δ)) of det(∇b_D)/det(∇b_D′) derived in ``cms.alg2.det_ratio`` (‖x‖ ≤ q).
 
     Examples
     --------
-    >>> det_ratio_tight(sp.Integer(1), 10, 1, 0)
+    >>> det_ratio_tight(sp.Integer(1), 10, 1, 0, 1)
     11/10
+    >>> det_ratio_tight(sp.Integer(1), 10, 1, 0, 2)
+    7/5
     """
-    return 1 + c_ / (n_ * (Lam_ + Delta_))
+    return 1 + c_ * q_**2 / (n_ * (Lam_ + Delta_))
 
 
 def _det_derive(dep) -> sp.Expr:
     # ∇b_D(f) = −A_D, A_D = Σ ℓ''(·) x_i x_iᵀ + n(Λ+Δ)I ⪰ n(Λ+Δ)I, and A_D − A_D′ = E = ℓ''_n x_n x_nᵀ −
     # ℓ''′_n x′_n x′_nᵀ.  det A_D / det A_D′ = det(I + A_D′^{-1/2} E A_D′^{-1/2}) = (1 + μ₁)(1 + μ₂) with
-    # μ₁ ∈ [0, t] (aaᵀ with ‖a‖² ≤ c/(n(Λ+Δ)) = t) and 1 + μ₂ ∈ (0, 1] (−a′a′ᵀ; A_D ≻ 0).  The product
-    # increases in both factors, so its supremum over the box is at μ₁ = t, 1 + μ₂ = 1.
+    # μ₁ ∈ [0, t] (aaᵀ with ‖a‖² ≤ ℓ''‖x‖²/(n(Λ+Δ)) ≤ cq²/(n(Λ+Δ)) = t, ‖x‖ ≤ q) and 1 + μ₂ ∈ (0, 1] (−a′a′ᵀ;
+    # A_D ≻ 0).  The product increases in both factors, so its supremum over the box is at μ₁ = t, 1 + μ₂ = 1.
     prod = (1 + _mu1) * _v
     if not (sp.diff(prod, _mu1).is_positive and sp.diff(prod, _v).is_positive):
         raise ArithmeticError("the product (1 + μ₁)(1 + μ₂) is not increasing in both factors")
     sup = prod.subs({_mu1: _t, _v: 1})
-    return sup.subs(_t, c / (n * (Lam + Delta)))
+    return sup.subs(_t, c * q_x**2 / (n * (Lam + Delta)))
 
 
-def det_ratio_instances(n_inst: int = 3000, seed: int = 14) -> dict[str, float]:
-    """Exact det(A_D)/det(A_D′) for random and adversarial neighbours (logistic loss, c = 1/4).
+def det_ratio_instances(n_inst: int = 3000, seed: int = 14, q: float = 1.0) -> dict[str, float]:
+    """Exact det(A_D)/det(A_D′) for random and adversarial neighbours (logistic loss, c = 1/4, ‖x‖ ≤ q).
 
     Returns the largest ratio/(1 + t) and ratio/(1 + t)² over random instances, the largest rank of
     A_D − A_D′, and the ratio/(1 + t) of an adversarial instance built to attain the tight bound.
@@ -501,43 +674,50 @@ def det_ratio_instances(n_inst: int = 3000, seed: int = 14) -> dict[str, float]:
         lam_, dlt = float(np.exp(rng.uniform(-6, 1))), float(rng.choice([0.0, np.exp(rng.uniform(-6, 0))]))
         X = rng.normal(size=(nn, dd))
         X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * rng.uniform(1, 3, size=(nn, 1))
+        X *= q
         y = rng.choice([-1.0, 1.0], nn)
         x1 = rng.normal(size=dd)
-        x1 /= max(1.0, np.linalg.norm(x1))
+        x1 *= q / max(1.0, np.linalg.norm(x1))
         y1 = rng.choice([-1.0, 1.0])
         f = rng.normal(size=dd) * np.exp(rng.uniform(-3, 3))
         A_common = (X[:-1].T * curv(y[:-1] * (X[:-1] @ f))) @ X[:-1] + nn * (lam_ + dlt) * np.eye(dd)
         A = A_common + curv(y[-1] * X[-1] @ f) * np.outer(X[-1], X[-1])
         A1 = A_common + curv(y1 * x1 @ f) * np.outer(x1, x1)
         ratio = float(np.exp(np.linalg.slogdet(A)[1] - np.linalg.slogdet(A1)[1]))
-        t = cc / (nn * (lam_ + dlt))
+        t = cc * q**2 / (nn * (lam_ + dlt))
         worst_t = max(worst_t, ratio / (1 + t))
         worst_sq = max(worst_sq, ratio / (1 + t) ** 2)
         max_rank = max(max_rank, int(np.linalg.matrix_rank(A - A1, tol=1e-12)))
     # adversarial: the others lie along e₂ with huge margins (ℓ'' ≈ 0), x_n = e₁ with margin 0 (ℓ'' = c),
     # x′_n = e₂ with a huge margin (ℓ'' ≈ 0): A_D′ = n(Λ+Δ) in direction e₁, so the ratio → 1 + t
     nn, lam_ = 5, 0.01
-    f = np.array([0.0, 60.0])
-    X = np.array([[0.0, 1.0]] * (nn - 1) + [[1.0, 0.0]])
+    f = np.array([0.0, 60.0 / q])
+    X = q * np.array([[0.0, 1.0]] * (nn - 1) + [[1.0, 0.0]])
     y = np.ones(nn)
     A_common = (X[:-1].T * curv(y[:-1] * (X[:-1] @ f))) @ X[:-1] + nn * lam_ * np.eye(2)
     A = A_common + curv(X[-1] @ f) * np.outer(X[-1], X[-1])
-    x1 = np.array([0.0, 1.0])
+    x1 = q * np.array([0.0, 1.0])
     A1 = A_common + curv(x1 @ f) * np.outer(x1, x1)
-    adv = float(np.linalg.det(A) / np.linalg.det(A1)) / (1 + cc / (nn * lam_))
+    adv = float(np.linalg.det(A) / np.linalg.det(A1)) / (1 + cc * q**2 / (nn * lam_))
     return {"max_over_tight": worst_t, "max_over_squared": worst_sq, "max_rank": max_rank,
-            "adversarial_over_tight": adv, "n": n_inst}
+            "adversarial_over_tight": adv, "n": n_inst, "q": q}
 
 
 def _det_checks(st: Statement, dep) -> list[Result]:
     out = det_ratio_instances()
     ok = out["max_over_tight"] <= 1 + 1e-12 and out["max_rank"] <= 2
+    o20 = det_ratio_instances(1000, seed=20, q=20.0)
+    ok20 = o20["max_over_tight"] <= 1 + 1e-12 and o20["max_rank"] <= 2
     return [
         _ok("exact determinant ratios (logistic loss) against 1 + c/(n(Λ+Δ))", ok, "numeric",
             f"{out['n']} random neighbour pairs (n < 30, d ≤ 4): max ratio/(1 + t) = {out['max_over_tight']:.4g}, "
             f"max ratio/(1 + t)² = {out['max_over_squared']:.4g}, rank(A_D − A_D′) ≤ {out['max_rank']}; an "
             f"adversarial pair reaches ratio/(1 + t) = {out['adversarial_over_tight']:.6f}, so 1 + t is the "
             "supremum and the printed square is loose by the factor 1 + t", n_points=out["n"]),
+        _ok("relaxed feature norm q = 20: exact determinant ratios against 1 + cq²/(n(Λ+Δ))", ok20, "numeric",
+            f"{o20['n']} random neighbour pairs with ‖x‖ ≤ 20: max ratio/(1 + t) = {o20['max_over_tight']:.4g} "
+            f"(t = cq²/(n(Λ+Δ))); an adversarial pair reaches {o20['adversarial_over_tight']:.6f}: the factor q² is "
+            "needed and suffices", n_points=o20["n"]),
     ]
 
 
@@ -546,12 +726,13 @@ add(
     "Algorithm 2, privacy proof",
     "lemma",
     "bound on the ratio |det ∇b_D(f)| / |det ∇b_D′(f)| of the Jacobians of f ↦ b",
-    (1 + c / (n * (Lam + Delta))) ** 2,
+    (1 + c * q_x**2 / (n * (Lam + Delta))) ** 2,
     derive=_det_derive,
     relation="upper",
-    params=("c", "n", "Lam", "Delta"),
+    params=("c", "n", "Lam", "Delta", "q"),
+    relaxes=RELAX_Q,
     equation="Jacobian step of the proof of the privacy theorem of Algorithm 2 (Lemma 14 per the brief; unconfirmed)",
-    checks=(_det_checks,),
+    checks=(_det_checks, _printed_check((1 + c / (n * (Lam + Delta))) ** 2, "the printed")),
     doc=f"{CITE}, proof of the privacy theorem of Algorithm 2: the Jacobian of f ↦ b_D(f) = −n∇J_D(f) − nΔf "
     "changes between neighbours by a matrix of rank ≤ 2, and the ratio of the determinants is bounded by "
     "(1 + c/(n(Λ+Δ)))² (the 2c/(nΛ) + c²/(n²Λ²) of ε′); the number of the lemma bounding the determinant of a "
@@ -560,7 +741,7 @@ add(
     "the supremum is 1 + c/(n(Λ+Δ)) (attained in the limit, see the check)",
 )
 
-_eps_p_stated = eps - sp.log(1 + 2 * c / (n * Lam) + c**2 / (n**2 * Lam**2))
+_eps_p_stated = eps - sp.log(1 + 2 * c * q_x**2 / (n * Lam) + c**2 * q_x**4 / (n**2 * Lam**2))
 
 
 def _eps_p_checks(st: Statement, dep) -> list[Result]:
@@ -581,10 +762,16 @@ ALG2_EPS_PRIME = add(
     # the budget left after the Jacobian term, with the tight factor derived in alg2.det_ratio
     derive=lambda dep: eps - sp.log(det_ratio_tight(Delta_=0)),
     relation="lower",
-    params=("eps", "c", "n", "Lam"),
+    params=("eps", "c", "n", "Lam", "q"),
+    relaxes=RELAX_Q,
     depends=("alg2.det_ratio",),
     equation="Algorithm 2 (ERM with objective perturbation), first step",
-    checks=(_eps_p_checks,),
+    checks=(_eps_p_checks,
+            _printed_check(eps - sp.log(1 + 2 * c / (n * Lam) + c**2 / (n**2 * Lam**2)), "the printed")),
+    notes="relaxed premise (issue 34): ‖x‖ ≤ q enters as c·q² (the curvature of ℓ in the margin times ‖x‖²).  The "
+          "Lipschitz constant L of the loss does not enter ε′: it enters the noise rate ε′/(2Lq) of cms.alg2.rate, "
+          "where it is a parameter.  Not a parameter: " + NOT_RELAXED_INEXACT_ALG2 + ".  Not a parameter: "
+          + NOT_RELAXED_INTERCEPT,
     value_of="eps_p",
     outside="ε′ ≤ 0 means Algorithm 2's second branch applies: Δ from cms.alg2.delta and ε′ = ε/2",
     doc=f"{CITE}, Algorithm 2 (ERM with objective perturbation): ε′ = ε − log(1 + 2c/(nΛ) + c²/(n²Λ²)); if "
@@ -597,11 +784,16 @@ ALG2_DELTA = add(
     "Algorithm 2",
     "equation",
     "extra regulariser Δ when ε′ ≤ 0 (then ε′ is reset to ε/2)",
-    c / (n * (sp.exp(eps / 4) - 1)) - Lam,
-    # the Jacobian part gets the other half of ε: log(1 + c/(n(Λ+Δ))) = ε/2 with the tight factor
+    c * q_x**2 / (n * (sp.exp(eps / 4) - 1)) - Lam,
+    # the Jacobian part gets the other half of ε: log(1 + cq²/(n(Λ+Δ))) = ε/2 with the tight factor
     derive=lambda dep: sp.solve(sp.Eq(sp.log(det_ratio_tight()), eps / 2), Delta)[0],
     relation="upper",
-    params=("eps", "c", "n", "Lam"),
+    params=("eps", "c", "n", "Lam", "q"),
+    relaxes=RELAX_Q,
+    checks=(_printed_check(c / (n * (sp.exp(eps / 4) - 1)) - Lam, "the printed"),),
+    notes="relaxed premise (issue 34): ‖x‖ ≤ q enters as c·q².  The Lipschitz constant L of the loss does not enter "
+          "Δ: it enters the noise rate of cms.alg2.rate, where it is a parameter.  Not a parameter: "
+          + NOT_RELAXED_INEXACT_ALG2 + ".  Not a parameter: " + NOT_RELAXED_INTERCEPT,
     depends=("alg2.det_ratio",),
     equation="Algorithm 2 (ERM with objective perturbation), second branch",
     value_of="Delta",
@@ -612,7 +804,7 @@ ALG2_DELTA = add(
 )
 
 _regime = _eps_p_stated > 0
-_delta_stated = c / (n * (sp.exp(eps / 4) - 1)) - Lam
+_delta_stated = c * q_x**2 / (n * (sp.exp(eps / 4) - 1)) - Lam
 
 
 def _alg2_privacy_derive(dep) -> sp.Expr:
@@ -633,9 +825,9 @@ def _alg2_privacy_checks(st: Statement, dep) -> list[Result]:
     # second regime: ε/2 + 2 log(1 + c/(n(Λ+Δ))) = ε  ⇔  1 + c/(n(Λ+Δ)) = e^(ε/4)
     e2 = sp.simplify(det_ratio_tight(Delta_=_delta_stated) - sp.exp(eps / 4)) == 0
     e2 = e2 and sp.simplify(noise.subs(eps_p, eps / 2) - eps / 2) == 0
-    pt = {eps: sp.Rational(1, 2), c: sp.Rational(1, 4), n: 10, Lam: sp.Rational(1, 100)}
+    pt = {eps: sp.Rational(1, 2), c: sp.Rational(1, 4), n: 10, Lam: sp.Rational(1, 100), q_x: 1}
     num1 = abs(float(tot1.subs(pt)))
-    # boundary ε′ ≤ 0 ⇔ c/(nΛ) ≥ e^(ε/2) − 1, and (e^(ε/2) − 1) − (e^(ε/4) − 1) = e^(ε/4)(e^(ε/4) − 1) > 0
+    # boundary ε′ ≤ 0 ⇔ cq²/(nΛ) ≥ e^(ε/2) − 1, and (e^(ε/2) − 1) − (e^(ε/4) − 1) = e^(ε/4)(e^(ε/4) − 1) > 0
     gap = (sp.exp(eps / 2) - 1) - (sp.exp(eps / 4) - 1)
     fac = sp.exp(eps / 4) * (sp.exp(eps / 4) - 1)
     # e^u − 1 > 0 ⇔ u > 0 (exp is increasing), with u = ε/4
@@ -651,13 +843,15 @@ def _alg2_privacy_checks(st: Statement, dep) -> list[Result]:
     ]
 
 
-def alg2_exact_loss(n_: int, Lam_: float, eps_: float, grid: int = 8001, seed: int = 11) -> dict[str, float]:
+def alg2_exact_loss(n_: int, Lam_: float, eps_: float, grid: int = 8001, seed: int = 11,
+                    q: float = 1.0) -> dict[str, float]:
     """The exact privacy loss of Algorithm 2 as printed, d = 1, logistic loss (c = 1/4), on explicit neighbours.
 
     The density of f_priv is ν(b_D(f))·|b_D′(f)| (change of variables b ↦ f, b_D(f) = −n(∇J_D(f) + Δf),
-    ν(b) = (β/2)e^{−β|b|}, β = ε′/2), so log p(f|D)/p(f|D′) = −β(|b_D(f)| − |b_D′(f)|) + log(b_D′'(f)/b_D′′(f))
-    is computed on a grid of f for n − 1 fixed records (x ∈ [−1, 1], y = ±1, seeded) and every pair of
-    last records from a candidate set (x ∈ {−1, −1/2, 0, 1/2, 1}, y = ±1).  Returns the largest
+    ν(b) = (β/2)e^{−β|b|}, β = ε′/(2q) (cms.alg2.rate, L = 1)), so log p(f|D)/p(f|D′) = −β(|b_D(f)| − |b_D′(f)|) + log(b_D′'(f)/b_D′′(f))
+    is computed on a grid of f for n − 1 fixed records (x ∈ [−q, q], y = ±1, seeded) and every pair of
+    last records from a candidate set (x ∈ q·{−1, −1/2, 0, 1/2, 1}, y = ±1); ε′ and Δ with c·q² (the relaxed
+    feature norm ‖x‖ ≤ q; q = 1 is the paper's).  Returns the largest
     |log ratio| found, ε′ and Δ of the branch in use.  An instance: a lower bound on the sup, not a proof.
 
     Examples
@@ -667,15 +861,16 @@ def alg2_exact_loss(n_: int, Lam_: float, eps_: float, grid: int = 8001, seed: i
     True
     """
     c_ = 0.25
-    ep = eps_ - math.log(1 + 2 * c_ / (n_ * Lam_) + c_**2 / (n_**2 * Lam_**2))
+    cq = c_ * q**2
+    ep = eps_ - math.log(1 + 2 * cq / (n_ * Lam_) + cq**2 / (n_**2 * Lam_**2))
     Dl = 0.0
     if ep <= 0:
-        Dl, ep = c_ / (n_ * (math.exp(eps_ / 4) - 1)) - Lam_, eps_ / 2
-    beta_ = ep / 2
+        Dl, ep = cq / (n_ * (math.exp(eps_ / 4) - 1)) - Lam_, eps_ / 2
+    beta_ = ep / (2 * q)
     rng = np.random.default_rng(seed)
-    x = rng.uniform(-1, 1, n_ - 1)
+    x = rng.uniform(-q, q, n_ - 1)
     y = rng.choice([-1.0, 1.0], n_ - 1)
-    fs = np.linspace(-200.0, 200.0, grid)
+    fs = np.linspace(-200.0, 200.0, grid) / q
 
     def parts(xl: float, yl: float) -> tuple[np.ndarray, np.ndarray]:
         xs, ys = np.r_[x, xl], np.r_[y, yl]
@@ -686,7 +881,7 @@ def alg2_exact_loss(n_: int, Lam_: float, eps_: float, grid: int = 8001, seed: i
         jac = (lpp * xs**2).sum(axis=1) + n_ * (Lam_ + Dl)
         return b_, jac
 
-    cands = [(xx, yy) for xx in (-1.0, -0.5, 0.0, 0.5, 1.0) for yy in (-1.0, 1.0)]
+    cands = [(q * xx, yy) for xx in (-1.0, -0.5, 0.0, 0.5, 1.0) for yy in (-1.0, 1.0)]
     P = {cd: parts(*cd) for cd in cands}
     worst = 0.0
     for a in cands:
@@ -696,14 +891,15 @@ def alg2_exact_loss(n_: int, Lam_: float, eps_: float, grid: int = 8001, seed: i
             (ba, ja), (bb, jb) = P[a], P[b2]
             lr = -beta_ * (np.abs(ba) - np.abs(bb)) + np.log(ja / jb)
             worst = max(worst, float(np.abs(lr).max()))
-    return {"loss": worst, "eps_prime": ep, "Delta": Dl}
+    return {"loss": worst, "eps_prime": ep, "Delta": Dl, "q": q}
 
 
 def _alg2_instance_check(st: Statement, dep) -> Result:
-    rows = [(nn, ll, alg2_exact_loss(nn, ll, 0.5)) for nn, ll in ((100, 0.1), (10, 0.01))]
+    rows = [(nn, ll, alg2_exact_loss(nn, ll, 0.5, q=qq)) for nn, ll, qq in ((100, 0.1, 1.0), (10, 0.01, 1.0),
+                                                                          (100, 0.1, 20.0))]
     ok = all(r["loss"] <= 0.5 for _, _, r in rows)
     return _ok("exact privacy loss of Algorithm 2 as printed on explicit neighbours (d = 1, logistic) ≤ ε", ok, "exact",
-               "; ".join(f"n = {nn}, Λ = {ll:g}, ε = 0.5 (Δ = {r['Delta']:.4g}, ε′ = {r['eps_prime']:.4g}): "
+               "; ".join(f"n = {nn}, Λ = {ll:g}, q = {r['q']:g}, ε = 0.5 (Δ = {r['Delta']:.4g}, ε′ = {r['eps_prime']:.4g}): "
                          f"sup |log p(f|D)/p(f|D′)| over the grid = {r['loss']:.4f}" for nn, ll, r in rows)
                + " (an instance: no neighbour pair found that loses more than ε)",
                details={"instance": True})
@@ -717,7 +913,8 @@ add(
     eps,
     derive=_alg2_privacy_derive,
     relation="upper",
-    params=("eps", "c", "n", "Lam"),
+    params=("eps", "c", "n", "Lam", "q"),
+    relaxes=RELAX_Q,
     depends=("alg2.noise_loss", "alg2.det_ratio", "alg2.eps_prime", "alg2.delta"),
     equation="privacy theorem of Algorithm 2 (Theorem 9 per the brief; unconfirmed)",
     checks=(_alg2_privacy_checks, _alg2_instance_check),
@@ -1107,6 +1304,7 @@ RFF_SENSITIVITY = add(
     derive=_rff_sens_derive,
     relation="upper",
     params=("C_L", "R_z", "n", "Lam"),
+    relaxes={"C_L": (1, PREMISE_L), "R_z": (1, PREMISE_R)},
     depends=("erm",),
     checks=(_rff_sens_checks,),
     equation="the sensitivity corollary of Algorithm 1 (Corollary 8 per the brief; unconfirmed) with ‖z‖ ≤ R, |ℓ'| ≤ L",
@@ -1143,6 +1341,7 @@ RFF_SENSITIVITY_INEXACT = add(
     derive=lambda dep: dep("rff.sensitivity") + 2 * tau,
     relation="upper",
     params=("C_L", "R_z", "n", "Lam", "tau"),
+    relaxes={"C_L": (1, PREMISE_L), "R_z": (1, PREMISE_R)},
     depends=("rff.sensitivity",),
     checks=(_inexact_checks,),
     equation="the sensitivity of Algorithm 1 with an inexact solver (the toolkit's; not in the paper)",
@@ -1161,6 +1360,7 @@ RFF_BETA = add(
     derive=lambda dep: eps / dep("rff.sensitivity_inexact"),
     relation="lower",
     params=("n", "Lam", "eps", "C_L", "R_z", "tau"),
+    relaxes={"C_L": (1, PREMISE_L), "R_z": (1, PREMISE_R)},
     depends=("rff.sensitivity_inexact",),
     value_of="beta",
     premises={"algorithm": RFF_ALGORITHM, "lipschitz": "C_L"},
@@ -1168,7 +1368,11 @@ RFF_BETA = add(
     doc=f"{CITE}, Algorithm 1 on the random features with a certified solver: release w̃ + b, b ∝ exp(−β‖b‖) on "
     "R^D, β = ε/(2LR/(nΛ) + 2τ) = nΛε/(2LR + 2nΛτ) (the paper's nΛε/2 at L = R = 1, τ = 0).",
     notes="the toolkit's composition, not in the paper: the paper's β = nΛε/2 (L = R = 1, exact minimiser) "
-          "extended to L, R and a solver certified to τ; its printed form here is the encoded one",
+          "extended to L, R and a solver certified to τ; its printed form here is the encoded one.  Relaxed premises "
+          "(issue 34): L and R default to the paper's 1; the solver tolerance τ is a required parameter (τ > 0: "
+          "a certified solver, the exact minimiser's limit τ → 0 gives the paper's β).  A regularised intercept is a "
+          "feature of constant 1 (R → √(R² + 1)).  Not a parameter: " + NOT_RELAXED_INTERCEPT + ".  Loss "
+          "smoothness: not a premise of Algorithm 1 (only the bound on ℓ' is used).",
 )
 
 RFF_MEAN_NORM = add(
@@ -1226,7 +1430,10 @@ RFF_AMP_RATE = add(
     f"neighbours — the idea of {IYENGAR_CITE}, here with the exp(−r‖b‖) noise (pure ε) instead of a Gaussian.  "
     "The value is a rate: the noise's scale is 1/r′.  This release spends r′·2τ = ρε; Algorithm 2 must run at "
     "(1 − ρ)ε (cms.rff.amp_privacy).",
-    notes="the toolkit's composition, not in the paper (approximate minima perturbation in a pure-ε form)",
+    notes="the toolkit's composition, not in the paper (approximate minima perturbation in a pure-ε form).  The "
+          "solver tolerance τ is its parameter (the residual's sensitivity 2τ); feature norm, Lipschitz constant and "
+          "curvature are Algorithm 2's (cms.alg2.eps_prime, cms.alg2.delta, cms.alg2.rate, with q relaxed there).  Not "
+          "a parameter: " + NOT_RELAXED_INTERCEPT,
 )
 
 
@@ -1346,14 +1553,16 @@ PENALTY = {"Lam": 0.5}
 
 ACCOUNTING = {
     "alg2.eps_prime": {
-        "spent": lambda value, x, **v: float(x) + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], 0))),
-        "accountant": "privacy loss of the first branch: ε′ + log(1 + c/(nΛ)) (the tight Jacobian factor of "
+        "spent": lambda value, x, **v: float(x) + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], 0,
+                                                                                   v.get("q", 1)))),
+        "accountant": "privacy loss of the first branch: ε′ + log(1 + cq²/(nΛ)) (the tight Jacobian factor of "
                       "cms.alg2.det_ratio, derived)",
         "task": ("classification",),
     },
     "alg2.delta": {
-        "spent": lambda value, x, **v: v["eps"] / 2 + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], x))),
-        "accountant": "privacy loss of the second branch: ε/2 + log(1 + c/(n(Λ+Δ))) (the tight Jacobian factor of "
+        "spent": lambda value, x, **v: v["eps"] / 2 + math.log(float(det_ratio_tight(v["c"], v["n"], v["Lam"], x,
+                                                                                       v.get("q", 1)))),
+        "accountant": "privacy loss of the second branch: ε/2 + log(1 + cq²/(n(Λ+Δ))) (the tight Jacobian factor of "
                       "cms.alg2.det_ratio, derived)",
         "task": ("classification",),
     },
@@ -1389,11 +1598,12 @@ ACCOUNTING = {
 BRANCHES = {
     "alg2": {
         "label": "Algorithm 2",
-        "noise": "E‖b‖/d = 2/ε′",
+        "noise": "E‖b‖/d = 2q/ε′ (1/rate of cms.alg2.rate, L = 1)",
         "regulariser": "Δ",
         "members": {
-            "alg2.eps_prime": {"name": "first branch: Δ = 0, ε′", "cost": lambda x, **v: (2 / x, 0.0)},
-            "alg2.delta": {"name": "second branch: Δ, ε′ = ε/2", "cost": lambda x, **v: (4 / v["eps"], x)},
+            "alg2.eps_prime": {"name": "first branch: Δ = 0, ε′",
+                               "cost": lambda x, **v: (2 * v.get("q", 1) / x, 0.0)},
+            "alg2.delta": {"name": "second branch: Δ, ε′ = ε/2", "cost": lambda x, **v: (4 * v.get("q", 1) / v["eps"], x)},
         },
     },
 }

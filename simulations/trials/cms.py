@@ -87,9 +87,13 @@ def _value(key: Statement, which: str = "stated", *, branch: bool = False, **val
 
     ``branch=True`` returns a value outside what the quantity means (ε′ ≤ 0 of Algorithm 2) instead
     of refusing it: there its sign is what selects the algorithm's branch.
+
+    A relaxed premise the caller leaves out (``Statement.relaxes``: the feature norm q, the Lipschitz
+    constant L, the optimisation tolerance tol) takes the paper's value (:meth:`Statement.paper_values`).
     """
     st = bounds.get(key)
     ev = bounds.evaluate(key)
+    vals = st.paper_values(vals)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expr = st.stated if which == "stated" else ev.expression
