@@ -699,9 +699,13 @@ def audit_pair_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dic
 
 
 def _prop1_inputs(v: Mapping[str, float]) -> dict[str, float]:
-    """Proposition 1's parameters from the problem: R = M/√λ (proof of Lemma 2, needs λ ≤ 1)."""
-    return {"R": float(v["M"]) / math.sqrt(float(v["lam"])), "kappa": v["kappa"], "lam": v["lam"], "m": v["m"],
-            "eps": v["eps"]}
+    """Proposition 1's parameters from the problem: R = M/√λ (proof of Lemma 2, needs λ ≤ 1); the optimisation
+    tolerance τ (a relaxed premise of jamp.prop1.scale) at the problem's value, else the paper's (exact fit, τ = 0)."""
+    out = {"R": float(v["M"]) / math.sqrt(float(v["lam"])), "kappa": v["kappa"], "lam": v["lam"], "m": v["m"],
+           "eps": v["eps"]}
+    if "tau" in v:
+        out["tau"] = v["tau"]
+    return PROP1_SCALE.paper_values(out)
 
 
 #: the paper's mechanism (discovered by simulations.mechanisms.mechanisms)
