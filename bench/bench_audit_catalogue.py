@@ -78,7 +78,8 @@ def run_catalogue(seeds: int) -> list[dict]:
     rows = []
     for e in catalogue():
         for n in (10**4, 10**5):
-            res = [_safe_audit(e, n, audit_seed(0, e.name, n, s), claim_eps=e.claim_eps) for s in range(seeds)]
+            res = [_safe_audit(e, n, audit_seed(0, e.name, n, s), claim_eps=e.claim_eps, tradeoff=None)
+                   for s in range(seeds)]
             res = [r for r in res if r is not None]
             if not res:
                 continue
@@ -183,19 +184,27 @@ def issue32_goals(rows: list[dict], fa: list[dict], gauss: dict[int, np.ndarray]
 
 
 def speed() -> list[dict]:
+    """CPU seconds (this process: the machine is shared) of in-process audits, against a plain sort.
+
+    Laplace (δ = 0) with the trade-off line off and on, and the Gaussian (1, 1e-5) with the line by the
+    default rule (``tradeoff=None``: on, scalar outputs at δ > 0), where the rule's speed goal applies.
+    """
     r0, r1 = laplace_releases(1.0)
+    g = {e.name: e for e in catalogue()}["Gaussian, analytic σ (1, 1e-5)"]
     out = []
     for n in (10**5, 10**6):
-        for tr in (False, True):
-            audit(r0, r1, n=n, seed=0, tradeoff=tr)                 # warm (tables, imports)
-            t0 = time.perf_counter()
-            audit(r0, r1, n=n, seed=1, tradeoff=tr)
-            ta = time.perf_counter() - t0
-            x = np.concatenate([r0(np.random.default_rng(2), n), r1(np.random.default_rng(3), n)])
-            t0 = time.perf_counter()
+        for label, a, b, delta, tr in (("Laplace", r0, r1, 0.0, False), ("Laplace", r0, r1, 0.0, True),
+                                       ("Gaussian (1, 1e-5), default rule", g.release0, g.release1, g.delta, None)):
+            audit(a, b, n=n, seed=0, delta=delta, tradeoff=tr)                 # warm (tables, imports)
+            t0 = time.process_time()
+            res = audit(a, b, n=n, seed=1, delta=delta, tradeoff=tr)
+            ta = time.process_time() - t0
+            x = np.concatenate([a(np.random.default_rng(2), n), b(np.random.default_rng(3), n)])
+            t0 = time.process_time()
             np.sort(x)
-            ts = time.perf_counter() - t0
-            out.append({"n": n, "tradeoff": tr, "seconds": ta, "rate": 2 * n / ta, "sort": ts})
+            ts = time.process_time() - t0
+            out.append({"n": n, "tradeoff": res.tradeoff is not None, "mechanism": label, "seconds": ta,
+                        "rate": 2 * n / max(ta, 1e-9), "sort": ts})
     return out
 
 
@@ -237,11 +246,11 @@ def main() -> None:
               f"({f['seconds'] / f['seeds'] * 1e3:.0f} ms per audit)")
 
     sp = speed()
-    print("\nspeed: Laplace (scalar) audit in process vs np.sort of the same 2n values")
+    print("\nspeed: scalar audits in process vs np.sort of the same 2n values (CPU seconds of this process)")
     for s in sp:
-        print(f"  n = {s['n']:.0e} per data set, trade-off line {'on ' if s['tradeoff'] else 'off'}: "
-              f"{s['seconds']:.3f} s = {s['rate']:.3g} releases/s; np.sort {s['sort']:.3f} s "
-              f"(audit / sort = {s['seconds'] / s['sort']:.1f})")
+        print(f"  {s['mechanism']:<34} n = {s['n']:.0e} per data set, trade-off line {'on ' if s['tradeoff'] else 'off'}: "
+              f"{s['seconds']:.3f} s = {s['rate']:.3g} releases per CPU-second; np.sort {s['sort']:.3f} s "
+              f"(audit / sort = {s['seconds'] / max(s['sort'], 1e-9):.1f})")
 
     inc = [r for r in rows if r["n"] == 10**4 and not r["entry"].correct]
     missed = [f"{r['entry'].name} {r['detected']}/{r['seeds']}" for r in inc if r["detected"] < r["seeds"]]
@@ -265,8 +274,8 @@ def main() -> None:
          g_tr >= 0.75),
         (f"false-alarm rate <= {ALPHA} over >= 1000 seeds", f"worst {worst_fa:.3f} over {fa_seeds} seeds each",
          worst_fa <= ALPHA and fa_seeds >= 1000),
-        (">= 1e6 releases/s, scalar audit in process", f"{rate:.3g}/s (trade-off line off), {rate_tr:.3g}/s (on)",
-         rate >= 1e6),
+        (">= 1e6 releases per CPU-second, scalar audit in process (with the trade-off line where the default "
+         "rule runs it)", f"{rate:.3g}/s (trade-off line off), {rate_tr:.3g}/s (on)", min(rate, rate_tr) >= 1e6),
         ("CLI on saved outputs = API", f"{sum(abs(c['cli'] - c['api']) <= 1e-12 for c in cli)}/{len(cli)} identical",
          same),
     ]

@@ -189,7 +189,8 @@ def test_a_vector_with_one_coordinate_sometimes_exact_is_violated():
 # ---------------------------------------------------------------------------
 
 def test_case4_the_tradeoff_line_says_when_it_adds_nothing():
-    r = audit(svt1_codes(Q_D, 2.0, 4.0), svt1_codes(Q_D1, 2.0, 4.0), n=100_000, seed=0, claim_eps=1.0)
+    r = audit(svt1_codes(Q_D, 2.0, 4.0), svt1_codes(Q_D1, 2.0, 4.0), n=100_000, seed=0, claim_eps=1.0,
+              tradeoff=True)      # off by default (and by the rule: categorical codes at δ = 0)
     t = r.tradeoff
     assert t is not None
     line = r.tradeoff_line()

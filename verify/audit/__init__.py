@@ -6,7 +6,8 @@
   (index, value) pairs and vectors; threshold and rare-event tests; a verdict with margin and p-value
   for a claim, and what it means at this n (``eps_max``, ``min_event_prob``, ``meaning()``).
 * :mod:`verify.audit.tradeoff` — the trade-off-curve audit (μ-GDP lower bound, many thresholds at
-  once), run by every audit on the same statistic as its own line (``result.tradeoff``).
+  once), run on request (``tradeoff=True``, or ``None`` for the rule ``tradeoff_applies``) on the same
+  statistic as its own line (``result.tradeoff``).
 * :mod:`verify.audit.mechanisms` — textbook mechanisms of known ε and the ideal bound at n releases.
 * :mod:`verify.audit.rows` — release models of perturbed estimators and audits as report rows.
 

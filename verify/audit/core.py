@@ -128,7 +128,7 @@ from .kinds import (
 
 __all__ = ["MAX_CATEGORIES", "MIN_OUTPUTS", "OUTPUT_KINDS", "SELECTION", "AuditResult", "Event", "Releases",
            "as_outputs", "audit", "audit_mechanism", "audit_samples", "audit_seed", "candidate_thresholds",
-           "choose_threshold", "cp_upper", "eps_from_rates", "eps_lower_bound", "event_families", "families_text",
+           "choose_tails", "choose_threshold", "cp_upper", "eps_from_rates", "eps_lower_bound", "event_families", "families_text",
            "few_values", "min_event_prob", "output_kind", "p_value", "rare_events", "value_and_groups",
            "_categorical_score", "_fitted_score", "_keys", "_mostly_unrepeated"]
 
@@ -397,6 +397,79 @@ def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int,
     return tau, d, e
 
 
+#: equal-rate tail pairs tried by the two-tail tests (geometric in k, every k below 48 as well)
+MAX_TAIL_CANDIDATES = 400
+
+
+def _cp_lower_fast(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """Clopper–Pearson lower limits of counts k of n (selection only), through :func:`_cp_upper_fast`."""
+    return 1.0 - _cp_upper_fast(n - np.asarray(k, dtype=float), n, alpha)
+
+
+def choose_tails(t0: np.ndarray, t1: np.ndarray, n_eval: int, delta: float, alpha: float,
+                 pessimism: float = 0.95) -> tuple[float, float, int, float]:
+    r"""The two-tail guess test maximising the bound of :func:`verify.audit.pooled.tails_eps_lower` projected
+    to ``n_eval`` evaluation releases per data set, from the selection statistics t0 (on D), t1 (on D′).
+
+    Direction +1 says D′ when T > τ and D when T < τ_d (τ_d ≤ τ; between them it abstains), direction −1
+    the mirror image.  The likelihood ratio of an ordered statistic is largest at its two ends, so both
+    tails are events; pooled, they are one count of right and one of wrong guesses out of 2n.
+
+    **One parameter, as a single threshold.**  The candidates are the *equal-rate* pairs: the k outputs
+    of D′ furthest on its side and the k outputs of D furthest on the other (k spaced geometrically up to
+    half the selection split, every k below 48).  The fair-coin game that the pooled bound scores is
+    symmetric in D and D′, and for a pair whose two laws are mirror images (a location family of
+    symmetric noise: Laplace, Gaussian) the best pair of tails has equal rates; other pairs keep the
+    single-threshold tests of the same family (the one-tail extreme).  One parameter means as few
+    candidates as a threshold has, so the winner's curse of the selection is no larger.  Each side's
+    selection rates are replaced by pessimistic limits (level ``pessimism``: right guesses by their
+    lower, wrong guesses by their upper Clopper–Pearson limit) before the projection, as in
+    :func:`choose_threshold`; ``alpha`` is the level of each of the two projected limits (as there).
+    Returns (τ, τ_d, d, projected ε); projected ε is −inf when no pair has a positive bound.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> t0, t1 = rng.laplace(0, 1, 10_000), 1 + rng.laplace(0, 1, 10_000)
+    >>> tau, tau_d, d, e = choose_tails(t0, t1, 90_000, 0.0, 0.01)
+    >>> d, tau_d <= tau, 0.8 < e < 1.0
+    (1, True, True)
+    """
+    s0, s1 = np.sort(t0), np.sort(t1)
+    S0, S1, N = s0.size, s1.size, 2 * n_eval
+    half = max(1, min(S0, S1) // 2)
+    ks = np.unique(np.concatenate([np.arange(1, min(48, half) + 1),
+                                   np.round(np.geomspace(1, half, MAX_TAIL_CANDIDATES)).astype(np.int64)]))
+    a = 1 - pessimism
+    best = (math.nan, math.nan, 1, -math.inf)
+    for d in (1, -1):
+        if d == 1:      # D′ tail: above its k-th largest output; D tail: below the k-th smallest of D
+            tau = 0.5 * (s1[S1 - ks - 1] + s1[S1 - ks])
+            tau_d = 0.5 * (s0[ks - 1] + s0[ks])
+            r1 = S1 - np.searchsorted(s1, tau, side="right")
+            w0 = S0 - np.searchsorted(s0, tau, side="right")
+            r0 = np.searchsorted(s0, tau_d, side="left")
+            w1 = np.searchsorted(s1, tau_d, side="left")
+            ok = tau_d <= tau
+        else:
+            tau = 0.5 * (s1[ks - 1] + s1[ks])
+            tau_d = 0.5 * (s0[S0 - ks - 1] + s0[S0 - ks])
+            r1 = np.searchsorted(s1, tau, side="left")
+            w0 = np.searchsorted(s0, tau, side="left")
+            r0 = S0 - np.searchsorted(s0, tau_d, side="right")
+            w1 = S1 - np.searchsorted(s1, tau_d, side="right")
+            ok = tau_d >= tau
+        right = 0.5 * (_cp_lower_fast(r1, S1, a) + _cp_lower_fast(r0, S0, a))
+        wrong = 0.5 * (_cp_upper_fast(w0, S0, a) + _cp_upper_fast(w1, S1, a))
+        c_low, w_up = _cp_lower_fast(right * N, N, alpha), _cp_upper_fast(wrong * N, N, alpha)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e = np.where(ok & (c_low > delta), np.log(np.maximum(c_low - delta, 1e-300)) - np.log(w_up), -np.inf)
+        i = int(np.argmax(e))
+        if e[i] > best[3]:
+            best = (float(tau[i]), float(tau_d[i]), d, float(e[i]))
+    return best
+
+
 # ---------------------------------------------------------------------------
 # results
 # ---------------------------------------------------------------------------
@@ -636,6 +709,17 @@ class _Test:
                         best = Event(tau, d, "threshold", projected=projected, group=g, group_label=glabel[g])
             if all((best.tau, best.direction, best.group) != (e.tau, e.direction, e.group) for e in events):
                 events.append(best)
+        if n_ev0 == n_ev1:
+            # the two-tail guess tests (issue 32): both tails of the same statistic pooled into one count of
+            # right and one of wrong guesses out of 2n (pooled.tails_eps_lower, valid at any δ); chosen here
+            self.families["two tails"] = (f"pairs of tails {{T > τ}} (says D′) and {{T < τ_d}} (says D) of "
+                                          f"{'the value' if pair is not None else self.name}, pooled")
+            for level in PESSIMISM:
+                tau, tau_d, d, projected = choose_tails(t0, t1, n_ev0, delta, alpha / len(PESSIMISM), level)
+                e = Event(tau, d, "tails", projected=projected, tau_d=tau_d, family="two tails")
+                if math.isfinite(projected) and all((e.kind, e.tau, e.tau_d, e.direction) !=
+                                                    (f.kind, f.tau, f.tau_d, f.direction) for f in events):
+                    events.append(e)
         for e in rare_events(t0, t1):
             if all((e.tau, e.direction) != (f.tau, f.direction) for f in events):
                 events.append(e)
@@ -751,6 +835,10 @@ class _Test:
             rows.append(e.says_dprime(extra[e.stat]))
         return np.array(rows).reshape(len(self.tests), -1)
 
+    def says_d(self, t: np.ndarray) -> np.ndarray:
+        """(K, n) booleans: the other tail of each two-tail test says D (all False for the other tests)."""
+        return np.array([e.says_d(t) for e in self.tests]).reshape(len(self.tests), -1)
+
 
 def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, seed: np.random.SeedSequence
               ) -> Any:
@@ -764,6 +852,18 @@ def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, s
     if min(t0.size, t1.size) < 2 * MIN_OUTPUTS:
         return None
     return tradeoff_audit(t0, t1, delta=delta, confidence=confidence, seed=seed)   # its errors are bugs: raised
+
+
+def _tradeoff_choice(tradeoff: Any, kind: str, delta: float) -> tuple[bool, str]:
+    """Whether to run the trade-off line: ``None`` by :func:`verify.audit.tradeoff.tradeoff_applies`, else as told."""
+    if tradeoff is None:
+        from .tradeoff import tradeoff_applies
+
+        return tradeoff_applies(kind, delta)
+    if not isinstance(tradeoff, bool):
+        raise ValueError(f"parameter 'tradeoff' = {tradeoff!r} must be None (by the rule), True or False")
+    return tradeoff, ("the trade-off line was asked for (tradeoff=True)" if tradeoff else
+                      "the trade-off line was switched off (tradeoff=False)")
 
 
 def _split_sizes(n0: int, n1: int, fraction: float) -> tuple[int, int]:
@@ -840,12 +940,33 @@ def _conditional(ev: Event, delta: float) -> bool:
     return ev.rare_set != 0 and delta == 0.0
 
 
+def _tails_counts(fp: int, fn: int, dh0: int, dh1: int, ne1: int) -> tuple[int, int]:
+    """(right, wrong) guesses of a two-tail test: its D tail on D plus its D′ tail on D′, and the crossings.
+
+    ``fp`` = D′ tail on D, ``fn`` = releases on D′ outside the D′ tail, ``dh0``/``dh1`` = D tail on D / on D′.
+    """
+    return dh0 + (ne1 - fn), fp + dh1
+
+
+def _tails_perfect(ne: int, delta: float, conf_k: float) -> float:
+    """The bound of a perfect two-tail test (every release guessed right) at level conf_k."""
+    from .pooled import tails_eps_lower
+
+    return tails_eps_lower(2 * ne, 0, ne, delta=delta, confidence=conf_k)
+
+
 def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, conf_k: float,
-                seed: np.random.SeedSequence) -> float:
-    """ε_lower of one test at level conf_k: the conditional test for a rare set when δ = 0, else Clopper–Pearson.
+                seed: np.random.SeedSequence, dh: tuple[int, int] = (0, 0)) -> float:
+    """ε_lower of one test at level conf_k: the conditional test for a rare set when δ = 0, the pooled
+    two-tail bound for a two-tail test, else Clopper–Pearson.
 
     Which bound scores a test is fixed with the test on the selection split (never the better of two).
     """
+    if ev.kind == "tails":
+        from .pooled import tails_eps_lower
+
+        right, wrong = _tails_counts(fp, fn, dh[0], dh[1], ne1)
+        return tails_eps_lower(right, wrong, ne0, delta=delta, confidence=conf_k)
     if _conditional(ev, delta):
         from .pooled import conditional_eps_lower
 
@@ -854,7 +975,12 @@ def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, c
 
 
 def _test_p(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, claim: float,
-            seed: np.random.SeedSequence) -> float:
+            seed: np.random.SeedSequence, dh: tuple[int, int] = (0, 0)) -> float:
+    if ev.kind == "tails":
+        from .pooled import tails_p_value
+
+        right, wrong = _tails_counts(fp, fn, dh[0], dh[1], ne1)
+        return tails_p_value(right, wrong, ne0, claim, delta=delta)
     if _conditional(ev, delta):
         from .pooled import conditional_p_value
 
@@ -908,11 +1034,26 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
                                                 repeat_in=s_hit if repeat else None))
         return best
 
+    def tails(ne: int) -> float:
+        # an event in one tail with probability p on one data set, never on the other: p·ne right guesses, none
+        # wrong, out of 2·ne (pooled.tails_eps_lower at the Bonferroni level)
+        from .pooled import tails_eps_lower
+
+        if ne0 != ne1 or tails_eps_lower(ne, 0, ne, delta=delta, confidence=conf_k) <= target:
+            return math.inf
+        lo, hi = 0, ne
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if tails_eps_lower(mid, 0, ne, delta=delta, confidence=conf_k) > target else (mid, hi)
+        return power_min_prob(hi, ne, POWER)
+
     out = []
     for f in details.get("families", []):
         g = dict(f)
         if f["family"] == "point masses":
             p = cond(True) if delta == 0.0 else cp(True)
+        elif f["family"] == "two tails":
+            p = tails(ne0)
         else:
             p = cp(False)
             if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
@@ -943,18 +1084,27 @@ def families_text(families: list[dict[str, Any]]) -> str:
 
 def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n0: int, n1: int, s0: int,
             s1: int, confidence: float, delta: float, claim: float | None, tradeoff: Any = None,
-            seed: np.random.SeedSequence | None = None) -> AuditResult:
+            seed: np.random.SeedSequence | None = None, dhits: tuple[np.ndarray, np.ndarray] | None = None,
+            tradeoff_rule: str = "") -> AuditResult:
     K = test.K
     conf_k = 1 - (1 - confidence) / K          # Bonferroni over the K tests fixed on the selection split
     seeds = [_event_seed(seed, i) for i in range(K)]
-    lowers = [_test_lower(e, int(a), int(c), ne0, ne1, delta, conf_k, s)
-              for e, a, c, s in zip(test.tests, fps, fns, seeds, strict=True)]
+    if dhits is None:
+        dhits = (np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64))
+    rows = list(zip(test.tests, fps, fns, dhits[0], dhits[1], seeds, strict=True))
+    lowers = [_test_lower(e, int(a), int(c), ne0, ne1, delta, conf_k, s, (int(h0), int(h1)))
+              for e, a, c, h0, h1, s in rows]
     b = int(np.argmax(lowers))
     fp, fn = int(fps[b]), int(fns[b])
-    point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
-    pv = None if claim is None else min(1.0, K * min(_test_p(e, int(a), int(c), ne0, ne1, delta, claim, s)
-                                                     for e, a, c, s in zip(test.tests, fps, fns, seeds, strict=True)))
     ev = test.tests[b]
+    if ev.kind == "tails":
+        right, wrong = _tails_counts(fp, fn, int(dhits[0][b]), int(dhits[1][b]), ne1)
+        point = (math.inf if wrong == 0 else
+                 max(0.0, math.log(max(right / (2 * ne0) - delta, 1e-300)) - math.log(wrong / (2 * ne0))))
+    else:
+        point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
+    pv = None if claim is None else min(1.0, K * min(_test_p(e, int(a), int(c), ne0, ne1, delta, claim, s,
+                                                             (int(h0), int(h1))) for e, a, c, h0, h1, s in rows))
     fams = []
     for fam, what in test.families.items():
         f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests),
@@ -972,9 +1122,15 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                "event_statistic": stat_name, "event_family": ev.family,
                # a perfect test's Clopper–Pearson bound; a conditional test's bound depends on its thinning draws and
                # may pass it, so the ε_lower reached counts too (eps_max is never below what was certified)
-               "eps_max": max(eps_lower_bound(0, ne0, 0, ne1, delta, conf_k), lowers[b]),
+               "eps_max": max(eps_lower_bound(0, ne0, 0, ne1, delta, conf_k), lowers[b],
+                              _tails_perfect(ne0, delta, conf_k) if any(e.kind == "tails" for e in test.tests)
+                              else 0.0),
+               "tradeoff_rule": tradeoff_rule,
                "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff,
                "families": fams}
+    if ev.kind == "tails":
+        details["right_guesses"], details["wrong_guesses"] = _tails_counts(fp, fn, int(dhits[0][b]),
+                                                                           int(dhits[1][b]), ne1)
     details["families"] = event_families(details, delta, confidence, claim)
     return AuditResult(lowers[b], point, ev.tau, ev.direction, fp / ne0, fn / ne1, max(n0, n1), confidence, delta,
                        details, claim_eps=claim, p_value=pv, n0=n0, n1=n1)
@@ -992,7 +1148,7 @@ def _common(confidence: Any, delta: Any, claim_eps: Any, selection_fraction: Any
 def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.random.SeedSequence = 0,
           confidence: float = 0.95, delta: float = 0.0, claim_eps: float | None = None,
           selection_fraction: float | None = None, chunk: int = 200_000, output: str = "auto",
-          score: Any = None, tradeoff: bool = True) -> AuditResult:
+          score: Any = None, tradeoff: bool | None = False) -> AuditResult:
     """Audit a mechanism on one neighbouring pair from release functions.
 
     Parameters
@@ -1029,10 +1185,15 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     score : callable or scikit-learn classifier, optional
         A fixed statistic ``x -> (k,)`` of the outputs (any kind; named in the result), or a classifier
         to fit on the selection split for vector outputs (default ``HistGradientBoostingClassifier``).
-    tradeoff : bool
+    tradeoff : bool or None
         Also run the trade-off-curve audit (:func:`verify.audit.tradeoff.tradeoff_audit`) on the
         evaluation split's statistic values: its own line (``result.tradeoff``), with its own
-        confidence statement and assumptions.
+        confidence statement and assumptions.  False (default): not run; True: run on any output;
+        None: by the rule :func:`verify.audit.tradeoff.tradeoff_applies` (scalar outputs with δ > 0,
+        where a Gaussian trade-off curve is plausible).  The reason is ``details["tradeoff_rule"]``.
+        The rule is not the default: where it applies (the Gaussian mechanisms) the line's ε_lower
+        still sat below this audit's ε_lower in 1–3 of 5 seeds at 10⁴ and 10⁵ (issue 32, item 7;
+        ``bench/README.md``, "Issue 32").
 
     Returns
     -------
@@ -1072,30 +1233,35 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
     sel0, sel1 = draw(release0, ss[0], s0, "release0"), draw(release1, ss[1], s1, "release1")
     kind = output_kind(sel0, sel1, output)
     test = _Test(kind, sel0, sel1, ne0, ne1, delta, alpha, score, ss[4], auto=output == "auto")
-    counts, stats = [], []
+    run_tradeoff, rule = _tradeoff_choice(tradeoff, test.kind, delta)
+    counts, stats, dhits = [], [], []
     for fn, s, k, name, say_dprime_is_error in ((release0, ss[2], ne0, "release0", True),
                                                 (release1, ss[3], ne1, "release1", False)):
         rng = np.random.default_rng(s)
         left, errors, ts = k, np.zeros(len(test.tests), dtype=np.int64), []
+        dh = np.zeros(len(test.tests), dtype=np.int64)
         while left > 0:
             c = min(chunk, left)
             x = as_outputs(fn(rng, c), name, c)
             output_kind(sel0, x, "auto")           # same shape as the selection outputs
             t = test._t(x)
-            if tradeoff:
+            if run_tradeoff:
                 ts.append(t)
             says = test.says_dprime(x=x, t=t, g=test.group_ids(x))
             errors += says.sum(axis=1) if say_dprime_is_error else (~says).sum(axis=1)
+            dh += test.says_d(t).sum(axis=1)
             left -= c
         counts.append(errors)
+        dhits.append(dh)
         stats.append(np.concatenate(ts) if ts else None)
-    tr = _tradeoff(stats[0], stats[1], delta, confidence, ss[5]) if tradeoff else None
-    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim, tr, ss[6])
+    tr = _tradeoff(stats[0], stats[1], delta, confidence, ss[5]) if run_tradeoff else None
+    return _finish(test, counts[0], counts[1], ne0, ne1, n, n, s0, s1, confidence, delta, claim, tr, ss[6],
+                   dhits=(dhits[0], dhits[1]), tradeoff_rule=rule)
 
 
 def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int | np.random.SeedSequence = 0,
                   confidence: float = 0.95, delta: float = 0.0, selection_fraction: float | None = None,
-                  output: str = "auto", score: Any = None, tradeoff: bool = True) -> AuditResult:
+                  output: str = "auto", score: Any = None, tradeoff: bool | None = False) -> AuditResult:
     """Audit saved outputs: ``d0`` released on D, ``d1`` on D′ (independent releases).
 
     Parameters
@@ -1137,8 +1303,10 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     t0, t1 = test._t(a0[s0:]), test._t(a1[s1:])
     fp = test.says_dprime(x=a0[s0:], t=t0, g=test.group_ids(a0[s0:])).sum(axis=1)
     fn = (~test.says_dprime(x=a1[s1:], t=t1, g=test.group_ids(a1[s1:]))).sum(axis=1)
-    tr = _tradeoff(t0, t1, delta, confidence, ss[3]) if tradeoff else None
-    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr, ss[4])
+    run_tradeoff, rule = _tradeoff_choice(tradeoff, test.kind, delta)
+    tr = _tradeoff(t0, t1, delta, confidence, ss[3]) if run_tradeoff else None
+    return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr, ss[4],
+                   dhits=(test.says_d(t0).sum(axis=1), test.says_d(t1).sum(axis=1)), tradeoff_rule=rule)
 
 
 def audit_mechanism(release: Callable[[Any, np.random.Generator, int], Any], dataset0: Any, dataset1: Any, n: int,

@@ -297,14 +297,27 @@ class Event:
     #: −1: its complement is; 0: neither (scored by Clopper–Pearson limits only)
     rare_set: int = 0
     family: str = "half-lines"        # the event family, as named in ``AuditResult.meaning``
+    #: kind ``tails`` only: the other tail, which says D (T < tau_d for direction +1, T > tau_d for −1);
+    #: between the two tails the test abstains (scored by :func:`verify.audit.pooled.tails_eps_lower`)
+    tau_d: float = math.nan
 
     def says_dprime(self, t: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
         """Booleans: the test says D′ at statistic values t (group ids g of the outputs)."""
         out = t > self.tau if self.direction == 1 else t < self.tau
         return out if self.group is None or g is None else out & (g == self.group)
 
+    def says_d(self, t: np.ndarray) -> np.ndarray:
+        """Booleans: a two-tail test (kind ``tails``) says D at statistic values t (its other tail)."""
+        if self.kind != "tails":
+            return np.zeros(np.shape(t), dtype=bool)
+        return t < self.tau_d if self.direction == 1 else t > self.tau_d
+
     def describe(self, stat: str = "T") -> str:
         """The event in words."""
+        if self.kind == "tails":
+            up, lo = (">", "<") if self.direction == 1 else ("<", ">")
+            return (f"say D′ when {stat} {up} {self.tau:.6g}, say D when {stat} {lo} {self.tau_d:.6g}, abstain "
+                    f"between (both tails pooled into one count of right and one of wrong guesses)")
         if self.kind == "pooled":
             return f"say D′ when the output is {'in' if self.direction == 1 else 'outside'} the {self.note}"
         text = f"say D′ when {stat} {'>' if self.direction == 1 else '<'} {self.tau:.6g}"

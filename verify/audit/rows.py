@@ -190,7 +190,7 @@ def calibration_audits(n: int, seed: int, confidence: float, eps: float = 1.0, d
     sigma = math.sqrt(2 * math.log(1.25 / delta)) / eps
     true = gaussian_true_eps(sigma, delta)
     ga = audit(*gaussian_releases(eps, delta), n=n, seed=audit_seed(seed, "auditor", "gaussian"), confidence=confidence,
-               delta=delta)
+               delta=delta, tradeoff=True)     # the report shows the Gaussian's trade-off line (its ε at δ under GDP)
     return [
         audit_result("", mechanism="laplace", source="textbook Laplace mechanism, Δ = 1", release="value",
                      calibration="exact", claimed=eps, result=lap, attack="threshold on the value",
