@@ -665,7 +665,7 @@ def _mentions(text: str, words: tuple[str, ...]) -> bool:
 def _sentences(text: str) -> list[str]:
     import re
 
-    return [s.strip() for s in re.split(r"(?<=[.;])\s+", text or "") if s.strip()]
+    return [s.strip() for s in re.split(r"(?<=\.)\s+", text or "") if s.strip()]
 
 
 def relaxation_coverage(registry: Any = None) -> list[dict[str, Any]]:
