@@ -214,3 +214,20 @@ def test_references_are_full_citations():
         refs = REG.get(key).references
         assert refs and all(any(ch.isdigit() for ch in r) and ("," in r) for r in refs), key
     assert any("Hall" in r and "2013" in r for r in REG.get("jcc.lemma1").references)
+
+
+def test_empirical_rows_carry_why_and_the_needed_factor():
+    from verify.empirical import jcc as ej
+    from verify.empirical.core import PROFILES, Context
+
+    ctx = Context(PROFILES["quick"], executor="serial").with_profile(
+        m_sens=(20,), n_search=8, n_trials=6, n_noise=20, m=30, m_grid=(20, 40, 80), n_rate_trials=4)
+    for r in ej.check_thm2_rate(ctx):
+        fit_grade = rate_verdict(SlopeFit(r.statistic, r.lo, r.hi, 0.0, r.confidence, 3), r.bound)
+        assert r.verdict == fit_grade and r.details["why"].startswith(fit_grade + ":")
+        assert f"{r.details['lower_bound_slope']:.3f}" in r.details["why"]
+    ej._SENS_CACHE.clear()
+    stated = [r for r in ej.check_thm1_C_t(ctx) if r.variant.endswith("C_t=stated")]
+    assert stated
+    for r in stated:
+        assert r.details["needed_over_printed"] == pytest.approx(r.statistic / r.bound, rel=1e-12)

@@ -135,6 +135,10 @@ def _sens_results(ctx: Context, key: str, column: str, norm: str, which: str | N
             other = "derived" if which == "stated" else "stated"
             details[f"C_t_{other}"] = _value(key, other, **vals)
             details["eq17"] = _value(EQ17, **vals)
+            if which == "stated":
+                # the largest sensitivity found over the printed C_t: an explicit pair attains it, so the tight
+                # constant is at least this multiple of the printed one (the tight part of its smallest correction)
+                details["needed_over_printed"] = stat / bound
         out.append(Result(evidence="empirical", key=key, kind="sensitivity", name=variant, statistic=stat, lo=stat, hi=stat, bound=bound, verdict=verdict(stat, stat, bound), confidence=1.0, method=f"{SEED}: adversarial search for max {norm} over neighbouring streams: replaced index i "
                     f"(all i < t, by linear propagation of f_t − f_t̄), {ctx.profile.n_search} inputs x' on a "
                     f"shifted grid of the circle, y_i, y' = ±M, then bounded-Brent refinement of x' for the 3 best; "
