@@ -256,7 +256,8 @@ jia.s5_2.scale calibrates svm, not kls: its noise would be wrong; use a mechanis
 
     # -- the privacy map ---------------------------------------------------------------
     def statement_values(self, problem: Mapping[str, float]) -> dict[str, float]:
-        """The scale statement's parameters from the problem's values.
+        """The scale statement's parameters from the problem's values; a relaxed premise the problem does not give
+        (``Statement.relaxes``) takes the paper's value (:meth:`bounds.core.Statement.paper_values`).
 
         Raises
         ------
@@ -275,11 +276,14 @@ parameter 'M' is missing; assumption: 0 < M (given: eps, kappa, lam, m)
         """
         if self.inputs is not None:
             try:
-                return dict(self.inputs(problem))
+                out = dict(self.inputs(problem))
             except KeyError as err:
                 raise MissingParameterError(self, str(err.args[0]) if err.args else "?", problem) from None
-        keep = set(self.statement.params) | ({"eps"} if self.per_eps else set())
-        return {k: v for k, v in problem.items() if k in keep}
+        else:
+            keep = set(self.statement.params) | ({"eps"} if self.per_eps else set())
+            out = {k: v for k, v in problem.items() if k in keep}
+        # a relaxed premise (Statement.relaxes: feature norm, tolerance, ...) the problem does not give is the paper's
+        return self.statement.paper_values(out) if hasattr(self.statement, "paper_values") else out
 
     def scale(self, which: str = "derived", **problem: float) -> float:
         """The Laplace scale at the problem's values (mapped by ``inputs``; see :func:`laplace_scale`)."""
