@@ -1188,6 +1188,7 @@ S5_1_SCALE = add(
     relation="upper",
     params=("M", "kappa", "lam", "m", "eps", "tau"),
     relaxes=RELAX_TAU,
+    errors={"stated vs derived": PROP1_HALF_SCALE},   # inside the regime the gap is the halving
     depends=("lemma1", "prop1.scale", "s5_1.C_L", "s5_1.gamma"),
     equation="§5.1",
     checks=(scale_checks("square", 1 / laplace_rate(_ls_density_stated), "s5_1.C_L"),),
@@ -1333,6 +1334,9 @@ add(
     params=("M", "kappa", "lam", "m", "eps", "c_beta", "beta"),
     depends=("s5_1.Eb2", "thm3.upper", "prop2", "prop4", "eq4", "s5_1.B_rho"),
     routes=(sample_error_route("the sample term 2√(2π)B_ρ/√m"),),
+    # with E b² exact, its printed-vs-derived gap is Theorem 3's step; under Proposition 1's density (2ε-DP per
+    # value) Theorem 3's budget is 2ε: the reading "prop1-density" of jia.prop2, on which it rests
+    errors={"stated vs derived": EXPM1_VS_2EPS},
     equation="§5.1 ('from the total error bound in the last section')",
     schedule={"eps": "s5_1.eps_schedule", "lam": "s5_1.lam_schedule"},
     ceiling=PAPER.symbols["M"].symbol**2,
@@ -1473,6 +1477,7 @@ S5_2_SCALE = add(
     relation="upper",
     params=("kappa", "lam", "m", "eps", "tau"),
     relaxes=RELAX_TAU,
+    errors={"stated vs derived": PROP1_HALF_SCALE},   # inside the regime the gap is the halving
     depends=("lemma1", "prop1.scale", "s5_2.C_L", "s5_1.gamma"),
     equation="§5.2",
     checks=(scale_checks("hinge", 1 / laplace_rate(_svm_density_stated), "s5_2.C_L"),),
