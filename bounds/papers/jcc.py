@@ -428,8 +428,7 @@ def _thm1_density_checks(st, dep):
     value, _generic = scalar_release_checks(st, fixed, dep("jcc.eq17"),
                                             label="sign-corrected density with C_t of (12): privacy loss ≤ ε for one "
                                                   "released value")
-    witness = online_release_witness()
-    witness.details.pop("reading", None)
+    witness = online_release_witness()   # applies under the standard reading of Lemma 1 only (its tag kept)
     return [sign, tag(value, C_T_K_NORM), witness]
 
 
@@ -446,6 +445,13 @@ THM1_DENSITY = add(
     constraints=THM1,
     equation="Theorem 1",
     checks=(_thm1_density_checks,),
+    readings={
+        "standard": "the released function f_t + b_t is ε-DP in the standard sense (jcc.lemma1's reading 'standard'): "
+                    "false, whatever the density of the scalar b_t",
+        "definition-1": "ε-DP in the paper's Definition 1 (jcc.lemma1's reading 'definition-1'): the function release "
+                        "holds vacuously, but the calibration still fails for one released value (C_t of (12) short "
+                        "by κ), so the verdict does not change",
+    },
     notes="three findings, none of them its own: the missing minus sign is a typo (Lemma 1 has it); C_t of (12) is "
     "short by κ (jcc.thm1.C_t); and no scalar-noise density makes the released function private (jcc.lemma1), "
     "so no corrected density is offered for the function release (Laplace(Δf_t/ε) is valid for one value)",
