@@ -1637,7 +1637,8 @@ def eq23_correction(q1: sp.Expr, q2: sp.Expr, dep) -> dict:
                   "text": f"the first term × {sp.sstr(sp.simplify(1 / q1))}: the cited bound is 2[J(Φ^p) − J(Φ*)] + "
                           "term, so Theorem 5.2 enters twice (both readings of L̃); under reading 'sum' the cited term "
                           f"also needs × {sp.sstr(sp.simplify(1 / q2))} (16n[32 + log(1/δ)]/λ, the averaged bound "
-                          "rescaled to the summed J)"},
+                          "rescaled to the summed J).  What the printed chain needs, not a corrected bound: the cited "
+                          "bound's hypotheses fail"},
         "tight": {"factor": None, "tool": "",
                   "text": "not computed: the cited bound's hypotheses fail (linear regulariser, Lipschitz constant "
                           "2√(C(C − 1)), pr.thm5_3.sridharan), so no tool of the toolkit gives a valid (23)"},
@@ -1732,7 +1733,9 @@ def thm5_3_correction(q: sp.Expr, dep) -> dict:
         "proof": {"factor": sp.sstr(sp.simplify(1 / q)),
                   "text": f"the first term × {sp.sstr(sp.simplify(1 / q))}: (21) multiplies (22) by λ, giving "
                           "4√d(d+1)²C log(d/δ)/ε; with δ/2 for each of the two events (union bound) and the factor 2 "
-                          "of (23) on the second term (counted at pr.eq23)"},
+                          "of (23) on the second term (counted at pr.eq23).  What the printed chain needs, not a "
+                          "corrected bound: the chain's premise (a strongly convex J) fails and the derived form is "
+                          "refuted too"},
         "tight": {"factor": None, "tool": "",
                   "text": "not computed: the chain rests on a λ-strongly convex objective, which J is not (modulus 0), "
                           "and the derived form is refuted too, so no valid constant exists to compute"},

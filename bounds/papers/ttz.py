@@ -955,7 +955,12 @@ FW_SCALE = add(
     "composition (Thm 3.20) then certifies 2.07ε and optimal composition of 4ε₀-DP steps (pld_epsilon) 1.56ε.  "
     "The smallest corrections are λ × 1.51 (optimal composition) and λ × 2.04 (the proof's own Thm 3.20); the "
     "derived 4× is Cor. 3.21's sufficient scale (fw_scale_correction, details of 'stated vs derived').  A gap "
-    "of the proof: whether the printed algorithm is (ε, δ)-DP is open (no counterexample: ttz.fw.privacy)",
+    "of the proof: whether the printed algorithm is (ε, δ)-DP is open (no counterexample: ttz.fw.privacy).  "
+    "Premises implementations relax: the Lipschitz constant L₁ (‖∇ℓ‖_∞ ≤ L₁; for the LASSO 2(‖x‖_∞‖C‖₁ + |y|)‖x‖_∞, "
+    "4 on the paper's ‖x‖_∞ ≤ 1, |y| ≤ 1) and the radius ‖C‖₁ are parameters already, with no fixed value in §5, so "
+    "the calibration answers for a user's own data scale; the privacy argument needs no strong convexity, no "
+    "exact minimiser (T noisy selections are the release) and no smoothness (β enters the utility only), so an "
+    "unregularised intercept inside C changes only L₁ and ‖C‖₁",
 )
 
 
