@@ -860,19 +860,20 @@ def rate_series(details: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def loglog_scale(values: Any) -> str:
-    """The scale of a rate figure's axis: ``log`` when its finite values are all positive, else ``linear``.
+    """The scale of a rate figure's axis: ``log`` when at least two of its values are positive, else ``linear``.
 
     A rate is a log-log slope, a straight line only on log axes, so a rate figure draws log axes
-    whatever the span of its data (:func:`choose_scale` would pick a linear axis for a narrow one).
+    whatever the span of its data (:func:`choose_scale` would pick a linear axis for a narrow one);
+    a zero or negative value is counted as not drawn (zeros marked ▼), never a reason for a linear axis.
 
     Examples
     --------
-    >>> loglog_scale([0.75, 0.9, 1.9]), loglog_scale([0.0, 1.0]), loglog_scale([float("nan"), 2.0])
+    >>> loglog_scale([0.75, 0.9, 1.9]), loglog_scale([0.0, 1.0]), loglog_scale([0.0, 1.0, 2.0])
     ('log', 'linear', 'log')
     """
     v = np.asarray(values, dtype=float).ravel()
     v = v[np.isfinite(v)]
-    return "log" if v.size and bool((v > 0).all()) else "linear"
+    return "log" if int((v > 0).sum()) >= 2 else "linear"
 
 
 def rate_figure(result: Any, path_stem: Path) -> FigureRef:
@@ -899,7 +900,7 @@ def rate_figure(result: Any, path_stem: Path) -> FigureRef:
     yscale = fit_axis(ax, "y", yvals, scale=loglog_scale(y))
     notes: list[str] = []
     if xscale != "log" or yscale != "log":
-        notes.append("slopes drawn on a linear axis: the data have values ≤ 0, which a log axis cannot show")
+        notes.append("slopes drawn on a linear axis: fewer than two positive values, which a log axis needs")
     ok, why = drawable(y, yscale)
     ok &= drawable(m, xscale)[0]
     if d.get("se") is not None:
@@ -1121,7 +1122,7 @@ def overview_legend_handles(outside: bool) -> list[Any]:
     Examples
     --------
     >>> [h.get_label() for h in overview_legend_handles(True)][-1]
-    "○ ring: run outside the paper's regime"
+    "ringed: run outside the paper's regime"
     """
     from matplotlib.lines import Line2D
 
@@ -1129,7 +1130,7 @@ def overview_legend_handles(outside: bool) -> list[Any]:
     out = [Line2D([], [], ls="none", marker=mk, color=c, label=words[v]) for v, (mk, c) in VERDICT_MARKERS.items()]
     if outside:
         out.append(Line2D([], [], ls="none", marker="o", markersize=9, markerfacecolor="none", color="k",
-                          label="○ ring: run outside the paper's regime"))
+                          label="ringed: run outside the paper's regime"))
     return out
 
 

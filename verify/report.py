@@ -320,8 +320,9 @@ def _n(k: int, one: str, many: str) -> str:
 
 
 def _short(s: str, n: int = 160) -> str:
-    s = s.replace("\n", " ")
-    return md_inline(s if len(s) <= n else s[: n - 1] + "…")
+    """``s`` in at most about ``n`` characters, cut at a clause or word boundary (:func:`cut_at_word`)."""
+    t, cut = cut_at_word(tame_factors(s.replace("\n", " ")), n)
+    return md_inline(t + (" …" if cut else ""))
 
 
 # --- the report reads true (issue 34 item 7): words that match the numbers ----------------------------
@@ -384,7 +385,7 @@ def cut_at_word(text: str, n: int) -> tuple[str, bool]:
     if cut <= 0:
         cut = n
     out = text[:cut].rstrip(" ,;:(—–-[")
-    while out and out[-1] in "([{,;:":
+    while out and out[-1] in "([{,;:=<>+−-×·/":
         out = out[:-1].rstrip()
     return out, True
 
@@ -437,7 +438,7 @@ def inconclusive_why(r: Any) -> str:
                 f"(distance {abs(stat - ref):.4g} from the {'fit' if r.kind == 'rate' else 'estimate'}): "
                 f"{'these sizes' if r.kind == 'rate' else 'this sample'} cannot tell them apart")
     side = "above" if lo > ref else "below"
-    return (f"the interval [{lo:.4g}, {hi:.4g}] lies {side} the {what} {ref:.4g} (distance {min(abs(lo - ref), abs(hi - ref)):.4g}), "
+    return (f"the {interval} [{lo:.4g}, {hi:.4g}] lies {side} the {what} {ref:.4g} (distance {min(abs(lo - ref), abs(hi - ref)):.4g}), "
             "but the check's rule does not decide on this grid")
 
 
@@ -538,7 +539,7 @@ def refuted_caption(v: Any, shown: Sequence[Any]) -> str:
     >>> from types import SimpleNamespace as NS
     >>> v = NS(verdict="refuted", key="jia.thm4.bound", reasons=["exact counterexample: 4/5 > 6/25"])
     >>> refuted_caption(v, [NS(verdict="holds", regime="")])
-    '*Refuted elsewhere:* the runs in this figure do not show it; the refuting evidence is exact counterexample: 4/5 > 6/25 ([the evidence](#s-jia-thm4-bound-why)).'
+    '*Refuted elsewhere:* the runs in this figure do not show it; the refuting evidence: exact counterexample: 4/5 > 6/25 ([the evidence](#s-jia-thm4-bound-why)).'
     >>> refuted_caption(v, [NS(verdict="violated", regime="inside")])
     ''
     """
@@ -548,9 +549,9 @@ def refuted_caption(v: Any, shown: Sequence[Any]) -> str:
         return ""
     reasons = [str(x) for x in getattr(v, "reasons", []) or []]
     first = next((x for x in reasons if "counterexample" in x or "violated" in x), reasons[0] if reasons else "")
-    text, _ = cut_at_word(tame_factors(first), 200)
-    return (f"*Refuted elsewhere:* the runs in this figure do not show it; the refuting evidence is "
-            f"{md_inline(text)} ([the evidence](#{_anchor(v.key)}-why)).")
+    text, cut = cut_at_word(tame_factors(first), 200)
+    return (f"*Refuted elsewhere:* the runs in this figure do not show it; the refuting evidence: "
+            f"{md_inline(text)}{' …' if cut else ''} ([the evidence](#{_anchor(v.key)}-why)).")
 
 
 def is_placeholder(v: Any, st: Any) -> bool:
@@ -855,7 +856,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                      f"{evidence_cell('; '.join(r['reasons']), r['key'])} ({ev_counts}){md_inline(same)}"
                      f"{md_inline(refs)} | "
                      f"{md_inline(r['correction']) or '—'}"
-                     + (f"; smallest correction: {md_inline(sc)}" if sc else "") + " | "
+                     + (f"; smallest correction: {evidence_cell(sc, r['key'], 300)}" if sc else "") + " | "
                      f"{md_inline(x['root_test'])} | {evidence_cell(r['regime'], r['key'], 120)} | "
                      f"{', '.join(f'`{k}`' for k in r['downstream']) or '—'}"
                      + (" (also rested on by the roots " + ", ".join(f"`{k}`" for k in r["rested_on_by"]) + ")"
