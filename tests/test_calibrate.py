@@ -107,7 +107,8 @@ def test_cli_calibrate_text_json_and_errors(capsys):
 
 
 def test_parameters_cover_both_forms():
-    assert set(cal.parameters("cms.alg2.eps_prime")) == {"eps", "c", "n", "Lam"}
+    # q: the relaxed feature norm bound (issue 34 item 5), the paper's 1 when omitted
+    assert set(cal.parameters("cms.alg2.eps_prime")) == {"eps", "c", "n", "Lam", "q"}
 
 
 @pytest.mark.parametrize("key", cal.mechanism_keys())

@@ -31,6 +31,7 @@ EXPECTED_STATUS = {
     "cms.alg1.privacy": "consistent",
     "cms.alg2.c_logistic": "consistent",
     "cms.alg2.c_huber": "consistent",
+    "cms.alg2.rate": "consistent",          # issue 34: the noise rate ε′/(2Lq), the printed ε′/2 at q = L = 1
     "cms.alg2.noise_loss": "consistent",
     "cms.alg2.det_ratio": "consistent",
     "cms.alg2.eps_prime": "consistent",
@@ -77,8 +78,9 @@ def test_det_ratio_square_is_loose_by_one_factor() -> None:
     ns = ev.statement.ns
     t = sp.Symbol("t", positive=True)
     c_of_t = t * ns["n"].symbol * (ns["Lam"].symbol + ns["Delta"].symbol)   # t = c/(n(Λ+Δ))
-    assert sp.simplify(ev.derived.subs(ns["c"].symbol, c_of_t) - (1 + t)) == 0
-    assert sp.simplify(ev.statement.stated.subs(ns["c"].symbol, c_of_t) - (1 + t) ** 2) == 0
+    at_paper = {ns["q"].symbol: 1}      # the relaxed feature norm q (issue 34) at the paper's ‖x‖ ≤ 1
+    assert sp.simplify(ev.derived.subs(at_paper).subs(ns["c"].symbol, c_of_t) - (1 + t)) == 0
+    assert sp.simplify(ev.statement.stated.subs(at_paper).subs(ns["c"].symbol, c_of_t) - (1 + t) ** 2) == 0
     stated_vs = next(c for c in ev.checks if c.name == "stated vs derived")
     assert stated_vs.ok and stated_vs.slack > 1.5
     out = bounds.papers.cms.det_ratio_instances(500)
@@ -88,8 +90,9 @@ def test_det_ratio_square_is_loose_by_one_factor() -> None:
 # ----------------------------------------------------------------------------- values
 def test_output_perturbation_values() -> None:
     n, lam, eps = 100, 0.1, 0.5
-    assert bounds.value("cms.alg1.sensitivity", n=n, Lam=lam) == pytest.approx(2 / (n * lam))
-    assert bounds.value("cms.alg1.beta", n=n, Lam=lam, eps=eps) == pytest.approx(n * lam * eps / 2)
+    paper = {"q": 1, "C_L": 1, "tol": 0}   # the relaxed premises (issue 34) at the paper's values
+    assert bounds.value("cms.alg1.sensitivity", n=n, Lam=lam, **paper) == pytest.approx(2 / (n * lam))
+    assert bounds.value("cms.alg1.beta", n=n, Lam=lam, eps=eps, **paper) == pytest.approx(n * lam * eps / 2)
     assert bounds.value("cms.alg1.mean_norm", d=3, beta=2.5) == pytest.approx(3 / 2.5)
     # privacy loss β·Δ = (nΛε/2)(2/(nΛ)) = ε
     assert bounds.value("cms.alg1.privacy", eps=eps) == pytest.approx(eps)
@@ -115,7 +118,8 @@ def test_objective_perturbation_calibration_by_hand() -> None:
     # derived Δ (tight factor): c/(n(e^{1/2} − 1)) − Λ, smaller than the printed one
     d_der = bounds.evaluate("cms.alg2.delta").derived
     ns = bounds.get("cms.alg2.delta").ns
-    val = float(d_der.subs({ns["eps"].symbol: 1.0, ns["c"].symbol: 0.25, ns["n"].symbol: 30, ns["Lam"].symbol: 0.005}))
+    val = float(d_der.subs({ns["eps"].symbol: 1.0, ns["c"].symbol: 0.25, ns["n"].symbol: 30, ns["Lam"].symbol: 0.005,
+                            ns["q"].symbol: 1}))
     assert val == pytest.approx(0.25 / (30 * (math.exp(0.5) - 1)) - 0.005, rel=1e-12)
     assert val < cal2["delta"]
 
@@ -126,11 +130,11 @@ def test_alg2_privacy_loss_with_the_tight_factor() -> None:
 
     def at(lam: float) -> float:
         return float(ev.derived.subs({ns["eps"].symbol: 1.0, ns["c"].symbol: 0.25, ns["n"].symbol: 30,
-                                      ns["Lam"].symbol: lam}))
+                                      ns["Lam"].symbol: lam, ns["q"].symbol: 1}))   # q: the paper's ‖x‖ ≤ 1
 
     assert at(0.05) == pytest.approx(1 - math.log(7 / 6), rel=1e-12)    # ε′ + log(1 + c/(nΛ))
     assert at(0.005) == pytest.approx(0.75, rel=1e-12)                 # ε/2 + ε/4
-    assert bounds.value("cms.alg2.privacy", eps=1.0, c=0.25, n=30, Lam=0.05) == pytest.approx(1.0)
+    assert bounds.value("cms.alg2.privacy", eps=1.0, c=0.25, n=30, Lam=0.05, q=1) == pytest.approx(1.0)
 
 
 def test_curvature_constants_exactly() -> None:

@@ -20,6 +20,7 @@ Statements (key: label as used here, what):
 ``cms.alg1.privacy``        Algorithm 1, privacy theorem: ε-DP (privacy loss β·Δ ≤ ε)
 ``cms.alg2.c_logistic``     Algorithm 2: c = 1/4 bounds ℓ'' of the logistic loss
 ``cms.alg2.c_huber``        Algorithm 2: c = 1/(2h) bounds ℓ'' of the Huber loss of width h
+``cms.alg2.rate``           Algorithm 2: noise rate ε′/(2Lq) (the printed ε′/2 at ‖x‖ ≤ 1, |ℓ'| ≤ 1)
 ``cms.alg2.noise_loss``     Algorithm 2, privacy proof: noise part of the loss ≤ (ε′/2)·2 = ε′
 ``cms.alg2.det_ratio``      Algorithm 2, privacy proof: |det J_D|/|det J_D′| ≤ (1 + c/(n(Λ+Δ)))²
 ``cms.alg2.eps_prime``      Algorithm 2: ε′ = ε − log(1 + 2c/(nΛ) + c²/(n²Λ²))
@@ -41,6 +42,16 @@ Statements (key: label as used here, what):
 ``cms.rff.noise_excess``    E L̂(w̃ + b) − L̂(w*) ≤ LR(D/β + τ)
 ``cms.rff.utility``         utility: kernel objective + RF approximation + noise + solver terms
 ==========================  ==================================================================
+
+Relaxed premises (issue 34 item 5).  What implementations relax is a parameter with the paper's value
+as default (``Statement.relaxes``): the feature norm bound q (‖x‖ ≤ q), the Lipschitz constant L of ℓ in
+the margin and, for Algorithm 1, an optimisation tolerance tol (‖∇J(w̃)‖ ≤ tol, so ‖w̃ − w*‖ ≤ tol/Λ):
+sensitivity 2Lq/(nΛ) + 2·tol/Λ, β = nΛε/(2(Lq + n·tol)); for Algorithm 2, q enters the Jacobian factor
+as c·q² and the noise rate is ε′/(2Lq).  Each reduces to the printed form at the paper's values
+(checked) and is checked at q = 20 (adversarial neighbour search, exact determinant ratios, the exact
+privacy loss of Algorithm 2).  Not parameters, with the reason in the statements' notes: an unregularised
+intercept (no strong convexity along it; a regularised one is a feature of constant 1, q → √(q² + 1))
+and an inexact minimiser of Algorithm 2 (the change of variables needs the exact one; see cms.rff.amp_*).
 
 Kernel version.  The paper's kernel section (random projections; "Algorithm 3" in some readings)
 runs Algorithms 1-2 on random features of a shift-invariant kernel; its own constants are not
@@ -79,8 +90,10 @@ Findings of the derivations (all statuses are computed):
 Examples
 --------
 >>> import bounds
->>> bounds.value("cms.alg1.sensitivity", n=100, Lam=0.1)
+>>> bounds.value("cms.alg1.sensitivity", n=100, Lam=0.1, q=1, C_L=1, tol=0)
 0.2
+>>> bounds.value("cms.alg1.sensitivity", n=100, Lam=0.1, q=20, C_L=1, tol=0)   # features of norm ≤ 20
+4.0
 >>> bounds.evaluate("cms.alg2.det_ratio").status
 'consistent'
 """
