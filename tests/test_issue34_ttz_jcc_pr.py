@@ -231,3 +231,12 @@ def test_empirical_rows_carry_why_and_the_needed_factor():
     assert stated
     for r in stated:
         assert r.details["needed_over_printed"] == pytest.approx(r.statistic / r.bound, rel=1e-12)
+
+
+def test_thm1_density_carries_the_readings_of_lemma1():
+    assert set(REG.get("jcc.thm1.density").readings) == set(REG.get("jcc.lemma1").readings)
+    w = next(c for c in REG.evaluate("jcc.thm1.density").checks if c.name.startswith("the paper's recursion (3)"))
+    assert w.failed and w.details["reading"] == "standard"
+    # the single-value calibration fails under either reading: it carries no reading, and C_t's slug
+    one = next(c for c in REG.evaluate("jcc.thm1.density").checks if c.name.startswith("sign-corrected density"))
+    assert one.failed and "reading" not in one.details and one.details["error"] == jcc.C_T_K_NORM
