@@ -23,6 +23,12 @@ which needs κ ≥ sup √K(x, x'); this module takes κ = sup √K(x, x') as in
 ``jcc.eq26``             (26): sample error ≤ (11/3) t^{1/2−θ}[…] ln(2/δ)
 ``jcc.thm2``             Theorem 2 (27): ‖f_{t+1,A} − f_ρ‖_K ≤ C_ε t^{−(θ−1/2)} 4/δ
 =======================  ================================================================
+
+Smallest corrections (issue 34, schema S1 in ``details["smallest_correction"]`` of the failing comparison):
+``jcc.thm1.C_t`` needs C_t × κ under the proof's own chain ((17), :func:`C_t_correction`); the tight
+constant is not computed (no closed form: the adversarial sensitivity searches of ``verify/empirical/jcc.py``
+bound it from below, ``needed_over_printed`` per row) and no counterexample is known.  ``jcc.thm1.density``
+carries the readings of ``jcc.lemma1`` (standard / Definition 1): its verdict is the same under both.
 """
 
 from __future__ import annotations

@@ -42,6 +42,16 @@ Statements, in the paper's order (key: label, equation):
 ``pr.s6.rate_d``          §6: the bound is "inversely proportional to the data dimensionality"
 ========================  =====================================================================
 
+Smallest corrections (issue 34, schema S1 in ``details["smallest_correction"]`` of the failing comparison):
+``pr.lemma1.grad`` × (R_x² + 1), attained (the exact supremum); ``pr.lemma1`` × 2 at C = 2 by the proof's
+inequalities, at least × 1.99 by explicit data sets (:func:`lemma1_correction`); ``pr.thm5_1`` ε' × 3.22 at the
+audit's point if Chaudhuri et al.'s Jacobian argument is granted (:func:`thm5_1_correction`; no tool
+certifies a finite ε'); ``pr.thm5_3.sridharan`` × 4C(C − 1); ``pr.eq23`` the first term × 2 (and the cited
+term × n² under reading 'sum'); ``pr.thm5_3`` the first term × λ.  The last four are what the printed
+chain needs, not corrected bounds (its premise, a strongly convex J, fails).  The feature bound R_x is a
+relaxed premise (``relaxes``, paper value 1, regime R_x ≤ 1) of ``pr.lemma1.grad``, ``pr.lemma1`` and
+``pr.thm5_1``; what cannot be a parameter is said in ``pr.thm5_1``'s notes.
+
 Examples
 --------
 >>> from bounds import registry

@@ -313,7 +313,7 @@ def rate_why(grade_: str, slope: float, lo: float, hi: float, claimed: float, co
 
     Examples
     --------
-    >>> rate_why("inconclusive", -0.2, -0.4, 0.1, -0.25, 0.95, [99, 999], 20, -0.01)[:60]
+    >>> rate_why("inconclusive", -0.2, -0.4, 0.1, -0.25, 0.95, [99, 999], 20, -0.01)[:61]
     'inconclusive: the 95% interval of the slope, [-0.400, 0.100],'
     """
     t_ = [int(v) for v in ts]
