@@ -145,3 +145,71 @@ def test_the_two_tail_family_is_named_with_its_detectable_probability():
     p = fam["two tails"]["min_prob"]
     assert p is not None and 0 < p < 1 and math.isfinite(p)
     assert "pairs of tails" in r.meaning()
+
+
+# ---------------------------------------------------------------------------
+# the conditional pair test (rare sets of both sides pooled, δ = 0)
+# ---------------------------------------------------------------------------
+
+def _pair_alarms(seeds: int, n: int, a: float, b: float, eps: float, conf: float = 0.95, bound: bool = False) -> int:
+    """False alarms at the boundary of ε-DP: P_D(E₀) = e^ε a, P_D′(E₀) = a, P_D′(E₁) = e^ε b, P_D(E₁) = b (the
+    log-odds add up to exactly 2ε), n releases per side: p-value ≤ 1 − conf at ε, or (``bound``) ε_lower > ε."""
+    from verify.audit.pooled import pair_conditional_eps_lower, pair_conditional_p_value
+
+    rng = np.random.default_rng(np.random.SeedSequence([32, seeds, n]))
+    e = math.exp(eps)
+    over = 0
+    for _ in range(seeds):
+        r0, w0, _ = rng.multinomial(n, [e * a, b, 1 - e * a - b])
+        r1, w1, _ = rng.multinomial(n, [e * b, a, 1 - e * b - a])
+        counts = (int(r0), int(w0), int(r1), int(w1))
+        over += (pair_conditional_eps_lower(*counts, confidence=conf) > eps if bound else
+                 pair_conditional_p_value(*counts, eps) <= 1 - conf)
+    return over
+
+
+@pytest.mark.parametrize("a, b", [(1e-3, 1e-3), (2e-3, 2e-4), (5e-4, 0.0)])
+def test_pair_conditional_false_alarms_within_alpha_at_the_boundary(a, b):
+    assert _rate_ok(_pair_alarms(300, 5_000, a, b, 1.0), 300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("a, b", [(1e-3, 1e-3), (2e-3, 2e-4), (5e-4, 0.0), (1e-2, 3e-3)])
+def test_pair_conditional_false_alarms_over_1000_seeds(a, b):
+    assert _rate_ok(_pair_alarms(1000, 10_000, a, b, 1.0, bound=True), 1000)
+
+
+def test_pair_conditional_matches_the_fair_coin_tail_and_has_power():
+    from verify.audit.pooled import pair_conditional_eps_lower, pair_conditional_p_value
+
+    q = math.e / (1 + math.e)
+    for m in (4, 10, 25):                          # m right guesses on each side, none wrong: the fair-coin tail q^(2m)
+        p = pair_conditional_p_value(m, 0, m, 0, 1.0)
+        assert q ** (2 * m) <= p <= 1.02 * q ** (2 * m)
+    assert pair_conditional_p_value(12, 0, 0, 0, 1.0) == 1.0          # all guesses on one side: no evidence
+    # a set impossible on the other side, 40 occurrences per side: far beyond ε = 1, and beyond the unpooled test
+    from verify.audit.pooled import conditional_eps_lower
+
+    pooled = pair_conditional_eps_lower(40, 0, 40, 0, confidence=0.95)
+    single = conditional_eps_lower(40, 10**5, 0, 10**5, confidence=0.95, seed=np.random.SeedSequence(0))
+    assert pooled > single > 1.0
+    # exact against a direct sum over the null line (independent computation with scipy.stats)
+    r0, w0, r1, w1, eps = 6, 2, 5, 1, 0.4
+    xs = np.linspace(-8, 8.8, 4001)
+    direct = max(float(sum(stats.binom.pmf(i, r0 + w0, 1 / (1 + math.exp(-x)))
+                           * stats.binom.sf(r0 + r1 - i - 1, r1 + w1, 1 / (1 + math.exp(-(2 * eps - x))))
+                           for i in range(r0 + w0 + 1))) for x in xs[::40])
+    p = pair_conditional_p_value(r0, w0, r1, w1, eps)
+    assert direct <= p <= 1.03 * direct
+
+
+def test_rare_sets_of_both_sides_are_pooled_on_a_count_sometimes_exact():
+    def exact_sometimes(count):
+        def rel(rng, k):
+            return np.where(rng.random(k) < 2e-3, float(count), count + rng.laplace(0, 1 / 0.7, k))
+        return rel
+
+    r = audit(exact_sometimes(3.0), exact_sometimes(4.0), n=60_000, seed=2, claim_eps=0.7)
+    fam = {f["family"] for f in r.details["families"]}
+    assert "pooled rare sets" in fam and r.verdict == "violated"
+    assert r.details["event_family"] == "pooled rare sets" and r.eps_lower > 2.0

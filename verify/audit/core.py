@@ -397,6 +397,9 @@ def choose_threshold(t0: np.ndarray, t1: np.ndarray, n_eval0: int, n_eval1: int,
     return tau, d, e
 
 
+#: the rare-pair test is scored by the conditional pair test (δ = 0) up to this many guesses projected from the
+#: selection split (its cost grows with the counts; beyond, the pooled Clopper–Pearson bound is as strong)
+RARE_PAIR_CONDITIONAL_MAX = 400
 #: equal-rate tail pairs tried by the two-tail tests (geometric in k, every k below 48 as well)
 MAX_TAIL_CANDIDATES = 400
 
@@ -417,7 +420,7 @@ def choose_tails(t0: np.ndarray, t1: np.ndarray, n_eval: int, delta: float, alph
 
     **One parameter, as a single threshold.**  The candidates are the *equal-rate* pairs: the k outputs
     of D′ furthest on its side and the k outputs of D furthest on the other (k spaced geometrically up to
-    half the selection split, every k below 48).  The fair-coin game that the pooled bound scores is
+    the whole selection split, every k below 48; pairs whose tails overlap are skipped).  The fair-coin game that the pooled bound scores is
     symmetric in D and D′, and for a pair whose two laws are mirror images (a location family of
     symmetric noise: Laplace, Gaussian) the best pair of tails has equal rates; other pairs keep the
     single-threshold tests of the same family (the one-tail extreme).  One parameter means as few
@@ -437,7 +440,7 @@ def choose_tails(t0: np.ndarray, t1: np.ndarray, n_eval: int, delta: float, alph
     """
     s0, s1 = np.sort(t0), np.sort(t1)
     S0, S1, N = s0.size, s1.size, 2 * n_eval
-    half = max(1, min(S0, S1) // 2)
+    half = max(1, min(S0, S1) - 1)            # up to every selection output: a perfect separation is one pair
     ks = np.unique(np.concatenate([np.arange(1, min(48, half) + 1),
                                    np.round(np.geomspace(1, half, MAX_TAIL_CANDIDATES)).astype(np.int64)]))
     a = 1 - pessimism
@@ -760,7 +763,45 @@ class _Test:
             events += self._atom_events(sel0, sel1, n_ev0, n_ev1, delta, alpha,
                                         None if pair is None else pair[1])
         self.tests = events
-        self.K = len(events)       # Bonferroni over the distinct tests fixed before the evaluation split is seen
+        if n_ev0 == n_ev1:
+            self._add_rare_pair(sel0, sel1, n_ev0, delta)
+        self.K = len(self.tests)   # Bonferroni over the distinct tests fixed before the evaluation split is seen
+
+    def _add_rare_pair(self, sel0: np.ndarray, sel1: np.ndarray, n_ev: int, delta: float) -> None:
+        """The rare sets of both sides pooled into one guess test (issue 32): StatDP's pooled construction.
+
+        Two such tests at most, each added when at least one of its rare sets favours each side: the pooled
+        **point masses** only (a value repeated in the selection split on one side only is likely impossible on
+        the other: no wrong guesses), and **every rare set** (also the range edges, beyond which the other side
+        has probability about 1/(selection size) unless its support ends there: clamped noise).  Identical
+        pools are one test.  Each bound is fixed here, from the selection split: the conditional pair test at
+        δ = 0 when the projected number of guesses on the evaluation split is at most
+        :data:`RARE_PAIR_CONDITIONAL_MAX`, else the pooled Clopper–Pearson (Hoeffding) bound of the two-tail
+        tests.
+        """
+        base = list(self.tests)
+        pools = []
+        for keep in (lambda e: e.family == "point masses", lambda e: True):
+            p1 = tuple(i for i, e in enumerate(base) if e.rare_set == 1 and keep(e))
+            p0 = tuple(i for i, e in enumerate(base) if e.rare_set == -1 and keep(e))
+            if p1 and p0 and (p1, p0) not in pools:
+                pools.append((p1, p0))
+        for p1, p0 in pools:
+            self.tests.append(Event(math.nan, 1, "rare pair", family="pooled rare sets", parts1=p1, parts0=p0))
+        if not pools:
+            return
+        k = len(pools)
+        guesses = np.zeros(k)
+        for sel in (sel0, sel1):
+            says = self.says_dprime(x=sel)
+            d = self.says_d(says, self._t(sel))
+            guesses += (says[-k:] | d[-k:]).sum(axis=1) / sel.shape[0] * n_ev
+        for j, g in enumerate(guesses):
+            i = len(self.tests) - k + j
+            self.tests[i] = dataclasses.replace(self.tests[i], projected=float(g),
+                                                conditional=delta == 0.0 and g <= RARE_PAIR_CONDITIONAL_MAX)
+        self.families["pooled rare sets"] = ("the rare sets of both sides (pooled point masses; with the range edges) "
+                                             "pooled into one guess test")
 
     def _atom_events(self, sel0: np.ndarray, sel1: np.ndarray, n_ev0: int, n_ev1: int, delta: float, alpha: float,
                      gcols: list[int] | None) -> list[Event]:
@@ -825,6 +866,11 @@ class _Test:
         extra: dict[int, np.ndarray] = {}
         rows = []
         for e in self.tests:
+            if e.kind == "rare pair":
+                r1 = np.logical_or.reduce([rows[i] for i in e.parts1])
+                d0 = np.logical_or.reduce([~rows[i] for i in e.parts0])
+                rows.append(r1 & ~d0)
+                continue
             if e.stat == 0:
                 rows.append(e.says_dprime(t, g))
                 continue
@@ -835,9 +881,18 @@ class _Test:
             rows.append(e.says_dprime(extra[e.stat]))
         return np.array(rows).reshape(len(self.tests), -1)
 
-    def says_d(self, t: np.ndarray) -> np.ndarray:
-        """(K, n) booleans: the other tail of each two-tail test says D (all False for the other tests)."""
-        return np.array([e.says_d(t) for e in self.tests]).reshape(len(self.tests), -1)
+    def says_d(self, says: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
+        """(K, n) booleans: where a guess test says D (the other tail of a two-tail test, the rare sets favouring D
+        of a rare-pair test; all False for the other tests), from the (K, n) matrix ``says`` of
+        :meth:`says_dprime` and the main statistic ``t``."""
+        out = np.zeros_like(says)
+        for k, e in enumerate(self.tests):
+            if e.kind == "tails":
+                out[k] = e.says_d(t)
+            elif e.kind == "rare pair":
+                out[k] = np.logical_or.reduce([~says[i] for i in e.parts0]) & ~np.logical_or.reduce(
+                    [says[i] for i in e.parts1])
+        return out
 
 
 def _tradeoff(t0: np.ndarray, t1: np.ndarray, delta: float, confidence: float, seed: np.random.SeedSequence
@@ -962,7 +1017,11 @@ def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, c
 
     Which bound scores a test is fixed with the test on the selection split (never the better of two).
     """
-    if ev.kind == "tails":
+    if ev.kind == "rare pair" and ev.conditional:
+        from .pooled import pair_conditional_eps_lower
+
+        return pair_conditional_eps_lower(dh[0], fp, ne1 - fn, dh[1], confidence=conf_k)
+    if ev.kind in ("tails", "rare pair"):
         from .pooled import tails_eps_lower
 
         right, wrong = _tails_counts(fp, fn, dh[0], dh[1], ne1)
@@ -976,7 +1035,11 @@ def _test_lower(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, c
 
 def _test_p(ev: Event, fp: int, fn: int, ne0: int, ne1: int, delta: float, claim: float,
             seed: np.random.SeedSequence, dh: tuple[int, int] = (0, 0)) -> float:
-    if ev.kind == "tails":
+    if ev.kind == "rare pair" and ev.conditional:
+        from .pooled import pair_conditional_p_value
+
+        return pair_conditional_p_value(dh[0], fp, ne1 - fn, dh[1], claim)
+    if ev.kind in ("tails", "rare pair"):
         from .pooled import tails_p_value
 
         right, wrong = _tails_counts(fp, fn, dh[0], dh[1], ne1)
@@ -1052,8 +1115,8 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
         g = dict(f)
         if f["family"] == "point masses":
             p = cond(True) if delta == 0.0 else cp(True)
-        elif f["family"] == "two tails":
-            p = tails(ne0)
+        elif f["family"] in ("two tails", "pooled rare sets"):
+            p = tails(ne0)          # the pooled Clopper–Pearson bound (the conditional one, where used, is stronger)
         else:
             p = cp(False)
             if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
@@ -1097,7 +1160,7 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
     b = int(np.argmax(lowers))
     fp, fn = int(fps[b]), int(fns[b])
     ev = test.tests[b]
-    if ev.kind == "tails":
+    if ev.kind in ("tails", "rare pair"):
         right, wrong = _tails_counts(fp, fn, int(dhits[0][b]), int(dhits[1][b]), ne1)
         point = (math.inf if wrong == 0 else
                  max(0.0, math.log(max(right / (2 * ne0) - delta, 1e-300)) - math.log(wrong / (2 * ne0))))
@@ -1128,7 +1191,7 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                "tradeoff_rule": tradeoff_rule,
                "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff,
                "families": fams}
-    if ev.kind == "tails":
+    if ev.kind in ("tails", "rare pair"):
         details["right_guesses"], details["wrong_guesses"] = _tails_counts(fp, fn, int(dhits[0][b]),
                                                                            int(dhits[1][b]), ne1)
     details["families"] = event_families(details, delta, confidence, claim)
@@ -1249,7 +1312,7 @@ def audit(release0: Releases, release1: Releases, n: int, *, seed: int | np.rand
                 ts.append(t)
             says = test.says_dprime(x=x, t=t, g=test.group_ids(x))
             errors += says.sum(axis=1) if say_dprime_is_error else (~says).sum(axis=1)
-            dh += test.says_d(t).sum(axis=1)
+            dh += test.says_d(says, t).sum(axis=1)
             left -= c
         counts.append(errors)
         dhits.append(dh)
@@ -1301,12 +1364,13 @@ def audit_samples(d0: Any, d1: Any, *, claim_eps: float | None = None, seed: int
     test = _Test(kind, a0[:s0], a1[:s1], ne0, ne1, delta, (1 - confidence) / 2, score, ss[2],
                  auto=output == "auto")
     t0, t1 = test._t(a0[s0:]), test._t(a1[s1:])
-    fp = test.says_dprime(x=a0[s0:], t=t0, g=test.group_ids(a0[s0:])).sum(axis=1)
-    fn = (~test.says_dprime(x=a1[s1:], t=t1, g=test.group_ids(a1[s1:]))).sum(axis=1)
+    says0 = test.says_dprime(x=a0[s0:], t=t0, g=test.group_ids(a0[s0:]))
+    says1 = test.says_dprime(x=a1[s1:], t=t1, g=test.group_ids(a1[s1:]))
+    fp, fn = says0.sum(axis=1), (~says1).sum(axis=1)
     run_tradeoff, rule = _tradeoff_choice(tradeoff, test.kind, delta)
     tr = _tradeoff(t0, t1, delta, confidence, ss[3]) if run_tradeoff else None
     return _finish(test, fp, fn, ne0, ne1, n0, n1, s0, s1, confidence, delta, claim, tr, ss[4],
-                   dhits=(test.says_d(t0).sum(axis=1), test.says_d(t1).sum(axis=1)), tradeoff_rule=rule)
+                   dhits=(test.says_d(says0, t0).sum(axis=1), test.says_d(says1, t1).sum(axis=1)), tradeoff_rule=rule)
 
 
 def audit_mechanism(release: Callable[[Any, np.random.Generator, int], Any], dataset0: Any, dataset1: Any, n: int,

@@ -300,6 +300,13 @@ class Event:
     #: kind ``tails`` only: the other tail, which says D (T < tau_d for direction +1, T > tau_d for −1);
     #: between the two tails the test abstains (scored by :func:`verify.audit.pooled.tails_eps_lower`)
     tau_d: float = math.nan
+    #: kind ``rare pair`` only: the tests (indices among the auditor's tests) whose rare sets it pools: the union of
+    #: the rare sets favouring D′ (``parts1``, says D′) and of those favouring D (``parts0``, says D); an output in
+    #: both abstains.  ``conditional``: scored by :func:`verify.audit.pooled.pair_conditional_eps_lower` (δ = 0,
+    #: few projected guesses), else by :func:`verify.audit.pooled.tails_eps_lower`
+    parts1: tuple[int, ...] = ()
+    parts0: tuple[int, ...] = ()
+    conditional: bool = False
 
     def says_dprime(self, t: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
         """Booleans: the test says D′ at statistic values t (group ids g of the outputs)."""
@@ -314,6 +321,10 @@ class Event:
 
     def describe(self, stat: str = "T") -> str:
         """The event in words."""
+        if self.kind == "rare pair":
+            return ("say D′ in the union of the rare sets favouring D′ (tests " + ", ".join(str(i + 1) for i in self.parts1)
+                    + "), say D in the union of those favouring D (tests " + ", ".join(str(i + 1) for i in self.parts0)
+                    + "), abstain elsewhere (both sides pooled into one count of right and one of wrong guesses)")
         if self.kind == "tails":
             up, lo = (">", "<") if self.direction == 1 else ("<", ">")
             return (f"say D′ when {stat} {up} {self.tau:.6g}, say D when {stat} {lo} {self.tau_d:.6g}, abstain "

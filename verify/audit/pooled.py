@@ -54,6 +54,7 @@ from scipy import special
 from ._validate import check_count, check_probability, check_seed
 
 __all__ = ["conditional_eps_lower", "conditional_p_value", "fisher_greater", "guess_eps_lower", "guess_p_value",
+           "pair_conditional_eps_lower", "pair_conditional_p_value",
            "tails_eps_lower", "tails_p_value"]
 
 
@@ -483,3 +484,171 @@ def tails_p_value(correct: int, wrong: int, n: int, claim_eps: float, *, delta: 
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if _tails_eps(correct, wrong, n, delta, math.exp(mid)) > claim else (mid, hi)
     return float(math.exp(hi))
+
+
+# ---------------------------------------------------------------------------
+# two rare sets pooled, conditionally: StatDP's construction for both sides of a pair (δ = 0)
+# ---------------------------------------------------------------------------
+
+#: brackets of the log-odds split searched by :func:`pair_conditional_p_value` (a rigorous upper bound of the sup)
+_SPLIT_GRID = 16
+_SPLIT_HALF_WIDTH = 40.0
+
+
+def _log_sigmoid(x: float) -> float:
+    return -math.log1p(math.exp(-x)) if x > -700 else x
+
+
+_LCHOOSE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _lchoose_row(T: int) -> tuple[np.ndarray, np.ndarray]:
+    hit = _LCHOOSE.get(T)
+    if hit is None:
+        k = np.arange(T + 1, dtype=float)
+        hit = (k, _lchoose(T, k))
+        if len(_LCHOOSE) > 64:
+            _LCHOOSE.clear()
+        _LCHOOSE[T] = hit
+    return hit
+
+
+def _binom_pmf(T: int, log_q: float, log_1q: float) -> np.ndarray:
+    if log_q == 0.0:                       # q = 1
+        out = np.zeros(T + 1)
+        out[T] = 1.0
+        return out
+    k, lc = _lchoose_row(T)
+    lp = lc + k * log_q + (T - k) * log_1q
+    return np.exp(lp - lp.max()) * math.exp(lp.max())
+
+
+def _sum_tail(R: int, T0: int, T1: int, x0: float, x1: float) -> float:
+    """P[Bin(T0, σ(x0)) + Bin(T1, σ(x1)) ≥ R] (x = +inf: q = 1)."""
+    if R <= 0:
+        return 1.0
+    if R > T0 + T1:
+        return 0.0
+    p0 = _binom_pmf(T0, 0.0 if x0 == math.inf else _log_sigmoid(x0), -math.inf if x0 == math.inf else _log_sigmoid(-x0))
+    p1 = _binom_pmf(T1, 0.0 if x1 == math.inf else _log_sigmoid(x1), -math.inf if x1 == math.inf else _log_sigmoid(-x1))
+    s = np.convolve(p0, p1)
+    return float(min(1.0, s[R:].sum()))
+
+
+def pair_conditional_p_value(right0: int, wrong0: int, right1: int, wrong1: int, claim_eps: float) -> float:
+    r"""p-value of pure ε-DP from two disjoint events pooled: E₀ (says D) and E₁ (says D′), counts conditioned.
+
+    On D, ``right0`` releases fell in E₀ and ``wrong0`` in E₁; on D′, ``right1`` in E₁ and ``wrong1`` in
+    E₀ (fixed numbers of releases per side; the events fixed before the counts, e.g. on a selection split).
+
+    **Validity** (the conditional equivalent, with n per side fixed, of a fair coin per release and one
+    exact tail on the guesses).  Given T₀ = right0 + wrong0, the D-side count right0 is Bin(T₀, q₀) with
+    q₀ = P_D(E₀)/(P_D(E₀) + P_D(E₁)); given T₁ = right1 + wrong1, right1 is Bin(T₁, q₁) with q₁ =
+    P_D′(E₁)/(P_D′(E₁) + P_D′(E₀)); the two are independent (independent releases).  Their log-odds add up to
+    ln(P_D(E₀)/P_D′(E₀)) + ln(P_D′(E₁)/P_D(E₁)) ≤ 2ε under ε-DP (each term ≤ ε).  The statistic R =
+    right0 + right1 has a tail increasing in q₀ and in q₁, so the null's worst case lies on the line
+    logit q₀ + logit q₁ = 2ε, one parameter x = logit q₀.  On each bracket [x_i, x_{i+1}] of a grid the
+    tail is at most its value at (q₀, q₁) = (σ(x_{i+1}), σ(2ε − x_i)) (monotone in each), and beyond the
+    grid at (σ(x₀), 1) and (1, σ(2ε − x_m)); the p-value is the largest of these, an upper bound of the
+    sup, so P[p ≤ α | T₀, T₁] ≤ α and hence unconditionally.  With wrong0 = wrong1 = 0 and T₀ = T₁ the
+    sup is (e^ε/(1 + e^ε))^{T₀+T₁}: the fair-coin tail.
+
+    Not a test of (ε, δ)-DP with δ > 0 (the odds argument needs δ = 0; use :func:`tails_eps_lower`).
+
+    Examples
+    --------
+    >>> p = pair_conditional_p_value(10, 0, 10, 0, 1.0)           # 20 right guesses, none wrong
+    >>> abs(p - (math.e / (1 + math.e)) ** 20) / p < 0.05
+    True
+    >>> pair_conditional_p_value(10, 0, 0, 0, 1.0)                # all on one side: no evidence
+    1.0
+    """
+    r0, w0, r1, w1 = (check_count(n, v, 0) for n, v in (("right0", right0), ("wrong0", wrong0),
+                                                         ("right1", right1), ("wrong1", wrong1)))
+    if isinstance(claim_eps, bool) or not isinstance(claim_eps, numbers.Real) or not float(claim_eps) >= 0 \
+            or math.isnan(float(claim_eps)):
+        raise ValueError(f"parameter 'claim_eps' = {claim_eps!r} must be a real number ≥ 0 (the claimed ε)")
+    e2 = 2.0 * float(claim_eps)
+    T0, T1, R = r0 + w0, r1 + w1, r0 + r1
+    if R == 0:
+        return 1.0
+    if R > T0 + T1:
+        return 0.0
+    return _split_sup(R, T0, T1, e2)
+
+
+def _log_sig_vec(x: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -x)                      # log σ(x), σ(+inf) = 1
+
+
+def _tails_vec(R: int, T0: int, T1: int, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """P[Bin(T0, σ(x0)) + Bin(T1, σ(x1)) ≥ R] for arrays of log-odds (vectorised; +inf: q = 1)."""
+    def pmf(T: int, x: np.ndarray) -> np.ndarray:
+        k, lc = _lchoose_row(T)
+        lq, l1q = _log_sig_vec(x)[:, None], _log_sig_vec(-x)[:, None]
+        with np.errstate(invalid="ignore"):
+            lp = lc[None, :] + k[None, :] * lq + np.where(k[None, :] < T, (T - k[None, :]) * l1q, 0.0)
+        return np.exp(lp)
+    p0, p1 = pmf(T0, x0), pmf(T1, x1)
+    sf0 = np.concatenate([np.cumsum(p0[:, ::-1], axis=1)[:, ::-1], np.zeros((p0.shape[0], 1))], axis=1)  # P[X ≥ i]
+    need = np.clip(R - np.arange(T1 + 1), 0, T0 + 1)          # X ≥ R − j
+    return np.minimum(1.0, np.einsum("bj,bj->b", p1, sf0[:, need]))
+
+
+def _split_sup(R: int, T0: int, T1: int, e2: float, rel_tol: float = 0.02) -> float:
+    """A rigorous upper bound (within rel_tol of the exact value when reached) of
+    sup_x P[Bin(T0, σ(x)) + Bin(T1, σ(e2 − x)) ≥ R]: the tail at (σ(b), σ(e2 − a)) bounds it on [a, b]
+    (monotone in each rate); brackets whose bound exceeds the best exact value found are split again."""
+    c, w = e2 / 2, _SPLIT_HALF_WIDTH
+    ends = float(_tails_vec(R, T0, T1, np.array([c - w, np.inf]), np.array([np.inf, e2 - (c + w)])).max())
+    xs = np.linspace(c - w, c + w, 8 * _SPLIT_GRID + 1)
+    a, b = xs[:-1], xs[1:]
+    seen = ends
+    up = ends
+    for _ in range(12):
+        ub = _tails_vec(R, T0, T1, b, e2 - a)
+        mid = 0.5 * (a + b)
+        seen = max(seen, float(_tails_vec(R, T0, T1, mid, e2 - mid).max()))
+        up = max(ends, float(ub.max()))
+        if up >= 1.0 or up <= seen * (1 + rel_tol):
+            return min(1.0, up)
+        keep = ub > seen * (1 + rel_tol)
+        a, b = a[keep], b[keep]
+        if a.size > 4000:                     # never more than a few thousand brackets at a time
+            order = np.argsort(-ub[keep])[:4000]
+            rest = float(np.delete(ub[keep], order).max()) if order.size < a.size else 0.0
+            ends = max(ends, rest)            # the dropped brackets still bound the sup
+            a, b = a[order], b[order]
+        t = np.linspace(0.0, 1.0, 9)
+        a, b = (a[:, None] + (b - a)[:, None] * t[None, :-1]).ravel(), (a[:, None] + (b - a)[:, None] * t[None, 1:]).ravel()
+    return min(1.0, up)
+
+
+def pair_conditional_eps_lower(right0: int, wrong0: int, right1: int, wrong1: int, *, confidence: float) -> float:
+    r"""Lower bound on ε (pure ε-DP) from :func:`pair_conditional_p_value`: an ε with p(ε) ≤ α, found by bisection.
+
+    Validity: the exact sup of the null tail is non-decreasing in ε (a larger ε, a larger null), and the
+    p-value used bounds it from above; the returned ε has p(ε) ≤ α, so if the mechanism is ε*-DP with
+    ε* < ε, the exact sup at ε* is ≤ the one at ε ≤ α: P[ε_lower > ε*] ≤ α.  0 when p(0) > α.
+
+    Examples
+    --------
+    >>> e = pair_conditional_eps_lower(15, 0, 15, 0, confidence=0.95)     # 30 right, none wrong
+    >>> 2.0 < e < 3.5
+    True
+    >>> pair_conditional_eps_lower(50, 50, 50, 50, confidence=0.95)
+    0.0
+    """
+    alpha = 1.0 - check_probability("confidence", confidence, lo_open=True, hi_open=True)
+    args = (right0, wrong0, right1, wrong1)
+    if pair_conditional_p_value(*args, 0.0) > alpha:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while pair_conditional_p_value(*args, hi) <= alpha:
+        lo, hi = hi, 2 * hi
+        if hi > 64:
+            return lo
+    for _ in range(16):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if pair_conditional_p_value(*args, mid) <= alpha else (lo, mid)
+    return lo
