@@ -554,6 +554,53 @@ def refuted_caption(v: Any, shown: Sequence[Any]) -> str:
             f"{md_inline(text)}{' …' if cut else ''} ([the evidence](#{_anchor(v.key)}-why)).")
 
 
+def relaxation_rows() -> list[dict[str, Any]]:
+    """:func:`bounds.calibrate.relaxation_coverage` of the registry (issue 34 item 5), or [] before it exists."""
+    try:
+        from bounds.calibrate import relaxation_coverage
+
+        return list(relaxation_coverage(registry))
+    except (ImportError, AttributeError):
+        return []
+
+
+def relaxation_markdown(rows: Sequence[dict[str, Any]], papers: Iterable[str]) -> list[str]:
+    """Coverage lines: per paper, which premises implementations relax are parameters of its mechanism
+    statements, and which still are not (with the reason the paper module gives, or "not declared").
+
+    Examples
+    --------
+    >>> rows = [{"key": "a.m", "paper": "a", "relaxed": [{"name": "q", "paper_value": 1, "premise": "‖x‖ ≤ q"}],
+    ...          "premises": [{"premise": "feature norm", "status": "parameter", "parameter": "q", "reason": ""},
+    ...                       {"premise": "intercept", "status": "not declared", "parameter": "", "reason": ""}]}]
+    >>> relaxation_markdown(rows, ["a"])[-2:]
+    ['- **`a`**:', '    - `a.m`: parameters: feature norm (`q`, the paper: 1); still not parameters: intercept (not declared)']
+    """
+    papers = list(papers)
+    mine = [r for r in rows if r.get("paper") in papers]
+    if not mine:
+        return []
+    L = ["", "Premises that real implementations relax (bounded feature norm, no intercept, exact minimiser, "
+         "loss smoothness), per mechanism statement: those that are parameters (default: the paper's value), "
+         "and those that still are not, with the reason:", ""]
+    for pid in papers:
+        items = []
+        for r in (r for r in mine if r.get("paper") == pid):
+            paper_value = {x.get("name"): x.get("paper_value") for x in r.get("relaxed") or []}
+            yes = [f"{x['premise']} (`{x['parameter']}`"
+                   + (f", the paper: {paper_value[x['parameter']]}" if x.get("parameter") in paper_value else "")
+                   + ")" for x in r.get("premises") or [] if str(x.get("status", "")).startswith("parameter")]
+            no = [f"{x['premise']} ({x['status']}" + (f": {_plain(x['reason'], 120)}" if x.get("reason") and
+                                                     x.get("status") != "not declared" else "") + ")"
+                  for x in r.get("premises") or [] if not str(x.get("status", "")).startswith("parameter")]
+            items.append(f"`{r['key']}`: parameters: " + (md_inline("; ".join(yes)) if yes else "none")
+                         + "; still not parameters: " + ("; ".join(no) if no else "none"))
+        if items:
+            L.append(f"- **`{pid}`**:")
+            L += [f"    - {it}" for it in items]
+    return L
+
+
 def is_placeholder(v: Any, st: Any) -> bool:
     """A placeholder statement: verdict ``unchecked`` and no stated form (it carries no evidence column).
 
@@ -871,6 +918,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
         L.append(f"- **`{pid}`** ({md_inline(PAPERS[pid].title)}): " + (
             "; ".join(f"{md_inline(item)}: {md_inline(why)}" for item, why in omitted) if omitted
             else "nothing declared as left out."))
+    L += relaxation_markdown(relaxation_rows(), dict.fromkeys(e.statement.paper for e in evs))
     L.append("")
     L.append("## Summary")
     L.append("")
@@ -1362,6 +1410,8 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "headline": dict(headline(vs), rule=counting_rule(headline(vs))),
             "coverage": {pid: [{"item": i, "why": w} for i, w in PAPERS[pid].not_encoded]
                          for pid in sorted({e.statement.paper for e in evs})},
+            "relaxations": _jsonable([r for r in relaxation_rows()
+                                      if r.get("paper") in {e.statement.paper for e in evs}]),
             "regimes": {pid: PAPERS[pid].regime.as_dict() for pid in sorted({e.statement.paper for e in evs})},
             "statements": [dict(entry(e), severity=_severity(e), empirical=_json_emp(emp.get(e.key)),
                                 **statement_verdict(vs[e.key])) for e in evs],
