@@ -75,11 +75,17 @@ def test_b2_proposition1_scale_is_half_of_delta_over_eps_and_the_one_root(verdic
     # the halving stays its own root, beside jia.lemma1's error
     v = verdicts["jia.prop1.scale"]
     assert v.verdict == "refuted" and v.root == ("jia.prop1.scale", "jia.lemma1") and v.is_root
-    # the density is the Laplace density of that scale: it inherits, it is not a second root
-    assert set(verdicts["jia.prop1.density"].root) == {"jia.lemma1", "jia.prop1.scale"}
-    for key in ("jia.s5_1.scale", "jia.s5_2.scale"):   # §5's scales: Proposition 1's halving (and Lemma 1's claim)
-        assert set(verdicts[key].root) == {"jia.lemma1", "jia.prop1.scale"}, key
-    assert verdicts["jia.s5_1.Eb2"].root == ("jia.prop1.scale",)   # a moment of the noise: the halving only
+    # the density is the Laplace density of that scale: it inherits, it is not a second root.  Roots by
+    # counterfactual (issue 34): with the scale corrected the density is still refuted by Lemma 1's witness, so
+    # the halving has no effect on its outcome; with Lemma 1 corrected the §5 scales are still errata (the halving)
+    assert verdicts["jia.prop1.density"].root == ("jia.lemma1",)
+    assert verdicts["jia.prop1.density"].no_effect == ("jia.prop1.scale",)
+    for key in ("jia.s5_1.scale", "jia.s5_2.scale"):   # §5's scales: Proposition 1's halving
+        assert verdicts[key].root == ("jia.prop1.scale",) and "jia.lemma1" in verdicts[key].no_effect, key
+    # E b² is the exact second moment of §5.1's own density (issue 34): consistent, no root; the halving reaches
+    # §5.1's bound through its privacy (jia.s5_1.bound, root jia.prop1.scale), not through this moment
+    assert verdicts["jia.s5_1.Eb2"].verdict == "consistent" and verdicts["jia.s5_1.Eb2"].root == ()
+    assert verdicts["jia.s5_1.bound"].root == ("jia.prop1.scale",)
 
 
 def test_b5_jamp_proposition1_is_right_and_its_only_failure_is_lemma1s(verdicts) -> None:
@@ -294,7 +300,10 @@ def test_final_s5_2_B_rho_is_refuted_as_an_echo_of_s5_1_B_rho(verdicts) -> None:
     assert verdicts["jia.s5_1.B_rho"].root == ("jia.s5_1.B_rho",)
     # harmless downstream (E S = 0): the bounds keep their inherited Proposition 1 / 3 findings only
     assert (verdicts["jia.s5_1.bound"].verdict, verdicts["jia.s5_1.bound"].root) == ("erratum", ("jia.prop1.scale",))
-    assert (verdicts["jia.s5_2.bound"].verdict, verdicts["jia.s5_2.bound"].root) == ("erratum", ("jia.prop3",))
+    # issue 34 item 1 (roots by counterfactual): for the SVM C_L = 1, so Proposition 3's dropped C_L changes nothing
+    # there; §5.2's gap is Proposition 1's halved scale
+    assert (verdicts["jia.s5_2.bound"].verdict, verdicts["jia.s5_2.bound"].root) == ("erratum", ("jia.prop1.scale",))
+    assert "jia.prop3" in verdicts["jia.s5_2.bound"].no_effect
 
 
 def test_final_lemma1_verdict_depends_on_the_reading_of_definition1(verdicts) -> None:
