@@ -1,8 +1,9 @@
 """The committed report contains no number that means nothing (issue 23, item 7).
 
 ``verify.scan`` flags sympy junk, NaN and inf, negative quotients (a ratio of two exponents),
-factors of 1e100 or more, 'holds' decided on a minority of points and '? of ?' counts.  CI runs it
-on the quick report it generates; this test runs it on the report committed in ``reports/``.
+factors above 1e12 that their row does not explain (the report prints them in words: issue 34
+item 7), 'holds' decided on a minority of points and '? of ?' counts.  CI runs it on the quick
+report it generates; this test runs it on the report committed in ``reports/``.
 """
 
 from __future__ import annotations
