@@ -414,10 +414,16 @@ THM1_C_T = add(
     doc="003_8ef3daf3084cc981.txt, Theorem 1 (12): C_t = 2(κ²+1)κM/(t−1+t₀)^{2θ−1}; Lemma 1 needs C_t ≥ Δf_t, "
     "which (17) bounds by 2κ²(κ²+1)M/(t−1+t₀)^{2θ−1}.",
     notes="(12) is the K-norm bound (16) after the schedule, not the sup-norm bound (17) that the proof says to use.  "
-    "Premises implementations relax: the kernel bound κ and the label bound |y| ≤ M are parameters already, with no "
-    "fixed value in the paper, so the calibration answers for a user's own κ and M; the offset premise "
-    "t₀^θ ≥ κ² + 1 is not a parameter: Lemma 2 (‖f_t‖_K ≤ κM/λ_t) needs it and without it the proof bounds "
-    "no iterate; the one-pass order and the exact recursion (3) are the algorithm itself (no tolerance enters)",
+    "Feature norm: the kernel bound κ and the label bound |y| ≤ M are parameters of the paper with no fixed value, so "
+    "C_t answers for a user's own κ and M.  "
+    "Intercept: not a parameter: recursion (3) fits f in H_K with no separate intercept; one added through the "
+    "kernel (K + 1) changes only κ² by 1.  "
+    "Exact minimiser: not a parameter: recursion (3) is the algorithm itself, one pass with no minimiser to reach "
+    "(no tolerance enters).  "
+    "Loss Lipschitz constant: not a parameter: the slope |f_{t−1}(x) − y| ≤ κ‖f_{t−1}‖_K + M of the square loss is "
+    "bounded through Lemma 2 (‖f_t‖_K ≤ κM/λ_t), which needs t₀^θ ≥ κ² + 1; without that premise the proof bounds "
+    "no iterate.  "
+    "Loss smoothness: not used: (15)–(17) take no curvature of the square loss beyond the recursion itself",
     # what (16)-(17) assume of the algorithm whose output b_t perturbs: recursion (3) on the square loss
     premises={"loss": "square", "algorithm": "online kernel regression (recursion (3), one pass)",
               "labels": "|y| <= M"},

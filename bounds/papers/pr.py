@@ -107,7 +107,8 @@ PAPER.define("R_x", R_x, lo=0, description="bound on ‖x_i‖₂ (004's premise
              "paper's value and its regime; a relaxed premise of the mechanism statements, so a user's own data "
              "scale R_x > 1 is answered)")
 #: premises of the mechanism statements that implementations relax, made parameters (``relaxes``)
-RELAX_RX = {"R_x": (1, "data in the unit ℓ2 ball, ‖x_i‖₂ ≤ 1 (§3); implementations rarely normalise the features")}
+RELAX_RX = {"R_x": (1, "feature norm ‖x_i‖₂ ≤ 1, data in the unit ℓ2 ball (§3); implementations rarely normalise "
+                      "the features")}
 alpha_k = sp.Symbol("alpha_k", positive=True)
 PAPER.define("alpha_k", alpha_k, description="constant α of 004 Theorem 5.1 (the curvature bound c of Chaudhuri et al. 2011)")
 r = sp.Symbol("b_norm", positive=True)
@@ -1340,6 +1341,10 @@ add(
     equation="§5.1, (9)–(13)",
     checks=(_thm51_checks,),
     tags={"stated vs derived": _THM51_TAGS},
+    # what the privacy proof assumes of the algorithm whose output it certifies (a mechanism statement)
+    premises={"loss": "Huber-smoothed multiclass hinge (6), summed over the n examples",
+              "algorithm": "objective perturbation: the minimiser of J + Σ_c Σ_ij b_ij Φ_cij over PSD Φ_c (8)",
+              "labels": "y in {1, ..., C}", "features": "||x|| <= R_x"},
     doc="004_69734a6b7aad1d0d.txt, Theorem 5.1: |log P(Φ^p|x, y)/P(Φ^p|x', y')| ≤ ε' = ε + k, "
     "k = log(1 + 2α/(nλ) + α²/(n²λ²)); (11) bounds the noise-density ratio by exp((ε/2)‖b₁ − b₂‖) ≤ exp(ε) via "
     "Lemma 1, (12)–(13) add the Jacobian ratio exp(k) 'following a procedure identical to Theorem 2 of [16]' "
@@ -1353,13 +1358,17 @@ add(
     ),
     notes="the derived ε' takes Chaudhuri's Jacobian argument as granted (a 1-strongly convex regulariser) and "
     "carries the paper's own scaling (J sums the loss over n examples, so nΛ ↦ λ) and the multiclass rank "
-    "2(C − 1); the hypothesis itself fails (checks), so no finite ε' follows from the proof as written.  Relaxed "
-    "premises: the feature bound R_x is a parameter (relaxes; the derived ε' grows with it through Lemma 1); the "
-    "Huber smoothing h enters through α (alpha_k, the curvature bound ≥ 4/h at R_x = 1).  Not parameters: an "
-    "inexact minimiser (the density argument (11)–(12) needs the exact stationarity condition (9); an "
-    "approximate minimiser needs extra output noise, a different mechanism), and an unregularised offset (x̃ = "
-    "(x, 1) and I_Φ leave the offset direction without curvature: J is flat along E (pr.eq8.objective), so no "
-    "tolerance on the minimiser has a finite sensitivity)",
+    "2(C − 1); the hypothesis itself fails (checks), so no finite ε' follows from the proof as written.  "
+    "Feature norm: R_x is a relaxed parameter (relaxes, paper value 1): the derived ε' grows with it through "
+    "Lemma 1.  "
+    "Loss smoothness: the Huber smoothing h enters through the curvature bound α (alpha_k ≥ 4/h at R_x = 1), a "
+    "parameter of the paper.  "
+    "Exact minimiser: not a parameter: the density argument (11)–(12) needs the exact stationarity condition (9); "
+    "an approximate minimiser needs extra output noise, a different mechanism.  "
+    "Intercept: not a parameter: x̃ = (x, 1) and I_Φ leave the offset direction without curvature, J is flat along "
+    "E (pr.eq8.objective), so no finite sensitivity follows.  "
+    "Loss Lipschitz constant: not a parameter: Lemma 1 derives the gradient bound from R_x and the Huber slope ≤ 1 "
+    "(pr.lemma1.grad)",
 )
 
 

@@ -450,6 +450,12 @@ MD_SIGMA_ZCDP = add(
     "(Lemma 1.7), ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP (Prop. 1.3)",
     doc="the toolkit's explicit calibration: σ² = TΔ²/(2ρ*) with Δ = 2L/n and ρ* = (√(ln(1/δ)+ε) − √ln(1/δ))², "
     "the largest total ρ whose conversion gives ε.  For small ε, σ² ≈ 8L²T ln(1/δ)/(n²ε²).",
+    notes="Feature norm: no parameter of its own: it enters through the ℓ2 Lipschitz constant L (‖∇ℓ‖₂ ≤ L, e.g. "
+    "‖x‖₂ times the loss slope), a parameter with no fixed value in the paper, so σ answers for a user's own data.  "
+    "Intercept: no parameter needed: an unregularised intercept constrained with θ inside C changes only L and the "
+    "width of C, and the privacy argument needs no strong convexity.  "
+    "Exact minimiser: not assumed: the T noisy gradient steps are the release, with no minimiser to reach.  "
+    "Loss smoothness: enters the utility only, not the privacy argument",
 )
 
 
@@ -956,11 +962,13 @@ FW_SCALE = add(
     "The smallest corrections are λ × 1.51 (optimal composition) and λ × 2.04 (the proof's own Thm 3.20); the "
     "derived 4× is Cor. 3.21's sufficient scale (fw_scale_correction, details of 'stated vs derived').  A gap "
     "of the proof: whether the printed algorithm is (ε, δ)-DP is open (no counterexample: ttz.fw.privacy).  "
-    "Premises implementations relax: the Lipschitz constant L₁ (‖∇ℓ‖_∞ ≤ L₁; for the LASSO 2(‖x‖_∞‖C‖₁ + |y|)‖x‖_∞, "
-    "4 on the paper's ‖x‖_∞ ≤ 1, |y| ≤ 1) and the radius ‖C‖₁ are parameters already, with no fixed value in §5, so "
-    "the calibration answers for a user's own data scale; the privacy argument needs no strong convexity, no "
-    "exact minimiser (T noisy selections are the release) and no smoothness (β enters the utility only), so an "
-    "unregularised intercept inside C changes only L₁ and ‖C‖₁",
+    "Feature norm: no parameter of its own: it enters through L₁ (for the LASSO L₁ = 2(‖x‖_∞‖C‖₁ + |y|)‖x‖_∞, 4 on "
+    "the paper's ‖x‖_∞ ≤ 1, |y| ≤ 1), a parameter with no fixed value in §5, so the scale answers for a user's own "
+    "data.  "
+    "Intercept: no parameter needed: an unregularised intercept constrained with θ inside C changes only L₁ and "
+    "‖C‖₁, and the privacy argument needs no strong convexity.  "
+    "Exact minimiser: not assumed: the T noisy selections are the release, with no minimiser to reach.  "
+    "Loss smoothness: enters the utility only (the curvature Γ_L), not the privacy argument",
 )
 
 
