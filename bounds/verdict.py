@@ -176,7 +176,19 @@ class Verdict:
         Statements of other papers that are the root of the same underlying error.
     readings : dict
         Reading name → the verdict under it, when the statement declares readings and the verdict
-        changes with the reading (else empty).
+        changes with the reading; an upstream statement's reading is named ``"KEY: reading"`` (the
+        verdict computed with that dependency read so; see *Readings carried through*).
+    no_effect : tuple of str
+        Upstream statements it rests on whose correction would not change its outcome (the
+        counterfactual of *Roots by counterfactual*): "also rests on X (no effect here)".
+    root_test : str
+        ``"counterfactual"`` when its roots were tested by substituting each upstream correction,
+        else ``"not tested: why"`` (empty for no finding).
+    count_as : str
+        For a root: how the headline counts it (one of :data:`COUNT_AS`, or empty: listed, not counted).
+    upstream : dict
+        Upstream statement → what this statement inherits from it: ``"gap"`` (its proof has a gap, the
+        statement holding by another route) or ``"reading-dependent"``.
     """
 
     key: str
@@ -196,6 +208,12 @@ class Verdict:
     errors: tuple[str, ...] = ()
     same_error_as: tuple[str, ...] = ()
     readings: dict[str, str] = field(default_factory=dict)
+    no_effect: tuple[str, ...] = ()
+    root_test: str = ""
+    count_as: str = ""
+    upstream: dict[str, str] = field(default_factory=dict)
+    #: the verdict under each reading (own ``"KEY: reading"`` and inherited), where it changes with the reading
+    variants: dict[str, Verdict] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.verdict not in STATEMENT_VERDICTS:
@@ -227,10 +245,13 @@ class Verdict:
     def root_text(self) -> str:
         if not self.is_finding:
             return ""
-        if self.root == (self.key,):
-            return "own slip"
         others = [r for r in self.root if r != self.key]
-        return ("own slip; also rests on " if self.is_root else "inherited from ") + ", ".join(others)
+        text = ("own slip; also rests on " if self.is_root else "inherited from ") + ", ".join(others)
+        if self.root == (self.key,):
+            text = "own slip"
+        if self.no_effect:
+            text += "; also rests on " + ", ".join(self.no_effect) + " (no effect here)"
+        return text
 
     def evidence_counts(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -247,6 +268,8 @@ class Verdict:
             "corrected": self.corrected, "truth": self.truth, "proof": self.proof, "constant": self.constant,
             "correction": self.correction, "errors": list(self.errors), "same_error_as": list(self.same_error_as),
             "readings": dict(self.readings), "evidence_counts": self.evidence_counts(),
+            "no_effect": list(self.no_effect), "root_test": self.root_test, "count_as": self.count_as,
+            "upstream": dict(self.upstream),
         }
         if rows:
             d["evidence"] = [r.as_row() for r in self.evidence]
@@ -314,6 +337,8 @@ def combine_results(
     readings: Sequence[str] = (),
     slug_roots: Mapping[str, str] | None = None,
     elsewhere: Mapping[str, Sequence[str]] | None = None,
+    rests_on: Sequence[str] = (),
+    placeholder: bool = False,
 ) -> Verdict:
     """Combine the evidence on one statement into its :class:`Verdict` (see the module docstring).
 
@@ -337,6 +362,12 @@ def combine_results(
         Underlying-error slug → the statement of this paper that is its root.
     elsewhere : mapping
         Underlying-error slug → the root statements of the same slug in other papers.
+    rests_on : sequence of str
+        Dependencies with a finding whose correction changes the statement's derived form (its
+        derivation from the dependencies as printed differs from that from their corrected forms):
+        an own root also rests on their roots.
+    placeholder : bool
+        The paper states no form and nothing derives one: ``unchecked`` unless a check fails.
 
     Examples
     --------
@@ -347,9 +378,13 @@ def combine_results(
     ('demo.lemma1',)
     """
     ev = list(evidence)
+    if placeholder and not any(c.failed and c.evidence == "symbolic" and not c.details.get("route") for c in ev):
+        return Verdict(key=key, verdict="unchecked", evidence=ev, status=status, regime="", proof="",
+                       reasons=["a placeholder: the paper states no form and nothing derives one, so nothing "
+                                "here is checked"], root_test="")
     if readings:
         per = {r: _combine(key, status, kind, [e for e in ev if e.details.get("reading") in (None, r)],
-                           derived_exists, inherits, deps, dep_keys, slug_roots, elsewhere)
+                           derived_exists, inherits, deps, dep_keys, slug_roots, elsewhere, rests_on)
                for r in readings}
         first = per[readings[0]]
         first.evidence = ev
@@ -359,13 +394,15 @@ def combine_results(
             if first.reading_dependent:
                 first.reasons.append("the verdict depends on the reading: " + "; ".join(
                     f"{r} → {VERDICT_TEXT[v.verdict]}" for r, v in per.items()))
+                first.variants = {f"{key}: {r}": v for r, v in per.items()}
         return first
-    return _combine(key, status, kind, ev, derived_exists, inherits, deps, dep_keys, slug_roots, elsewhere)
+    return _combine(key, status, kind, ev, derived_exists, inherits, deps, dep_keys, slug_roots, elsewhere,
+                    rests_on)
 
 
 def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists: bool, inherits: Sequence[str],
              deps: Mapping[str, Verdict] | None, dep_keys: Sequence[str], slug_roots: Mapping[str, str] | None,
-             elsewhere: Mapping[str, Sequence[str]] | None) -> Verdict:
+             elsewhere: Mapping[str, Sequence[str]] | None, rests_on: Sequence[str] = ()) -> Verdict:
     deps = dict(deps or {})
     slug_roots = dict(slug_roots or {})
     routes = [r for r in ev if r.evidence == "symbolic" and r.details.get("route")]
@@ -533,10 +570,15 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
     finding = ""
     root: tuple[str, ...] = ()
     if verdict in FINDINGS:
-        root = root_of(inherited) if inherited else (key, *(r for r in root_of(also) if r != key))
+        uses = tuple(d for d in rests_on if d in deps and d not in also and d != key) if not inherited else ()
+        used = tuple(r for d in uses for r in ((d,) if deps[d].is_root else root_of((d,))))
+        root = root_of(inherited) if inherited else (key, *(r for r in (*root_of(also), *used) if r != key))
         if also and not inherited:
             reasons.append("its refuting or failing evidence also includes the underlying error of "
                            + ", ".join(also) + ", counted there")
+        if uses:
+            reasons.append("its derived form uses the corrected " + ", ".join(uses)
+                           + " (derived from them as printed it differs): it also rests on their findings")
         if key in root:
             finding = ("regime" if verdict == "regime"
                        else "typographic" if verdict == "typo"
@@ -616,16 +658,237 @@ def _tests_derived(r: Result) -> bool:
 
 
 def combine(evaluation: Evaluation, evidence: Iterable[Result] = (), deps: Mapping[str, Verdict] | None = None,
-            slug_roots: Mapping[str, str] | None = None, elsewhere: Mapping[str, Sequence[str]] | None = None
-            ) -> Verdict:
-    """The :class:`Verdict` of an :class:`~bounds.core.Evaluation` with extra (empirical, audit) evidence."""
+            slug_roots: Mapping[str, str] | None = None, elsewhere: Mapping[str, Sequence[str]] | None = None,
+            *, rests_on: Sequence[str] = (), inherits: Sequence[str] | None = None,
+            drop_slugs: Iterable[str] = ()) -> Verdict:
+    """The :class:`Verdict` of an :class:`~bounds.core.Evaluation` with extra (empirical, audit) evidence.
+
+    ``inherits`` overrides the evaluation's (the dependencies its failing printed form follows from);
+    failing rows whose underlying-error slug is in ``drop_slugs`` are left out (a counterfactual).
+    """
     st = evaluation.statement
+    drop = set(drop_slugs)
+    rows = [r for r in [*evaluation.checks, *evidence] if not (drop and r.failed and r.details.get("error") in drop)]
     return combine_results(
-        st.key, evaluation.status, st.kind, [*evaluation.checks, *evidence],
+        st.key, evaluation.status, st.kind, rows,
         derived_exists=evaluation.derived is not None or st.stated is None,
-        inherits=evaluation.inherits, deps=deps, dep_keys=st.depends, readings=tuple(st.readings),
-        slug_roots=slug_roots, elsewhere=elsewhere,
+        inherits=evaluation.inherits if inherits is None else inherits, deps=deps, dep_keys=st.depends,
+        readings=tuple(st.readings), slug_roots=slug_roots, elsewhere=elsewhere, rests_on=rests_on,
+        placeholder=st.stated is None and evaluation.derived is None and st.kind not in ("definition", "assumption"),
     )
+
+
+#: how the headline counts a root (``Verdict.count_as``); any other root is listed, not counted
+COUNT_AS = ("false", "does not follow", "changes no result")
+
+#: statement kinds that are results in themselves: a false one always changes a result (itself)
+RESULT_KINDS = ("theorem", "proposition", "corollary")
+
+#: the counting rule, printed next to the number
+RULE = ("errors = underlying errors, one per root and paper, of two kinds: false (the statement is refuted inside "
+        "the paper's regime) and does not follow (its printed form, constant, scale or budget does not follow from "
+        "its premises, whatever its verdict word: erratum, or unsupported with its own proof failing); a false or "
+        "non-following lemma, equation or constant on which no other statement's outcome depends (by the same "
+        "counterfactual) is counted apart (changes no result); "
+        "gaps, typos, regime-only findings, definitional remarks and echoes are listed, not counted")
+
+
+class _Verdicts:
+    """The verdicts of a registry's statements, dependencies first, with roots tested by counterfactual,
+    readings and gaps carried through, and the counting kind of each root."""
+
+    def __init__(self, registry: Registry, evals: Mapping[str, Evaluation], by_key: Mapping[str, list[Result]],
+                 slug_roots: Mapping[str, Mapping[str, str]], elsewhere: Mapping[str, Mapping[str, list[str]]]):
+        self.reg, self.evals, self.by_key = registry, evals, by_key
+        self.slug_roots, self.elsewhere = slug_roots, elsewhere
+        self.final: dict[str, Verdict] = {}
+        #: dependencies whose corrected forms change a statement's derived form (see ``rests_on``)
+        self.uses: dict[str, tuple[str, ...]] = {}
+        self.worlds: dict[frozenset[str], dict[str, Verdict]] = {}
+
+    # -- one statement -----------------------------------------------------------------------
+    def _rests_on(self, k: str, deps: Mapping[str, Verdict]) -> tuple[str, ...]:
+        ev = self.evals[k]
+        if ev.derived is None or ev.derived_from_stated is None or ev.derived == ev.derived_from_stated:
+            return ()
+        return tuple(d for d, v in deps.items() if v.is_finding and v.verdict not in HARMLESS)
+
+    def _combine(self, k: str, deps: Mapping[str, Verdict], counterfactual: frozenset[str] = frozenset()
+                 ) -> Verdict:
+        st = self.reg.get(k)
+        ev = self.evals[k]
+        owned = self.slug_roots.get(st.paper, {})
+        drop: set[str] = {e for e, o in owned.items() if o in counterfactual}
+        inherits: tuple[str, ...] | None = None
+        if counterfactual and ev.inherits:
+            inherits = tuple(d for d in ev.inherits if d in deps and deps[d].is_finding
+                             and deps[d].verdict not in HARMLESS)
+            if not inherits:   # its printed form followed from theirs: with them corrected, its comparison goes too
+                rows = [c for c in ev.checks if not (c.failed and c.name.startswith("stated vs derived"))]
+                ev = type(ev)(ev.statement, ev.derived, ev.derived_from_stated, rows, ev.status, ev.detail, ())
+        return combine(ev, self.by_key.get(k, []), deps, owned, self.elsewhere.get(st.paper, {}),
+                       rests_on=self._rests_on(k, deps), inherits=inherits, drop_slugs=drop)
+
+    def _stand_in(self, x: str, xs: frozenset[str]) -> Verdict:
+        """X with its own slip corrected: it still carries what it rests on (its other roots)."""
+        vx = self.final[x]
+        used = [r for d in self.uses.get(x, ()) for r in ((d,) if self.final[d].is_root else self.final[d].root)]
+        rest = [r for r in (*vx.root, *used) if r not in xs and r != x]
+        if not rest:
+            return Verdict(key=x, verdict="consistent", reasons=["counterfactual: corrected"])
+        bad = any(self.final[r].verdict == "unsupported" for r in rest if r in self.final)
+        return Verdict(key=x, verdict="unsupported" if bad else "erratum", root=tuple(dict.fromkeys(rest)),
+                       inherited_from=tuple(rest), reasons=["counterfactual: its own slip corrected"])
+
+    def world(self, xs: frozenset[str], k: str) -> Verdict:
+        """The verdict of ``k`` with the statements ``xs`` corrected (their slugs' evidence removed)."""
+        memo = self.worlds.setdefault(xs, {})
+        if k in memo:
+            return memo[k]
+        if k in xs:
+            v = self._stand_in(k, xs)
+        else:
+            st = self.reg.get(k)
+            deps = {d: self.world(xs, d) for d in st.depends}
+            owned = self.slug_roots.get(st.paper, {})
+            slugs = {e for e, o in owned.items() if o in xs}
+            touched = any(deps[d] is not self.final[d] for d in deps) or any(
+                c.failed and c.details.get("error") in slugs
+                for c in [*self.evals[k].checks, *self.by_key.get(k, [])])
+            v = self._combine(k, deps, xs) if touched else self.final[k]
+        memo[k] = v
+        return v
+
+    def decide(self, k: str) -> Verdict:
+        st = self.reg.get(k)
+        deps = {d: self.final[d] for d in st.depends}
+        self.uses[k] = self._rests_on(k, deps)
+        v = self._combine(k, deps)
+        self._test_roots(v, k, deps)
+        self._carry_readings(v, k, deps)
+        self._carry_gaps(v, deps)
+        self.final[k] = v
+        return v
+
+    # -- rule 1: roots by counterfactual -------------------------------------------------------
+    def _test_roots(self, v: Verdict, k: str, deps: Mapping[str, Verdict]) -> None:
+        if not v.is_finding:
+            return
+        cands = [r for r in v.root if r != k]
+        extra = [r for d, dv in deps.items() if dv.is_finding and dv.verdict not in HARMLESS
+                 for r in (dv.root or (d,)) if r != k and r not in v.root]
+        extra = list(dict.fromkeys(extra))
+        if not cands and not extra:
+            v.root_test = "not tested: an own slip, with no upstream statement to substitute"
+            return
+        tested = list(dict.fromkeys((*cands, *extra)))
+        drop = [x for x in tested if self.world(frozenset((x,)), k).verdict == v.verdict]
+        v.root_test = "counterfactual"
+        no_effect: list[str] = []
+        joint: Verdict | None = None
+        for step in range(4):
+            if drop:
+                trial = self.world(frozenset((*no_effect, *drop)), k)
+                if trial.verdict == v.verdict:
+                    no_effect.extend(drop)
+                    joint = trial
+                elif step == 0:   # each alone changes nothing, together they do: overdetermined, all kept
+                    v.root_test = ("counterfactual: " + ", ".join(drop) + " change the outcome only together "
+                                   "(overdetermined), so all are kept")
+                    break
+            if joint is None:
+                break
+            kept = [r for r in v.root if r not in no_effect]
+            new = [r for r in joint.root if r not in no_effect and r not in kept
+                   and (r == k or r not in self.final or self.final[r].verdict not in HARMLESS)]
+            # an upstream statement the joint counterfactual exposes is tested the same way
+            again = [r for r in new if r != k and step < 3
+                     and self.world(frozenset((*no_effect, r)), k).verdict == v.verdict]
+            if again and drop != again:
+                drop = again
+                continue
+            root = tuple(dict.fromkeys([*([k] if k in new or k in kept else []), *kept, *new]))
+            was_root = v.is_root
+            v.root = root or (k,)
+            v.inherited_from = tuple(r for r in v.inherited_from if r not in no_effect) or (
+                joint.inherited_from if k not in v.root else ())
+            if v.is_root and not was_root:
+                v.finding = joint.finding or v.finding or "result"
+            break
+        v.no_effect = tuple(no_effect)
+        for x in no_effect:
+            v.reasons.append(f"also rests on {x} (no effect here): with {x} corrected its verdict is still "
+                             f"{VERDICT_TEXT[v.verdict]}")
+
+    # -- rule 3: readings and gaps carried through -------------------------------------------------
+    def _carry_readings(self, v: Verdict, k: str, deps: Mapping[str, Verdict]) -> None:
+        names = list(dict.fromkeys(n for dv in deps.values() for n in dv.variants))
+        if not names:
+            return
+        by_owner: dict[str, list[str]] = {}
+        for n in names:
+            by_owner.setdefault(n.split(": ", 1)[0], []).append(n)
+        for owner, group in by_owner.items():
+            if owner == k:
+                continue
+            outcome: dict[str, Verdict] = {}
+            for n in group:
+                alt = {d: (dv.variants.get(n, dv)) for d, dv in deps.items()}
+                outcome[n] = self._combine(k, alt)
+            for n, w in outcome.items():
+                v.readings[n] = w.verdict
+                v.variants[n] = w
+            v.upstream.setdefault(owner, "reading-dependent")
+            if len({w.verdict for w in outcome.values()}) > 1:
+                v.reasons.append(f"the verdict depends on the reading of {owner}: " + "; ".join(
+                    f"{n.split(': ', 1)[1]} → {VERDICT_TEXT[w.verdict]}" for n, w in outcome.items()))
+            else:
+                v.reasons.append(f"it rests on {owner}, whose verdict depends on its reading; this verdict is the "
+                                 "same under each reading")
+
+    @staticmethod
+    def _carry_gaps(v: Verdict, deps: Mapping[str, Verdict]) -> None:
+        for d, dv in deps.items():
+            if dv.verdict == "gap" or "the statement holds by another route" in dv.proof:
+                v.upstream.setdefault(d, "gap")
+            for x, what in dv.upstream.items():
+                v.upstream.setdefault(x, what)
+        gaps = [x for x, what in v.upstream.items() if what == "gap" and x != v.key]
+        if gaps and v.proof.startswith("goes through"):
+            v.proof += " given " + "; given ".join(
+                f"{x}, whose proof has a gap ({x} holds by another route)" for x in gaps)
+
+    # -- rule 2: one counting rule ---------------------------------------------------------------
+    def count(self) -> None:
+        users: dict[str, list[str]] = {}
+        self.closure: dict[str, set[str]] = {}
+        for k in self.final:   # dependencies first
+            deps = self.reg.get(k).depends
+            self.closure[k] = set(deps).union(*(self.closure.get(d, set()) for d in deps))
+            for d in deps:
+                users.setdefault(d, []).append(k)
+        for k, v in self.final.items():
+            if not v.is_root:
+                continue
+            kind = {"refuted": "false", "erratum": "does not follow", "unsupported": "does not follow"}.get(
+                v.verdict, "")
+            if kind and not self._matters(k, users):
+                kind = "changes no result"
+                v.reasons.append("changes no result: every statement that uses it has the same outcome without it")
+            v.count_as = kind
+
+    def _matters(self, r: str, users: Mapping[str, list[str]]) -> bool:
+        """Whether some outcome depends on root ``r``: it is a theorem, proposition or corollary, or nothing uses
+        it nor the statements that restate its error (it is a result in itself), or a statement whose premises include it (or a restatement) names it as a
+        root after the counterfactual test."""
+        if self.reg.get(r).kind in RESULT_KINDS:   # a false theorem is a result in itself
+            return True
+        fin = self.final
+        same = {r, *(k for k, v in fin.items() if k != r and v.is_finding and r in v.root
+                     and r not in self.closure.get(k, ()))}   # restatements of its error, not uses of it
+        if not any(users.get(e) for e in same):
+            return True
+        return any(k != r and r in v.root and self.closure.get(k, set()) & same for k, v in fin.items())
 
 
 def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence[str] | None = None
@@ -635,8 +898,21 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
     ``evidence`` holds the empirical and audit rows (symbolic ones are taken from the
     registry and any passed here are ignored).  The root of each underlying-error slug
     is the first statement of its paper, in this order, whose failing evidence names it;
-    every statement of the papers asked about is evaluated for that, and a cross-reference
-    to another paper ("the same error as") is made among those papers only.
+    every statement of the papers asked about is evaluated for that (and for the roots'
+    counterfactuals and counting kinds), and a cross-reference to another paper ("the same
+    error as") is made among those papers only.
+
+    Examples
+    --------
+    >>> from bounds.core import Registry
+    >>> from bounds.paper import Paper
+    >>> from bounds.symbols import S
+    >>> demo = Paper("demo", title="Demo", citation="Doe, J.: Demo (2026)")
+    >>> _ = demo.add("thm1", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper",
+    ...              params=("m",))
+    >>> v = verdicts(Registry([demo]))["demo.thm1"]
+    >>> v.verdict, v.count_as, v.root_test
+    ('erratum', 'does not follow', 'not tested: an own slip, with no upstream statement to substitute')
     """
     by_key: dict[str, list[Result]] = {}
     for r in evidence:
@@ -646,8 +922,9 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
     # slug ownership over every statement of the papers asked about (a root may come later in its paper)
     papers = {registry.get(k).paper for k in registry.closure(wanted)}
     order = registry.closure([k for k in registry.keys() if registry.get(k).paper in papers])
+    evals = {k: registry.evaluate(k) for k in order}
     slug_roots: dict[str, dict[str, str]] = {}
-    failed = {k: [c for c in [*registry.evaluate(k).checks, *by_key.get(k, [])]
+    failed = {k: [c for c in [*evals[k].checks, *by_key.get(k, [])]
                   if c.failed and not c.details.get("route")] for k in order}
     # a statement failing inside the regime owns its slug before one failing only outside it
     for inside in (True, False):
@@ -660,21 +937,20 @@ def verdicts(registry: Registry, evidence: Iterable[Result] = (), keys: Sequence
             for other, owned2 in slug_roots.items():
                 if other != paper and e in owned2:
                     elsewhere.setdefault(paper, {}).setdefault(e, []).append(owned2[e])
-    out: dict[str, Verdict] = {}
-    for k in registry.closure(wanted):
-        st = registry.get(k)
-        deps = {d: out[d] for d in st.depends}
-        out[k] = combine(registry.evaluate(k), by_key.get(k, []), deps, slug_roots.get(st.paper, {}),
-                         elsewhere.get(st.paper, {}))
-    return {k: out[k] for k in wanted}
+    job = _Verdicts(registry, evals, by_key, slug_roots, elsewhere)
+    for k in order:
+        job.decide(k)
+    job.count()
+    return {k: job.final[k] for k in wanted}
 
 
 def root_table(vs: Mapping[str, Verdict]) -> list[dict[str, Any]]:
     """The distinct root findings, each with its downstream statements, errors first.
 
-    Rows: ``key``, ``verdict``, ``finding``, ``reasons``, ``correction``, ``same_error_as``,
-    ``readings`` and ``downstream`` (statements whose verdict is a finding rooted here,
-    excluding the root itself: its echoes and descendants, counted once here).
+    Rows: ``key``, ``verdict``, ``finding``, ``count_as`` (how the headline counts it), ``reasons``,
+    ``correction``, ``same_error_as``, ``readings``, ``no_effect``, ``root_test`` and ``downstream``
+    (statements whose verdict is a finding rooted here, excluding the root itself: its echoes and
+    descendants, counted once here).
     """
     rows = []
     for k, v in vs.items():
@@ -684,27 +960,31 @@ def root_table(vs: Mapping[str, Verdict]) -> list[dict[str, Any]]:
         down = [o.key for o in vs.values() if o.key != k and o.is_finding and k in o.root and not o.is_root]
         rests = [o.key for o in vs.values() if o.key != k and o.is_root and k in o.root]
         rows.append({"key": k, "verdict": v.verdict, "reads": v.text, "finding": v.finding,
+                     "count_as": getattr(v, "count_as", ""), "no_effect": list(getattr(v, "no_effect", ())),
+                     "root_test": getattr(v, "root_test", ""),
                      "reasons": v.reasons, "regime": v.regime, "downstream": down, "rested_on_by": rests,
                      "truth": v.truth,
                      "correction": v.correction, "same_error_as": list(v.same_error_as),
                      "errors": list(v.errors), "readings": dict(v.readings),
                      "evidence": {e: sum(c.values()) for e, c in v.evidence_counts().items()}})
     order = {f: i for i, f in enumerate(FINDING_KINDS)}
+    counted = {c: i for i, c in enumerate(COUNT_AS)}
     pos = {k: i for i, k in enumerate(vs)}
-    rows.sort(key=lambda r: (order.get(r["finding"], 9), pos[r["key"]]))   # by kind, then in paper order
+    # counted errors first (by kind), then the roots that are listed, not counted; each in paper order
+    rows.sort(key=lambda r: (counted.get(r["count_as"], 9), order.get(r["finding"], 9), pos[r["key"]]))
     return rows
 
 
-def headline(vs: Mapping[str, Verdict]) -> dict[str, int]:
-    """Counts for the report's headline: underlying errors, not statements.
+def headline(vs: Mapping[str, Verdict]) -> dict[str, Any]:
+    """Counts for the report's headline: underlying errors, not statements, by one rule (:data:`RULE`).
 
-    ``errors``: root findings that change a result (kind ``result``: the statement is false or its
-    printed form does not follow), one per underlying error per paper; ``open``: roots whose proof
-    fails with no other route established (the statement is neither refuted nor proved);
-    ``reading_dependent``: those of them whose verdict changes with the
-    reading of the text; ``gaps``, ``definitional``, ``typographic``, ``regime``: the other
-    root kinds; ``echoes``: findings inherited from a root (counted there);
-    ``cross_paper``: result roots that are the same error as a root in another paper.
+    ``errors`` = ``false`` + ``does_not_follow``: roots counted as errors (:attr:`Verdict.count_as`), one per
+    underlying error per paper, whatever their verdict word; ``no_effect``: false or non-following roots that
+    change no result (counted apart); ``open``: the counted roots whose verdict is *unsupported* (their proof
+    fails, no other route; included in ``errors``); ``reading_dependent``: counted roots whose verdict changes
+    with the reading of the text; ``gaps``, ``definitional``, ``typographic``, ``regime``: the roots listed,
+    not counted; ``echoes``: findings inherited from a root (counted there); ``cross_paper``: counted roots
+    that are the same error as a root in another paper; ``rule``: the counting rule in one sentence.
 
     Examples
     --------
@@ -712,15 +992,20 @@ def headline(vs: Mapping[str, Verdict]) -> dict[str, int]:
     0
     """
     roots = root_table(vs)
-    out = {f: sum(1 for r in roots if r["finding"] == f) for f in FINDING_KINDS}
-    return {"errors": out["result"], "open": out["open"],
-            "reading_dependent": sum(1 for r in roots if r["finding"] == "result"
-                                     and len(set(r["readings"].values())) > 1),
-            "gaps": out["gap"], "definitional": out["definitional"], "typographic": out["typographic"],
-            "regime": out["regime"],
+    counted = [r for r in roots if r["count_as"] in ("false", "does not follow")]
+    listed = [r for r in roots if not r["count_as"]]
+    kinds = {f: sum(1 for r in listed if r["finding"] == f) for f in FINDING_KINDS}
+    false = sum(1 for r in counted if r["count_as"] == "false")
+    return {"errors": len(counted), "false": false, "does_not_follow": len(counted) - false,
+            "no_effect": sum(1 for r in roots if r["count_as"] == "changes no result"),
+            "open": sum(1 for r in counted if r["verdict"] == "unsupported"),
+            "reading_dependent": sum(1 for r in counted if len(set(r["readings"].values())) > 1),
+            "gaps": kinds["gap"], "definitional": kinds["definitional"], "typographic": kinds["typographic"],
+            "regime": kinds["regime"],
             "echoes": sum(1 for v in vs.values() if v.is_finding and not v.is_root),
-            "cross_paper": sum(1 for r in roots if r["finding"] == "result" and r["same_error_as"])}
+            "cross_paper": sum(1 for r in counted if r["same_error_as"]),
+            "rule": RULE}
 
 
-__all__ = ["FINDINGS", "FINDING_KINDS", "HARMLESS", "TRUTH", "Verdict", "combine", "combine_results", "headline",
+__all__ = ["COUNT_AS", "FINDINGS", "FINDING_KINDS", "RULE", "HARMLESS", "TRUTH", "Verdict", "combine", "combine_results", "headline",
            "root_table", "verdicts"]

@@ -113,7 +113,10 @@ def test_jcc_eq25_eq26_thm2_refuted_by_the_one_point_instance(verdicts) -> None:
     assert verdicts["jcc.eq25"].verdict == "refuted" and verdicts["jcc.eq25"].root == ("jcc.eq25",)
     assert verdicts["jcc.eq26"].verdict == "refuted" and verdicts["jcc.eq26"].root == ("jcc.eq25",)
     v = verdicts["jcc.thm2"]
-    assert v.verdict == "refuted" and set(v.root) == {"jcc.eq25", "jcc.thm1.C_t"} and not v.corrected
+    # roots by counterfactual (issue 34): with C_t corrected the one-point instance still refutes (27), so
+    # Theorem 1's calibration is named "also rests on (no effect here)", not a root
+    assert v.verdict == "refuted" and v.root == ("jcc.eq25",) and not v.corrected
+    assert v.no_effect == ("jcc.thm1.C_t",)
 
 
 def test_jcc_thm2_bias_below_three_quarters_is_not_claimed() -> None:

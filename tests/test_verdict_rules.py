@@ -261,3 +261,154 @@ def test_typo_and_remark_print_no_regime_failure():
     p.add("eq1", "Equation (1)", "noise", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), checks=(typo,))
     v = verdicts_of(Registry([p]), [])["syn.eq1"]
     assert v.verdict == "typo" and "fails" not in v.regime
+
+
+# ---------------------------------------------------------------- issue 34: rules that generalise
+def _fails(name: str, slug: str, kind: str = "exact", severity: str = "invalid", **details):
+    def fn(st, dep):
+        return Check(name, False, kind, "a hand-made failure", severity=severity, details={"error": slug, **details})
+    return fn
+
+
+def _two_lemmas(pid: str) -> Paper:
+    """Lemma A is false (an exact witness, slug "a"); Lemma B's printed constant is half what its proof gives
+    (stated 1/m, derived 2/m, slug "b")."""
+    p = _paper(pid)
+    p.add("a", "Lemma A", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          checks=(_fails("witness against A", "a"),))
+    p.add("b", "Lemma B", "lemma", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
+          errors={"stated vs derived": "b"})
+    return p
+
+
+def test_a_co_root_whose_correction_changes_nothing_is_no_effect_not_a_root():
+    # Theorem T carries both errors: A's witness (it is false whatever B says) and B's constant.  With B corrected
+    # T is still refuted (A's witness): B does not cause it.  With A corrected T is an erratum: A does.
+    p = _two_lemmas("syn")
+    p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), depends=("a", "b"),
+          checks=(_fails("A's witness in T", "a"), _fails("B's constant in T", "b", kind="symbolic",
+                                                           severity="mismatch")))
+    vs = verdicts_of(Registry([p]), [])
+    t = vs["syn.t"]
+    assert t.verdict == "refuted" and t.root == ("syn.a",) and t.no_effect == ("syn.b",)
+    assert t.root_test == "counterfactual" and t.root_text == "inherited from syn.a; also rests on syn.b (no effect here)"
+    rows = {r["key"]: r for r in root_table(vs)}
+    assert rows["syn.a"]["downstream"] == ["syn.t"] and rows["syn.b"]["downstream"] == []
+    # B's slip changes no result (its one use, T, has the same outcome without it): counted apart, and says so
+    assert (vs["syn.a"].count_as, vs["syn.b"].count_as) == ("false", "changes no result")
+    h = headline(vs)
+    assert (h["errors"], h["false"], h["does_not_follow"], h["no_effect"]) == (1, 1, 0, 1)
+
+
+def test_a_root_whose_correction_changes_the_outcome_is_kept_and_overdetermination_keeps_all():
+    p = _two_lemmas("syn")
+    # U rests on B alone: with B corrected it would hold, so B is its root and B's slip changes a result
+    p.add("u", "Theorem 2", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), depends=("b",),
+          checks=(_fails("B's constant in U", "b", kind="symbolic", severity="mismatch"),))
+    # W is refuted by A's witness and, independently, by an audit of B's constant: either alone refutes it
+    p.add("w", "Theorem 3", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), depends=("a", "b"),
+          checks=(_fails("A's witness in W", "a"),))
+    audit = Result(key="syn.w", evidence="audit", kind="privacy", name="B's constant audited", verdict="violated",
+                   statistic=2.0, lo=2.0, hi=2.0, bound=1.0, confidence=0.95, n=1000, details={"error": "b"})
+    vs = verdicts_of(Registry([p]), [audit])
+    u, w = vs["syn.u"], vs["syn.w"]
+    assert u.verdict == "erratum" and u.root == ("syn.b",) and u.no_effect == () and u.root_test == "counterfactual"
+    assert w.verdict == "refuted" and set(w.root) == {"syn.a", "syn.b"} and w.no_effect == ()
+    assert "only together" in w.root_test
+    assert vs["syn.b"].count_as == "does not follow"          # U's outcome depends on it
+    h = headline(vs)
+    assert (h["errors"], h["false"], h["does_not_follow"], h["no_effect"]) == (2, 1, 1, 0)
+    assert "changes no result" in h["rule"] and "does not follow" in h["rule"]
+
+
+def test_one_counting_rule_whatever_the_verdict_word():
+    # an own unsupported root (its proof's premise fails, no route) is a printed form that does not follow:
+    # counted like an erratum; a gap with a route, a typo and a failure outside the regime are listed, not counted
+    def typo(st, dep):
+        return Check("sign", False, "symbolic", "exp(+|b|) cannot be meant", severity="typo")
+
+    p = _paper(regime=Regime(ranges={"lam": (0, 1)}))
+    p.add("open", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          hypotheses=(_gap,))
+    p.add("err", "Theorem 2", "theorem", "q", 1 / S.m, derive=lambda d: 3 / S.m, relation="upper", params=("m",))
+    p.add("false", "Theorem 3", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          checks=(_witness("x"),))
+    p.add("gap", "Theorem 4", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          hypotheses=(_gap,), routes=(_route_ok,))
+    p.add("typo", "Equation (1)", "equation", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), checks=(typo,))
+    p.add("reg", "Theorem 5", "theorem", "q", 1 / S.lam**2, derive=lambda d: 1 / S.lam, relation="upper",
+          params=("lam",))
+    vs = verdicts_of(Registry([p]), [])
+    got = {k.split(".")[1]: (v.verdict, v.count_as) for k, v in vs.items()}
+    assert got == {"open": ("unsupported", "does not follow"), "err": ("erratum", "does not follow"),
+                   "false": ("refuted", "false"), "gap": ("gap", ""), "typo": ("typo", ""), "reg": ("regime", "")}
+    h = headline(vs)
+    assert (h["errors"], h["false"], h["does_not_follow"], h["open"]) == (3, 1, 2, 1)
+    assert (h["gaps"], h["typographic"], h["regime"], h["no_effect"]) == (1, 1, 1, 0)
+    assert [r["count_as"] for r in root_table(vs)][:3] == ["false", "does not follow", "does not follow"]
+
+
+def _reading_lemma(p: Paper) -> None:
+    p.add("lem", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, relation="upper", params=("m",),
+          readings={"one": "one release", "all": "every release"})
+
+
+def test_a_dependent_inherits_the_reading_of_what_it_rests_on():
+    p = _paper()
+    _reading_lemma(p)
+    p.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 * d("lem"), relation="upper",
+          params=("m",), depends=("lem",))
+    p.add("cor", "Corollary 1", "corollary", "q", 4 / S.m, derive=lambda d: 2 * d("thm"), relation="upper",
+          params=("m",), depends=("thm",))
+    # under the reading "all" an audit refutes the lemma and its derived form too: no valid correction
+    row = _emp("syn.lem", "violated", 3.0, 2.0, details={"reading": "all", "which": "derived"})
+    vs = verdicts_of(Registry([p]), [row])
+    assert vs["syn.lem"].readings == {"one": "consistent", "all": "refuted"}
+    thm, cor = vs["syn.thm"], vs["syn.cor"]
+    assert thm.verdict == "consistent"                      # the encoded reading decides
+    assert thm.readings == {"syn.lem: one": "consistent", "syn.lem: all": "unsupported"} and thm.reading_dependent
+    assert thm.upstream == {"syn.lem": "reading-dependent"}
+    assert any("depends on the reading of syn.lem" in r for r in thm.reasons)
+    assert cor.readings == {"syn.lem: one": "consistent", "syn.lem: all": "unsupported"}   # carried on
+    # the same theorem on a lemma that reads one way only inherits nothing
+    q = _paper()
+    q.add("lem", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, relation="upper", params=("m",))
+    q.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 * d("lem"), relation="upper",
+          params=("m",), depends=("lem",))
+    v = verdicts_of(Registry([q]), [_emp("syn.lem", "holds", 0.5, 2.0)])["syn.thm"]
+    assert v.readings == {} and v.upstream == {}
+
+
+def test_a_dependent_says_its_proof_goes_through_only_given_an_upstream_gap():
+    p = _paper()
+    p.add("lemma", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, relation="upper", params=("m",),
+          hypotheses=(_gap,), routes=(_route_ok,))
+    p.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 * d("lemma"), relation="upper",
+          params=("m",), depends=("lemma",))
+    p.add("cor", "Corollary 1", "corollary", "q", 4 / S.m, derive=lambda d: 2 * d("thm"), relation="upper",
+          params=("m",), depends=("thm",))
+    vs = verdicts_of(Registry([p]), [])
+    assert vs["syn.lemma"].verdict == "gap"
+    for k in ("syn.thm", "syn.cor"):
+        v = vs[k]
+        assert v.verdict == "consistent" and v.upstream == {"syn.lemma": "gap"}, k
+        assert v.proof == "goes through given syn.lemma, whose proof has a gap (syn.lemma holds by another route)"
+    q = _paper()   # no gap upstream: plain "goes through"
+    q.add("lemma", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, relation="upper", params=("m",))
+    q.add("thm", "Theorem 1", "theorem", "q", 2 / S.m, derive=lambda d: 2 * d("lemma"), relation="upper",
+          params=("m",), depends=("lemma",))
+    v = verdicts_of(Registry([q]), [])["syn.thm"]
+    assert v.proof == "goes through" and v.upstream == {}
+
+
+def test_a_placeholder_is_unchecked_and_says_nothing_holds():
+    p = _paper()
+    p.add("thm9", "Theorem 9", "theorem", "q", None)        # the paper's form is not encoded: a placeholder
+    v = verdicts_of(Registry([p]), [_emp("syn.thm9", "holds", 0.5, 1.0)])["syn.thm9"]
+    assert v.verdict == "unchecked" and v.regime == "" and v.proof == "" and not v.is_finding
+    words = " ".join([v.text, v.truth, v.proof, v.regime, v.constant, v.correction, *v.reasons])
+    assert "holds" not in words and "placeholder" in words
+    # the same evidence on a statement with a printed form supports it
+    q = _paper()
+    q.add("thm9", "Theorem 9", "theorem", "q", 1 / S.m, params=("m",), relation="none")
+    assert verdicts_of(Registry([q]), [_emp("syn.thm9", "holds", 0.5, 1.0)])["syn.thm9"].verdict == "supported"
