@@ -107,6 +107,7 @@ __all__ = [
     "RFF_ALGORITHM",
     "check_norm_law",
     "FEATURE_SLACK",
+    "DPLinearClassifier",
     "DPRandomFeatureClassifier",
     "DPRandomFeatureRegressor",
     "RandomFourierFeatures",
@@ -1066,3 +1067,195 @@ class DPRandomFeatureClassifier(ClassifierMixin, _RFFBase):
         """σ(decision) for ``classes_[1]`` (logistic loss only), shape (n_samples, 2)."""
         p = expit(self.decision_function(X))
         return np.column_stack([1 - p, p])
+
+
+# --------------------------------------------------------------------------- linear output perturbation (issue 34)
+def _logistic_newton(Z: FloatArray, ys: FloatArray, lam: float, tol: float,
+                     max_iter: int = GLM_MAX_ITER) -> tuple[FloatArray, float, float]:
+    """Newton's method for J(w) = (1/n)Σ log(1 + exp(−y_i wᵀz_i)) + (Λ/2)‖w‖² until the computed gradient norm
+    plus an a-priori bound on its rounding error is ≤ tol.  Returns (w, computed ‖∇J(w)‖, rounding bound)."""
+    n, d = Z.shape
+    w = np.zeros(d)
+    q = float(np.max(np.linalg.norm(Z, axis=1))) if n else 0.0
+    for _ in range(max_iter):
+        m = ys * (Z @ w)
+        s = expit(-m)                                     # −ℓ'(m) ∈ (0, 1)
+        g = -(Z.T @ (s * ys)) / n + lam * w
+        # rounding of the gradient: n-term sums of products of size ≤ q (|ℓ'| ≤ 1), plus Λ‖w‖ (relative γ_2)
+        err = 2 * _gamma(n + d + 2) * (q * math.sqrt(d) + lam * float(np.linalg.norm(w)))
+        gn = float(np.linalg.norm(g))
+        if gn + err <= tol:
+            return w, gn, err
+        H = (Z.T * (s * (1 - s))) @ Z / n + lam * np.eye(d)
+        w = w - np.linalg.solve(H, g)
+    raise CertificateError(f"Newton's method did not reach ‖∇J‖ + rounding ≤ tol = {tol:g} in {max_iter} steps")
+
+
+class DPLinearClassifier(ClassifierMixin, BaseEstimator):
+    """ε-DP L2-regularised logistic regression by output perturbation (CMS Algorithm 1), with the premises that
+    implementations relax as parameters (issue 34): the feature norm bound, an intercept, the solver tolerance.
+
+    J(w) = (1/n)Σ log(1 + exp(−y_i wᵀx_i)) + (Λ/2)‖w‖²; the release is w̃ + b, b ∝ exp(−β‖b‖), with β read from
+    ``cms.alg1.beta`` through the declared mechanism ``cms.linear_output`` at q = ``data_norm``, L = 1 (logistic
+    loss) and tol: β = nΛε/(2(q + n·tol)) (the paper's nΛε/2 at q = 1, tol = 0).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε > 0.
+    lam : float
+        Λ > 0.
+    data_norm : float
+        The premise ‖x‖ ≤ data_norm (the paper: 1), fixed in advance.  A row of X beyond it is refused (ValueError):
+        the certificate does not hold for it.  (A refusal is a function of the data: choose data_norm from the
+        data's public range, not from the data set.)
+    fit_intercept : bool
+        Fit a *regularised* intercept, as a feature of constant 1: the norm bound becomes √(data_norm² + 1).  An
+        unregularised intercept is not offered: J would not be strongly convex along it (no certificate).
+    tol : float
+        The released w̃ satisfies ‖∇J(w̃)‖ ≤ tol (certified, with floating-point rounding bounded); the sensitivity
+        grows by 2·tol/Λ (``cms.alg1.sensitivity``).
+    classes : array-like of two labels or None
+        [negative, positive], fixed in advance; None takes the sorted labels of ``y`` (a PrivacyLeakWarning).
+    random_state : int, numpy Generator or None
+        Seed of the noise (a SeedSequence).
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, noise_scale_ (1/β), sensitivity_, data_norm_ (the q used), eps_, mechanism_,
+    n_features_in_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20000, 2)); X *= 20 / np.maximum(20, np.linalg.norm(X, axis=1))[:, None]
+    >>> y = np.where(X[:, 0] > 0, 1, 0)
+    >>> clf = DPLinearClassifier(epsilon=1.0, lam=0.01, data_norm=20.0, classes=[0, 1], random_state=0).fit(X, y)
+    >>> round(clf.noise_scale_, 6), clf.data_norm_      # 1/β = 2(q + n·tol)/(nΛε) = 2(20 + 2e-4)/200
+    (0.200002, 20.0)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    >>> DPLinearClassifier(data_norm=1.0, classes=[0, 1]).fit(X, y)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: DPLinearClassifier: parameter 'data_norm' = 1.0: X has a row of norm above it, outside the premise ...
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "epsilon": [_POSITIVE],
+        "lam": [_POSITIVE],
+        "data_norm": [_POSITIVE],
+        "fit_intercept": ["boolean"],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "calibration": [StrOptions({"derived", "stated"})],
+        "classes": ["array-like", None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "allow_unverified": ["boolean"],
+    }
+
+    def __init__(self, epsilon=1.0, lam=1e-2, data_norm=1.0, fit_intercept=False, tol=1e-8, calibration="derived",
+                 classes=None, random_state=None, allow_unverified=False):
+        self.epsilon = epsilon
+        self.lam = lam
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.calibration = calibration
+        self.classes = classes
+        self.random_state = random_state
+        self.allow_unverified = allow_unverified
+
+    def _fail(self, message: str) -> ValueError:
+        return ValueError(f"{type(self).__name__}: {message}")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y) -> DPLinearClassifier:
+        """Fit on (X, y) and release w̃ + b.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features), rows of norm ≤ ``data_norm``
+        y : array-like, shape (n_samples,), two labels
+
+        Returns
+        -------
+        self
+        """
+        who = type(self).__name__
+        try:
+            X, y = validate_data(self, X, y, dtype=np.float64)
+        except ValueError as err:
+            raise self._fail(f"parameter 'X' or 'y': {err}") from err
+        if self.classes is None:
+            warnings.warn(f"{who}: classes=None takes the label set from the data (np.unique(y)): not private; pass "
+                          "classes=[negative, positive] fixed in advance", PrivacyLeakWarning, stacklevel=3)
+            check_classification_targets(y)
+            classes = np.unique(y)
+            if len(classes) != 2:
+                raise self._fail(f"parameter 'y' has {len(classes)} classes; a binary classifier needs two")
+        else:
+            classes = np.asarray(self.classes)
+            if classes.ndim != 1 or len(classes) != 2 or classes[0] == classes[1]:
+                raise self._fail(f"parameter 'classes' = {self.classes!r} must be two distinct labels")
+            if np.any(~((y == classes[0]) | (y == classes[1]))):
+                raise self._fail(f"parameter 'y' has a label outside parameter 'classes' = {classes.tolist()!r}")
+        q = float(self.data_norm)
+        mech = _declared("linear_output", who)
+        st = mech.statement
+        if np.any(np.linalg.norm(X, axis=1) > q):
+            raise self._fail(f"parameter 'data_norm' = {q!r}: X has a row of norm above it, outside the premise "
+                             f"{st.relaxes['q'][1]} of statement {st.key} ({st.label}) that calibrates the noise; "
+                             "raise data_norm (to a bound fixed in advance) or scale X")
+        Z = np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
+        q_eff = math.hypot(q, 1.0) if self.fit_intercept else q   # a regularised intercept: a feature of constant 1
+        n, d = Z.shape
+        allow = bool(self.allow_unverified)
+        for s in mech.statements:
+            b = privacy_rules.established_form(s, self.calibration, who=f"{who} (mechanism {mech.name!r})",
+                                               task="classifier", allow_unverified=allow)
+            if b.warning:
+                warnings.warn(f"{who}: {b.warning}", UserWarning, stacklevel=3)
+        try:
+            cal = mech.calibrate(n=n, lam=float(self.lam), eps=float(self.epsilon), q=q_eff, tol=float(self.tol),
+                                 L=1.0, which=self.calibration)
+        except ValueError as err:
+            raise self._fail(f"with mechanism {mech.name!r}: {err}") from None
+        satisfied = {"algorithm": st.premises["algorithm"], "lipschitz": 1.0, "features": st.premises["features"]}
+        privacy_rules.check_premises(st, satisfied, {"C_L": 1.0, "q": q_eff, "n": n, "Lam": float(self.lam),
+                                                     "eps": float(self.epsilon), "tol": float(self.tol)},
+                                     who=who, mechanism=mech.name, allow_unverified=allow)
+        ys = np.where(y == classes[1], 1.0, -1.0)
+        try:
+            w, _, _ = _logistic_newton(Z, ys, float(self.lam), float(self.tol))
+        except CertificateError as err:
+            raise RuntimeError(f"{who}: the solver did not certify ‖∇J(w̃)‖ ≤ tol; this failure depends on the data "
+                               "and is not covered by the privacy claim") from err
+        rs = self.random_state
+        rng = np.random.default_rng(np.random.SeedSequence(int(rs.integers(2**63)) if isinstance(rs, np.random.Generator)
+                                                           else rs))
+        coef = w + mech.sampler(rng, 1.0 / cal["rate"], d)
+        self.coef_ = coef[:-1] if self.fit_intercept else coef
+        self.intercept_ = float(coef[-1]) if self.fit_intercept else 0.0
+        self.classes_ = classes
+        self.noise_scale_ = 1.0 / cal["rate"]
+        self.sensitivity_ = cal["sensitivity"]
+        self.data_norm_ = q_eff
+        self.eps_ = cal["eps_spent"]
+        self.mechanism_ = mech
+        return self
+
+    def decision_function(self, X) -> FloatArray:
+        """(w̃ + b)ᵀx (+ intercept), shape (n_samples,); positive means ``classes_[1]``."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X) -> NDArray[Any]:
+        """``classes_[1]`` where the decision function is ≥ 0, else ``classes_[0]``."""
+        return np.where(self.decision_function(X) >= 0, self.classes_[1], self.classes_[0])

@@ -633,7 +633,35 @@ RFF_OBJECTIVE = VectorMechanism(
     "then + b′ of rate ρε/(2τ) (Algorithm 2 with a certified solver)", sampler=sample_norm_noise,
     calibrator=rff_objective_calibration, extra=(ALG2_EPS_PRIME, ALG2_DELTA, RFF_SENSITIVITY))
 
-MECHANISMS = (RFF_OUTPUT, RFF_OBJECTIVE)
+
+
+def linear_output_calibration(*, n: int, lam: float, eps: float, q: float, tol: float, L: float = 1.0,
+                              which: str = "stated") -> dict[str, float]:
+    """Algorithm 1 on raw features with the relaxed premises (issue 34): ‖x‖ ≤ q, |ℓ'| ≤ L, a released minimiser
+    with ‖∇J(w̃)‖ ≤ tol.  Sensitivity 2Lq/(nΛ) + 2·tol/Λ (``cms.alg1.sensitivity``) and β (``cms.alg1.beta``), both
+    read from the statements with these values (nothing re-typed); β is rounded down until β·sensitivity ≤ ε.
+
+    Examples
+    --------
+    >>> cal = linear_output_calibration(n=1000, lam=0.01, eps=0.5, q=20.0, tol=0.0)
+    >>> cal["rate"], cal["sensitivity"]
+    (0.125, 4.0)
+    """
+    vals = {"n": n, "Lam": lam, "q": q, "C_L": L, "tol": tol}
+    sens = _value(ALG1_SENSITIVITY, which, **vals)
+    beta = _round_down(_value(ALG1_BETA, which, eps=eps, **vals), lambda b: b * sens <= eps)
+    return {"rate": beta, "tau": tol / lam, "sensitivity": sens, "L": L, "R": q, "delta": 0.0,
+            "eps_spent": beta * sens}
+
+
+#: the algorithm cms.alg1.beta's premises name (Statement.premises["algorithm"]); the linear estimator establishes it
+LINEAR_ALGORITHM = ALG1_BETA.premises["algorithm"]
+LINEAR_OUTPUT = VectorMechanism(
+    "cms.linear_output", ALG1_BETA, algorithms=("linear_output",), release="w̃ + b on the raw features, "
+    "b ∝ exp(−β‖b‖) (Algorithm 1 with ‖x‖ ≤ q, |ℓ'| ≤ L and ‖∇J(w̃)‖ ≤ tol)", sampler=sample_norm_noise,
+    calibrator=linear_output_calibration, extra=(ALG1_SENSITIVITY,))
+
+MECHANISMS = (RFF_OUTPUT, RFF_OBJECTIVE, LINEAR_OUTPUT)
 
 
 def rff_problem(n: int, d: int, rng: np.random.Generator, task: str = "classification"
