@@ -54,7 +54,7 @@ import bounds
 from bounds.core import Statement
 from bounds.papers import jia as jia_paper
 from bounds.symbols import S as SYM
-from simulations.mechanisms import calibrations, laplace_scale
+from simulations.mechanisms import calibrations
 from simulations.trials import jia as T
 
 from ..stats import mean_ci, rate_verdict, slope_fit, verdict
@@ -310,7 +310,7 @@ def _configs(problem: str, sched: str, ms: Sequence[int], cals: Sequence[str], n
             vals["M"] = c["M"]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cal = calibrations(mech, **vals)
+            cal = calibrations(mech, **mech.statement_values(vals))   # τ (relaxed premise): the paper's value
         for which in cals:
             out.append({"problem": problem, "sched": sched, "m": int(m), "lam": lam, "eps": eps,
                         "calibration": which, "scale": cal.stated if which == "stated" else cal.derived,
@@ -651,7 +651,8 @@ def _kls_scale(cal: str, eps: float) -> float:
     P = circle_regression()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return laplace_scale(T.S5_1.require("kls", "the audit of jia.s5_1"), cal, kappa=P.kappa, lam=AUDIT["lam"], m=AUDIT["m"], eps=eps, M=P.M)
+        return T.S5_1.require("kls", "the audit of jia.s5_1").scale(cal, kappa=P.kappa, lam=AUDIT["lam"], m=AUDIT["m"],
+                                                                     eps=eps, M=P.M)
 
 
 @audit_check("jia.s5_1.scale")
