@@ -81,6 +81,32 @@ definition or an assumption), *typographic* when ``typo``, *regime* when ``regim
 when ``gap``, *open* when ``unsupported`` with no error of its own (the proof fails, the
 statement is neither refuted nor proved), and otherwise an error that changes a result.
 
+**Roots by counterfactual** (:func:`verdicts`).  A statement names X as a root (inherited, or
+"also rests on") only if correcting X changes its outcome: its verdict is computed again with X's
+evidence removed (the failing rows whose slug X owns, in every statement between X and it) and X
+replaced by its own slip corrected (X still carries what it rests on: its other roots and the
+dependencies whose corrected forms its derived form uses).  When the verdict is the same finding,
+X does not cause it: X moves to :attr:`Verdict.no_effect` ("also rests on X (no effect here)"), and
+the roots the counterfactual exposes are tested the same way; co-roots that change the outcome only
+together are all kept (overdetermined).  A statement's derived form that differs from its derivation
+from the dependencies as printed rests on those dependencies' findings too (tested the same way).
+:attr:`Verdict.root_test` says whether the roots were tested.
+
+**One counting rule** (:func:`headline`, :data:`RULE`).  A root is counted as ``false`` (refuted)
+or ``does not follow`` (erratum, or unsupported: its own proof fails), whatever its verdict word; a
+lemma, equation or constant of either kind on which no other statement's outcome depends (by the same
+counterfactual) is counted apart as ``changes no result``; gaps, typos, regime-only findings,
+definitional remarks and echoes are listed, not counted (:attr:`Verdict.count_as`).
+
+**Readings and gaps carried through.**  A statement resting (transitively) on a reading-dependent
+statement is computed under each of its readings (``readings["KEY: reading"]``, and the reasons say
+whether its verdict changes); one resting on a statement whose proof has a gap (it holds by another
+route) says its proof "goes through given X, whose proof has a gap", and :attr:`Verdict.upstream`
+records both.
+
+**Placeholders.**  A statement with no stated form and nothing derived is ``unchecked`` (unless a
+check of it fails), with no regime and no "holds" wording.
+
 Examples
 --------
 >>> from bounds.evidence import Check, Result
