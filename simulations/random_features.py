@@ -1195,10 +1195,17 @@ class DPLinearClassifier(ClassifierMixin, BaseEstimator):
         if self.classes is None:
             warnings.warn(f"{who}: classes=None takes the label set from the data (np.unique(y)): not private; pass "
                           "classes=[negative, positive] fixed in advance", PrivacyLeakWarning, stacklevel=3)
-            check_classification_targets(y)
+            try:
+                check_classification_targets(y)
+                y_type = type_of_target(y, input_name="y")
+            except ValueError as err:
+                raise self._fail(f"parameter 'y': {err}") from err
             classes = np.unique(y)
-            if len(classes) != 2:
-                raise self._fail(f"parameter 'y' has {len(classes)} classes; a binary classifier needs two")
+            if len(classes) < 2:
+                raise self._fail(f"parameter 'y' has only one class ({classes.tolist()[0]!r}): a classifier needs two")
+            if y_type != "binary":
+                raise self._fail(f"parameter 'y': Only binary classification is supported. The type of the target "
+                                 f"is {y_type} ({len(classes)} classes).")
         else:
             classes = np.asarray(self.classes)
             if classes.ndim != 1 or len(classes) != 2 or classes[0] == classes[1]:

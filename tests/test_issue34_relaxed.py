@@ -191,3 +191,75 @@ def test_coverage_rule_on_a_constructed_statement():
     assert rows["demo.scale"]["feature norm"] == "parameter"
     assert rows["demo.scale"]["intercept"] == "not a parameter"
     assert rows["demo.plain"] == dict.fromkeys(cal.RELAXABLE, "not declared")
+
+
+# --------------------------------------------------------------------------- the estimator
+def _data(n: int, q: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    X = rng.normal(size=(n, 3))
+    X *= q * rng.uniform(0.1, 1.0, size=(n, 1)) / np.linalg.norm(X, axis=1, keepdims=True)
+    return X, np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, "b", "a")
+
+
+def test_estimator_calibrates_from_the_same_statement_at_the_users_scale():
+    from simulations.random_features import DPLinearClassifier
+
+    X, y = _data(3000, 20.0, 1)
+    eps, lam, tol = 0.7, 0.02, 1e-6
+    clf = DPLinearClassifier(epsilon=eps, lam=lam, data_norm=20.0, tol=tol, classes=["a", "b"], random_state=5)
+    clf.fit(X, y)
+    by_hand = 2 * (20.0 + 3000 * tol) / (3000 * lam * eps)                 # 1/β with q = 20, L = 1
+    assert clf.noise_scale_ == pytest.approx(by_hand, rel=1e-12)
+    c = cal.calibrate("cms.alg1.beta", evidence=[], eps=eps, n=3000, Lam=lam, q=20.0, tol=tol)
+    assert clf.noise_scale_ == pytest.approx(1 / c.row("derived").noise, rel=1e-12)
+    assert clf.mechanism_.statement is _reg().get("cms.alg1.beta")          # one object, imported
+    # a regularised intercept is a feature of constant 1: q → √(q² + 1)
+    ci = DPLinearClassifier(epsilon=eps, lam=lam, data_norm=20.0, tol=tol, fit_intercept=True, classes=["a", "b"],
+                            random_state=5).fit(X, y)
+    assert ci.data_norm_ == pytest.approx(math.sqrt(401.0))
+    assert ci.noise_scale_ == pytest.approx(2 * (math.sqrt(401.0) + 3000 * tol) / (3000 * lam * eps), rel=1e-12)
+    # the same seed gives the same release; another seed another one
+    again = DPLinearClassifier(epsilon=eps, lam=lam, data_norm=20.0, tol=tol, classes=["a", "b"], random_state=5)
+    assert np.array_equal(again.fit(X, y).coef_, clf.coef_)
+    other = DPLinearClassifier(epsilon=eps, lam=lam, data_norm=20.0, tol=tol, classes=["a", "b"], random_state=6)
+    assert not np.array_equal(other.fit(X, y).coef_, clf.coef_)
+
+
+def test_estimator_noise_norm_follows_the_calibrated_law():
+    """Monte Carlo over seeds: E‖w̃ + b − w̃‖ = d/β (the Γ(d, 1/β) norm law) at the relaxed q."""
+    from simulations.random_features import DPLinearClassifier
+
+    X, y = _data(400, 5.0, 2)
+    base = DPLinearClassifier(epsilon=1e12, lam=0.1, data_norm=5.0, tol=1e-9, classes=["a", "b"], random_state=0)
+    w = base.fit(X, y).coef_                          # ε huge: the noise is negligible, w ≈ w̃
+    norms = [np.linalg.norm(DPLinearClassifier(epsilon=1.0, lam=0.1, data_norm=5.0, tol=1e-9, classes=["a", "b"],
+                                               random_state=s).fit(X, y).coef_ - w) for s in range(300)]
+    scale = 2 * (5.0 + 400 * 1e-9) / (400 * 0.1 * 1.0)
+    mean, se = float(np.mean(norms)), float(np.std(norms) / math.sqrt(len(norms)))
+    assert abs(mean - 3 * scale) < 5 * se                # d = 3
+
+
+def test_estimator_refuses_data_beyond_the_declared_norm():
+    from simulations.random_features import DPLinearClassifier
+
+    X, y = _data(200, 20.0, 3)
+    X[7] *= 21.0 / np.linalg.norm(X[7])
+    with pytest.raises(ValueError, match=r"parameter 'data_norm' = 20\.0.*premise ‖x‖ ≤ q.*cms\.alg1\.beta"):
+        DPLinearClassifier(data_norm=20.0, classes=["a", "b"]).fit(X, y)
+    X[7] *= 19.0 / 21.0                                   # inside again: fits
+    assert DPLinearClassifier(data_norm=20.0, classes=["a", "b"], random_state=0).fit(X, y).coef_.shape == (3,)
+    with pytest.raises(ValueError, match="tol"):
+        DPLinearClassifier(data_norm=20.0, tol=0.0, classes=["a", "b"]).fit(X, y)
+
+
+def test_estimator_passes_scikit_learns_checks():
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from simulations.random_features import DPLinearClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = check_estimator(DPLinearClassifier(epsilon=1e9, data_norm=1e6, random_state=0), on_fail=None)
+    assert [r["check_name"] for r in res if r["status"] == "failed"] == []
