@@ -781,6 +781,8 @@ class _Verdicts:
             touched = any(deps[d] is not self.final[d] for d in deps) or any(
                 c.failed and c.details.get("error") in slugs
                 for c in [*self.evals[k].checks, *self.by_key.get(k, [])])
+            if not touched and k not in self.final:   # the statement being decided: nothing of xs reaches it
+                return None   # type: ignore[return-value]
             v = self._combine(k, deps, xs) if touched else self.final[k]
         memo[k] = v
         return v
@@ -808,8 +810,12 @@ class _Verdicts:
             v.root_test = "not tested: an own slip, with no upstream statement to substitute"
             return
         tested = list(dict.fromkeys((*cands, *extra)))
+        blind = [x for x in tested if self.world(frozenset((x,)), k) is None]
+        tested = [x for x in tested if x not in blind]
         drop = [x for x in tested if self.world(frozenset((x,)), k).verdict == v.verdict]
-        v.root_test = "counterfactual"
+        v.root_test = "counterfactual" if not blind else (
+            "not tested: the evidence of " + ", ".join(blind) + " cannot be separated here (no slug of it and not "
+            "upstream in the registry), so it is kept")
         no_effect: list[str] = []
         joint: Verdict | None = None
         for step in range(4):
