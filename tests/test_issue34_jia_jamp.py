@@ -84,6 +84,23 @@ def test_scale_correction_attained_on_an_exact_instance(key, loss, C) -> None:
     assert s1["printed_violated"]["answer"] == "yes" and "2ε > ε" in s1["printed_violated"]["evidence"]
 
 
+def test_proposition3_correction_is_attained() -> None:
+    # loss C_L|t − y|, y ≡ 0 ⇒ R₂ = C_L|b|; E|b| by scipy at Proposition 1's printed scale
+    C_L, kappa, lam, gamma, m, eps = 2, 1, 0.1, 2, 100, 0.5
+    scale = kappa**2 * C_L / (lam * gamma * m * eps)
+    er2 = C_L * laplace(scale=scale).expect(abs)
+    s1 = _s1("jia.prop3", "E R₂ ≤")
+    assert s1["tight"]["factor"] == pytest.approx(er2 / scale, rel=1e-8) == pytest.approx(C_L)
+    assert sp.sympify(s1["proof"]["factor"]) == sp.Symbol("C_L") and s1["printed_violated"]["answer"] == "yes"
+
+
+@pytest.mark.parametrize("key,tight", [("jia.prop1.density", 2.0), ("jia.s5_2.density", 2.0),
+                                       ("jia.s5_1.density", None)])
+def test_density_echoes_carry_the_scale_correction(key, tight) -> None:
+    s1 = _s1(key, "stated noise: privacy loss")
+    assert sp.sympify(s1["proof"]["factor"]) == 2 and s1["tight"]["factor"] == tight
+
+
 def test_least_squares_scale_printed_form_not_violated_on_its_instance() -> None:
     # linear-kernel ridge regression: w = Σx_i y_i/(Σx_i² + λm); with the other points at 0, w = ±1/(1 + λm)
     lam, m, eps, M = 0.1, 100, 0.5, 1.0
