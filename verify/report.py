@@ -601,6 +601,23 @@ def relaxation_markdown(rows: Sequence[dict[str, Any]], papers: Iterable[str]) -
     return L
 
 
+def counted_error(row: dict[str, Any], v: Any = None) -> bool:
+    """Whether a root counts among the headline's underlying errors: its ``count_as`` is "false" or "does not
+    follow" when the verdict machinery gives one (S2), else its finding kind is ``result``.
+
+    Examples
+    --------
+    >>> counted_error({"finding": "result"}), counted_error({"finding": "result", "count_as": "changes no result"})
+    (True, False)
+    >>> counted_error({"finding": "open", "count_as": "does not follow"})
+    True
+    """
+    count_as = row.get("count_as") or getattr(v, "count_as", "") or ""
+    if count_as:
+        return count_as in ("false", "does not follow")
+    return row.get("finding") == "result"
+
+
 def is_placeholder(v: Any, st: Any) -> bool:
     """A placeholder statement: verdict ``unchecked`` and no stated form (it carries no evidence column).
 
@@ -851,24 +868,24 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
               ("regime", "Holds only in the paper's regime")]
     L.append("## Root errors")
     L.append("")
-    per_paper = Counter(registry.get(r["key"]).paper for r in roots if r["finding"] == "result")
+    per_paper = Counter(registry.get(r["key"]).paper for r in roots if counted_error(r, vs.get(r["key"])))
     kinds = [(head.get("false"), "false statement", "false statements"),
              (head.get("does_not_follow"), "printed form that does not follow", "printed forms that do not follow")]
     split = "; ".join(_n(int(k), one, many) for k, one, many in kinds if isinstance(k, int))
-    L.append(f"**{head['errors']} underlying errors** (rule: {md_inline(counting_rule(head))}"
-             + (f"; {split}" if split else "") + ")"
-             + (f"; apart from them, {_n(int(head['no_effect']), 'false claim that changes no result', 'false claims that change no result')} (counted apart, see *counted as*)"
+    L.append(f"**{head['errors']} underlying errors**" + (f" ({split})" if split else "")
+             + f".  Counting rule: {md_inline(counting_rule(head))}.  "
+             + (f"Apart from them, {_n(int(head['no_effect']), 'false claim that changes no result', 'false claims that change no result')} (counted apart, see *counted as*).  "
                 if isinstance(head.get("no_effect"), int) and head.get("no_effect") else "")
-             + ".  Each is a false statement or a printed form that does not "
-             "follow from its premises (one root per error per paper: "
+             + "Per paper: "
              + ", ".join(f"{n} in `{p}`" for p, n in per_paper.items())
-             + (f"; {head['cross_paper']} of them are the same error as a root in another paper, cross-referenced"
+             + (f"; {head['cross_paper']} of the roots are the same error as a root in another paper, "
+                "cross-referenced"
                 if head["cross_paper"] else "")
-             + (f"; {head['reading_dependent']} of them "
+             + (f"; {head['reading_dependent']} of the roots "
                 + ("depends" if head["reading_dependent"] == 1 else "depend") + " on the reading of the text"
                 if head["reading_dependent"] else "")
-             + f").  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
-             f"them, counted once).  Apart: "
+             + f".  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
+             f"them, counted once).  Listed below by kind: "
              + _n(head["open"], "statement left open by a failing proof step", "statements left open by a "
                   "failing proof step") + " (neither refuted nor proved), "
              + _n(head["gaps"], "proof gap whose statement holds", "proof gaps whose statements hold")
@@ -890,7 +907,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             st = registry.get(r["key"])
             x = root_extras(vs[r["key"]], st)
             sc = smallest_correction_text(x["smallest_correction"])
-            refs = ("; reproduces " + "; ".join(x["references"])) if x["references"] else ""
+            refs = (" Reproduces " + "; ".join(x["references"]) + ".") if x["references"] else ""
             also = "".join(f"; also rests on `{k}` (no effect here)" for k in x["no_effect"])
             ev_counts = ", ".join(f"{n} {e}" for e, n in r["evidence"].items())
             same = (" Same error as " + ", ".join(f"`{k}`" for k in r["same_error_as"]) + "."
