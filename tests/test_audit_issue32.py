@@ -295,11 +295,17 @@ def test_a_point_mass_under_an_eps_delta_claim_is_scored_by_clopper_pearson():
     rng0, rng1 = np.random.default_rng(6), np.random.default_rng(7)
     d0, d1 = exact_sometimes(0.0)(rng0, 100_000), exact_sometimes(1.0)(rng1, 100_000)
     r = audit_samples(d0, d1, claim_eps=1.0, delta=1e-5, seed=0, tradeoff=False)
-    assert r.verdict == "violated" and r.details["event_kind"] == "pooled"
+    assert r.verdict == "violated" and r.details["event_kind"] in ("pooled", "rare pair")
     conf = 1 - ALPHA / r.details["tests"]
-    expect = eps_lower_bound(r.details["false_positives"], r.details["n_evaluation0"], r.details["false_negatives"],
-                             r.details["n_evaluation1"], 1e-5, conf)
-    assert r.eps_lower == expect          # the (ε, δ) bound: two Clopper–Pearson limits, never the conditional test
+    if r.details["event_kind"] == "pooled":
+        expect = eps_lower_bound(r.details["false_positives"], r.details["n_evaluation0"],
+                                 r.details["false_negatives"], r.details["n_evaluation1"], 1e-5, conf)
+    else:                                 # both sides' point masses pooled (issue 32): the pooled Hoeffding bound
+        from verify.audit.pooled import tails_eps_lower
+
+        expect = tails_eps_lower(r.details["right_guesses"], r.details["wrong_guesses"], r.details["n_evaluation0"],
+                                 delta=1e-5, confidence=conf)
+    assert r.eps_lower == expect          # the (ε, δ) bounds: Clopper–Pearson limits, never a conditional test
 
 
 def test_the_pooled_event_is_a_union_of_point_masses_fixed_on_the_selection_split():
@@ -328,7 +334,7 @@ def test_cases_1_and_2_through_the_cli(tmp_path, capsys):
     np.savez(tmp_path / "x.npz", d0=exact_sometimes(0.0)(rng0, 100_000), d1=exact_sometimes(1.0)(rng1, 100_000))
     code = main(["audit", "--samples", str(tmp_path / "x.npz"), "--claim-eps", "1", "--json", "--no-tradeoff"])
     d = json.loads(capsys.readouterr().out)
-    assert code == 0 and d["verdict"] == "violated" and d["event_family"] == "point masses"
+    assert code == 0 and d["verdict"] == "violated" and d["event_family"] in ("point masses", "pooled rare sets")
     rng = np.random.default_rng(0)
     np.savez(tmp_path / "c.npz", d0=rng.laplace(0, 1, 20_000), d1=1 + rng.laplace(0, 1, 20_000))
     code = main(["audit", "--samples", str(tmp_path / "c.npz"), "--claim-eps", "0.5", "--output", "categorical",
