@@ -224,6 +224,10 @@ def test_the_full_text_anchor_exists_in_the_report(tmp_path):
     assert f"{R._anchor('jia.prop3')}-why" in anchors
     assert links <= anchors
     assert not re.search(r"\w…\s*\(\d+ symbolic", md)           # no cell cut mid-word before its counts
+    # the root table shows how each root is counted and whether its root was tested, the rule beside the number
+    assert "| root | label | verdict | counted as | statement | evidence | correction | root test |" in md
+    head = next(ln for ln in md.splitlines() if ln.startswith("**") and "underlying error" in ln)
+    assert re.match(r"\*\*\d+ underlying errors?\*\*( \([^)]*\))?\.  Counting rule: ", head)
 
 
 # --- the scanner flags factors above 1e12 unless the row explains them; the report does not print them -----
