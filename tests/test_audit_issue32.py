@@ -195,9 +195,9 @@ def test_case4_the_tradeoff_line_says_when_it_adds_nothing():
     assert t is not None
     line = r.tradeoff_line()
     if t.eps_lower < r.eps_lower:
-        assert "below the single-threshold ε_lower" in line
+        assert "below the audit's ε_lower" in line
     else:
-        assert "below the single-threshold ε_lower" not in line
+        assert "below the audit's ε_lower" not in line
 
 
 def test_case4_a_tradeoff_bound_below_the_plain_one_is_said_to_add_nothing():
@@ -211,8 +211,8 @@ def test_case4_a_tradeoff_bound_below_the_plain_one_is_said_to_add_nothing():
         return AuditResult(0.7, 0.8, 1.0, 1, 0.1, 0.2, 1000, 0.95, 0.0, {"tradeoff": tr}, claim_eps=1.0)
 
     low, high = result(0.4).tradeoff_line(), result(0.9).tradeoff_line()
-    assert "below the single-threshold ε_lower 0.7000" in low and "adds nothing" in low
-    assert "below the single-threshold" not in high
+    assert "below the audit's ε_lower 0.7000" in low and "adds nothing" in low
+    assert "below the audit's" not in high
 
 
 # ---------------------------------------------------------------------------

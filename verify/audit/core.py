@@ -568,11 +568,11 @@ class AuditResult:
         if t is None:
             return None
         gdp = "∞" if math.isinf(t.eps_gdp) else f"{t.eps_gdp:.4f}"
-        below = (f"; its ε_lower is below the single-threshold ε_lower {self.eps_lower:.4f} above, so it adds "
+        below = (f"; its ε_lower is below the audit's ε_lower {self.eps_lower:.4f} above, so it adds "
                  "nothing here (the two are separate claims: neither may be replaced by the larger)"
                  if t.eps_lower < self.eps_lower else "")
         return (f"trade-off curve (many thresholds, Nasr et al. 2023; a separate claim at its own "
-                f"{t.confidence:.0%} confidence, not a correction of the single-threshold ε_lower above): μ_lower = {t.mu_lower:.4f} and "
+                f"{t.confidence:.0%} confidence, not a correction of the audit's ε_lower above): μ_lower = {t.mu_lower:.4f} and "
                 f"ε_lower = {t.eps_lower:.4f} at δ = {t.delta:g} (valid for any mechanism); "
                 f"ε at δ of μ_lower-GDP = {gdp}, a lower bound only if the trade-off curve is exactly Gaussian"
                 + (" (the data reject a Gaussian curve)" if t.gdp_rejected else "") + below)
