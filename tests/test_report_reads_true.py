@@ -280,3 +280,13 @@ def test_a_placeholder_has_no_evidence_column():
     assert R.is_placeholder(NS(verdict="unchecked"), NS(stated=None))
     assert not R.is_placeholder(NS(verdict="unchecked"), NS(stated=1))
     assert not R.is_placeholder(NS(verdict="consistent"), NS(stated=None))
+
+
+def test_where_on_a_real_statement_heads_with_the_committed_verdict():
+    from verify.where import locate, render
+
+    info = locate("jia.thm2", ROOT / "reports")
+    committed = next(s for s in json.loads(SUMMARY.read_text(encoding="utf-8"))["statements"] if s["key"] == "jia.thm2")
+    first = render(info).splitlines()[0]
+    assert first.startswith(f"jia.thm2: verdict {committed['reads']}")
+    assert "status" not in first
