@@ -24,6 +24,12 @@ Two constructions complement the auditor's unconditional Clopper–Pearson bound
   Gaussian mechanism (1, 1e-5) with the events known it reaches 0.65 at n = 10⁵ per side, where the
   best single threshold reaches 0.60 and the fair guess without abstention 0.21.
 
+* :func:`pair_conditional_eps_lower` / :func:`pair_conditional_p_value` — **two rare sets pooled,
+  conditionally** (δ = 0): E₀ says D, E₁ says D′; the right guesses on each side, given that side's number
+  of guesses, are two independent binomials whose log-odds add up to at most 2ε; the exact supremum of
+  their total's tail over that line is bounded rigorously (the conditional equivalent, with n per side
+  fixed, of a fair coin per release and one exact tail on the guesses).
+
 δ: the conditional test is a test of **pure** ε-DP (δ = 0).  Under (ε, δ)-DP with δ > 0 the
 odds-ratio argument below fails (the null P_D(E) ≤ e^ε P_D′(E) + δ has no bound on the odds ratio
 when P_D′(E) is small), so :func:`conditional_eps_lower` must not be reported against an (ε, δ)
@@ -495,10 +501,6 @@ _SPLIT_GRID = 16
 _SPLIT_HALF_WIDTH = 40.0
 
 
-def _log_sigmoid(x: float) -> float:
-    return -math.log1p(math.exp(-x)) if x > -700 else x
-
-
 _LCHOOSE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -511,28 +513,6 @@ def _lchoose_row(T: int) -> tuple[np.ndarray, np.ndarray]:
             _LCHOOSE.clear()
         _LCHOOSE[T] = hit
     return hit
-
-
-def _binom_pmf(T: int, log_q: float, log_1q: float) -> np.ndarray:
-    if log_q == 0.0:                       # q = 1
-        out = np.zeros(T + 1)
-        out[T] = 1.0
-        return out
-    k, lc = _lchoose_row(T)
-    lp = lc + k * log_q + (T - k) * log_1q
-    return np.exp(lp - lp.max()) * math.exp(lp.max())
-
-
-def _sum_tail(R: int, T0: int, T1: int, x0: float, x1: float) -> float:
-    """P[Bin(T0, σ(x0)) + Bin(T1, σ(x1)) ≥ R] (x = +inf: q = 1)."""
-    if R <= 0:
-        return 1.0
-    if R > T0 + T1:
-        return 0.0
-    p0 = _binom_pmf(T0, 0.0 if x0 == math.inf else _log_sigmoid(x0), -math.inf if x0 == math.inf else _log_sigmoid(-x0))
-    p1 = _binom_pmf(T1, 0.0 if x1 == math.inf else _log_sigmoid(x1), -math.inf if x1 == math.inf else _log_sigmoid(-x1))
-    s = np.convolve(p0, p1)
-    return float(min(1.0, s[R:].sum()))
 
 
 def pair_conditional_p_value(right0: int, wrong0: int, right1: int, wrong1: int, claim_eps: float) -> float:
