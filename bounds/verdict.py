@@ -94,8 +94,10 @@ from the dependencies as printed rests on those dependencies' findings too (test
 
 **One counting rule** (:func:`headline`, :data:`RULE`).  A root is counted as ``false`` (refuted)
 or ``does not follow`` (erratum, or unsupported: its own proof fails), whatever its verdict word; a
-lemma, equation or constant of either kind on which no other statement's outcome depends (by the same
-counterfactual) is counted apart as ``changes no result``; gaps, typos, regime-only findings,
+step of a proof (kind ``equation``: an intermediate equation or constant, :data:`STEP_KINDS`) of either
+kind on which no other statement's outcome depends (by the same counterfactual) is counted apart as
+``changes no result``; a stated result (theorem, proposition, lemma, corollary, rate, order) or a
+calibration or schedule a user applies (noise, schedule) is a result in itself and always counted; gaps, typos, regime-only findings,
 definitional remarks and echoes are listed, not counted (:attr:`Verdict.count_as`).
 
 **Readings and gaps carried through.**  A statement resting (transitively) on a reading-dependent
@@ -707,15 +709,19 @@ def combine(evaluation: Evaluation, evidence: Iterable[Result] = (), deps: Mappi
 #: how the headline counts a root (``Verdict.count_as``); any other root is listed, not counted
 COUNT_AS = ("false", "does not follow", "changes no result")
 
-#: statement kinds that are results in themselves: a false one always changes a result (itself)
-RESULT_KINDS = ("theorem", "proposition", "corollary")
+#: statement kinds that are steps inside a proof (an intermediate equation or constant), not a result the paper
+#: states (theorem, proposition, lemma, corollary, rate, order) nor a calibration or schedule a user applies (noise,
+#: schedule): only a step can be counted apart as "changes no result"; any other false or non-following root is
+#: a result in itself
+STEP_KINDS = ("equation",)
 
 #: the counting rule, printed next to the number
 RULE = ("errors = underlying errors, one per root and paper, of two kinds: false (the statement is refuted inside "
         "the paper's regime) and does not follow (its printed form, constant, scale or budget does not follow from "
         "its premises, whatever its verdict word: erratum, or unsupported with its own proof failing); a false or "
-        "non-following lemma, equation or constant on which no other statement's outcome depends (by the same "
-        "counterfactual) is counted apart (changes no result); "
+        "non-following step of a proof (an intermediate equation or constant, not a stated result nor a calibration "
+        "a user applies) on which no other statement's outcome depends (by the same counterfactual) is counted apart "
+        "(changes no result); "
         "gaps, typos, regime-only findings, definitional remarks and echoes are listed, not counted")
 
 
@@ -910,10 +916,10 @@ class _Verdicts:
             v.count_as = kind
 
     def _matters(self, r: str, users: Mapping[str, list[str]]) -> bool:
-        """Whether some outcome depends on root ``r``: it is a theorem, proposition or corollary, or nothing uses
+        """Whether some outcome depends on root ``r``: it is not a step (:data:`STEP_KINDS`), or nothing uses
         it nor the statements that restate its error (it is a result in itself), or a statement whose premises include it (or a restatement) names it as a
         root after the counterfactual test."""
-        if self.reg.get(r).kind in RESULT_KINDS:   # a false theorem is a result in itself
+        if self.reg.get(r).kind not in STEP_KINDS:   # a false lemma or calibration is a result in itself
             return True
         fin = self.final
         same = {r, *(k for k, v in fin.items() if k != r and v.is_finding and r in v.root

@@ -271,12 +271,12 @@ def _fails(name: str, slug: str, kind: str = "exact", severity: str = "invalid",
 
 
 def _two_lemmas(pid: str) -> Paper:
-    """Lemma A is false (an exact witness, slug "a"); Lemma B's printed constant is half what its proof gives
-    (stated 1/m, derived 2/m, slug "b")."""
+    """Lemma A is false (an exact witness, slug "a"); equation (3), B, a step of a proof, prints a constant half
+    what its proof gives (stated 1/m, derived 2/m, slug "b")."""
     p = _paper(pid)
     p.add("a", "Lemma A", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
           checks=(_fails("witness against A", "a"),))
-    p.add("b", "Lemma B", "lemma", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
+    p.add("b", "Equation (3)", "equation", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
           errors={"stated vs derived": "b"})
     return p
 
@@ -298,6 +298,26 @@ def test_a_co_root_whose_correction_changes_nothing_is_no_effect_not_a_root():
     assert (vs["syn.a"].count_as, vs["syn.b"].count_as) == ("false", "changes no result")
     h = headline(vs)
     assert (h["errors"], h["false"], h["does_not_follow"], h["no_effect"]) == (1, 1, 0, 1)
+
+
+def test_only_a_step_is_counted_apart_a_stated_lemma_or_calibration_always_counts():
+    # the same slip as B, printed as a lemma or as a noise calibration rather than an intermediate equation: with
+    # T refuted by A's witness either way, the counterfactual finds no effect on T, but a stated lemma or a
+    # calibration a user applies is a result in itself: "does not follow", counted
+    for kind in ("lemma", "noise", "equation"):
+        p = _paper("syn")
+        p.add("a", "Lemma A", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+              checks=(_fails("witness against A", "a"),))
+        p.add("b", "B", kind, "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
+              errors={"stated vs derived": "b"})
+        p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+              depends=("a", "b"), checks=(_fails("A's witness in T", "a"),
+                                          _fails("B's constant in T", "b", kind="symbolic", severity="mismatch")))
+        vs = verdicts_of(Registry([p]), [])
+        assert vs["syn.t"].no_effect == ("syn.b",)
+        expected = "changes no result" if kind == "equation" else "does not follow"
+        assert vs["syn.b"].count_as == expected, kind
+        assert headline(vs)["errors"] == (1 if kind == "equation" else 2)
 
 
 def test_a_root_whose_correction_changes_the_outcome_is_kept_and_overdetermination_keeps_all():
