@@ -194,6 +194,18 @@ def test_s5_1_B_rho_changes_no_result(verdicts) -> None:
     assert "jia.s5_1.B_rho" in verdicts["jia.s5_1.bound"].no_effect
 
 
+def test_s5_1_B_rho_correction_on_its_instance() -> None:
+    # f_λ = (L_K + λI)⁻¹L_K f_ρ on 3 points, ρ_X uniform (numpy, floats): (L_K g)_i = Σ_j K_ij g_j / 3
+    K = np.array([[1, 0.7, 0], [0.7, 1, 0.7], [0, 0.7, 1]])
+    LK = K / 3
+    f_lam = np.linalg.solve(LK + 0.01 * np.eye(3), LK @ (0.9 * np.array([-1.0, 1.0, 1.0])))
+    loss = (f_lam[2] + 1) ** 2                                             # y = −1 at x₃, M = 1
+    s1 = _s1("jia.s5_1.B_rho", "(f_λ(x) − y)²")
+    assert s1["tight"]["factor"] == pytest.approx(loss / 4, rel=1e-12) and loss > 4
+    kap, fK, M_ = sp.symbols("kappa f_rho_K M")
+    assert sp.sympify(s1["proof"]["factor"]) == (kap * fK + M_) ** 2 / (4 * M_**2)
+
+
 def test_jamp_gap_reaches_its_dependents(verdicts) -> None:
     closure: dict[str, set[str]] = {}
     for k in registry.keys():

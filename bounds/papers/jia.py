@@ -1319,6 +1319,23 @@ def _sup_norm_hypothesis(scale: sp.Rational, loss: str, y: int):
     return check
 
 
+def _B_rho_correction(loss, printed) -> dict:
+    """Schema S1 for §5.1's B_ρ = 4M²: the loss of f_λ at the exact instance against the printed constant."""
+    tight = sp.nsimplify(loss / printed)
+    return {
+        "proof": {"factor": "(kappa*f_rho_K + M)**2/(4*M**2)",
+                  "text": "4M² → (κ‖f_ρ‖_K + M)² (f_rho_K = ‖f_ρ‖_K): the proof's own bound (|f_λ| + |y|)² with the replacement "
+                          "‖f_λ‖_∞ ≤ κ‖f_λ‖_K ≤ κ‖f_ρ‖_K, valid for f_ρ ∈ H_K (r ≥ 1/2); for r < 1/2 no bound "
+                          "independent of λ is established"},
+        "tight": {"factor": float(tight), "tool": "exact instance",
+                  "text": f"4M² × {sp.sstr(tight)} ≈ {float(tight):.4f} at least, on the exact three-point instance "
+                          f"(M = 1, λ = 1/100): the loss (f_λ(x₃) + 1)² = {float(loss):.4f}; a lower bound on the "
+                          "correction (no supremum over instances is computed)"},
+        "printed_violated": {"answer": "yes", "evidence": f"that instance: {float(loss):.4f} > 4M² = 4 (exact); it "
+                                                          "changes no result (E S = 0)"},
+    }
+
+
 def _ls_B_rho_witness(st, dep):
     fx, _, lossval = _sup_norm_instance(sp.Rational(9, 10), "ls", -1)
     ok = bool(lossval <= st.stated.subs(M, 1))
@@ -1333,6 +1350,7 @@ def _ls_B_rho_witness(st, dep):
         worst={"loss": float(lossval)},
         severity="" if ok else "invalid",
         details={} if ok else {"error": SUP_NORM_F_LAM, "changes_no_result": True,
+                               "smallest_correction": _B_rho_correction(lossval, st.stated.subs(M, 1)),
                                "dependents": ["jia.s5_1.bound", "jia.s5_1.rate"],
                                "why_no_effect": "its only use is the sample term, whose expectation is 0 exactly "
                                                 "(route E S = 0 of jia.s5_1.bound)"},
