@@ -290,3 +290,14 @@ def test_where_on_a_real_statement_heads_with_the_committed_verdict():
     first = render(info).splitlines()[0]
     assert first.startswith(f"jia.thm2: verdict {committed['reads']}")
     assert "status" not in first
+
+
+def test_where_without_a_report_falls_back_to_the_symbolic_verdict(tmp_path):
+    # no summary.json: the verdict comes from the registry's symbolic evidence (Registry.verdicts no longer exists)
+    import bounds
+    from bounds.verdict import verdicts as verdicts_of
+    from verify.where import stored_verdict
+
+    got = stored_verdict("jia.prop1.scale", reports=tmp_path)
+    want = verdicts_of(bounds.registry, [], keys=["jia.prop1.scale"])["jia.prop1.scale"]
+    assert got["verdict"] == want.verdict and "no report found" in got["source"]

@@ -189,7 +189,9 @@ def stored_verdict(key: str, reports: str | Path = "reports") -> dict[str, Any]:
                 "count_as": str(row.get("count_as") or ""), "source": str(path)}
     except (OSError, ValueError, KeyError, TypeError, StopIteration):
         pass
-    v = bounds.registry.verdicts([], keys=[key])[key]
+    from bounds.verdict import verdicts as verdicts_of
+
+    v = verdicts_of(bounds.registry, [], keys=[key])[key]
     return {"verdict": v.verdict, "reads": v.text, "truth": v.truth, "root_text": v.root_text,
             "count_as": str(getattr(v, "count_as", "") or ""),
             "source": "the symbolic evidence alone (no report found)"}
