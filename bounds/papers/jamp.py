@@ -587,11 +587,11 @@ def _thm2_approx_check(st, dep):
         f"the chain gives (1 + 2ε)E(S + D(λ)); the printed coefficient of ‖L_K^(−r)f_ρ‖² is {sp.sstr(ratio)} times "
         "the chain's (the factor 1 + 2ε is dropped on the approximation term only; the sample term keeps it)",
         severity="" if ok else "mismatch",
-        details={} if ok else {"error": THM2_APPROX, "smallest_correction": thm2_correction(1 / ratio, "term")},
+        details={} if ok else {"error": THM2_APPROX, "smallest_correction": _thm2_correction(1 / ratio, "term")},
     )
 
 
-def thm2_correction(factor: sp.Expr, where: str) -> dict:
+def _thm2_correction(factor: sp.Expr, where: str) -> dict:
     """Schema S1 for Theorem 2's approximation term (``where``: "term" for §4.3's bound, "constant" for C_ε).
 
     ``proof``: the chain's own last step is (1 + 2ε)E(S + D(λ)), so the approximation term needs × (1 + 2ε)
@@ -630,7 +630,7 @@ def _thm2_constant_check(st, dep):
         f"C_ε's coefficient of ‖L_K^(−r)f_ρ‖² is {sp.sstr(ratio)} times the chain's (1 + 2ε)(κ^(4r−2)+κ^(4r−4)+2): "
         "jamp.thm2.bound's dropped factor, carried into the constant",
         severity="" if ok else "mismatch",
-        details={} if ok else {"error": THM2_APPROX, "smallest_correction": thm2_correction(1 / ratio, "constant")},
+        details={} if ok else {"error": THM2_APPROX, "smallest_correction": _thm2_correction(1 / ratio, "constant")},
     )
 
 

@@ -165,8 +165,14 @@ def inexact_sensitivity() -> sp.Expr:
     return 2 * kappa * sp.sqrt(2 * tau / (lam * gamma))
 
 
-def at_paper_value_check(st, printed: sp.Expr):
-    """The relaxed form equals the printed form at the paper's values of the relaxed premises (symbolic)."""
+def at_paper_value_check(st, printed: sp.Expr) -> Check:
+    """The relaxed form equals the printed form at the paper's values of the relaxed premises (symbolic).
+
+    Examples
+    --------
+    >>> at_paper_value_check(S5_2_SCALE, kappa**2 / (2 * lam * m * eps)).ok
+    True
+    """
     sub = {st.ns[n].symbol: v for n, (v, _) in st.relaxes.items()}
     diff = sp.simplify(st.stated.subs(sub) - printed)
     ok = diff == 0
@@ -176,19 +182,25 @@ def at_paper_value_check(st, printed: sp.Expr):
                  f"{sp.sstr(printed)} (difference {sp.sstr(diff)})", severity="" if ok else "mismatch")
 
 
-def relaxed_monotone_check(st, name: str, point: dict):
-    """The relaxed form grows with the relaxed parameter (a looser premise needs more noise), at ``point``."""
+def relaxed_monotone_check(st, name: str, point: dict) -> Check:
+    """The relaxed form grows with the relaxed parameter (a looser premise needs more noise), at ``point``.
+
+    Examples
+    --------
+    >>> relaxed_monotone_check(S5_2_SCALE, "tau", {"kappa": 1, "lam": 0.1, "m": 100, "eps": 0.5}).ok
+    True
+    """
     p = st.ns[name].symbol
     expr = st.stated.subs({st.ns[k].symbol: v for k, v in point.items()})
     d = sp.diff(expr, p)
     vals = [expr.subs(p, v) for v in (0, sp.Rational(1, 1000), sp.Rational(1, 10))]
     ok = all(a < b for a, b in zip(vals, vals[1:], strict=False)) and bool(d.subs(p, sp.Rational(1, 10)) > 0)
     return Check(f"relaxed form grows with {name}", ok, "symbolic",
-                 f"at {fmt_pt(point)}: {name} = 0, 1/1000, 1/10 give {', '.join(f'{float(v):.6g}' for v in vals)}",
+                 f"at {_fmt_pt(point)}: {name} = 0, 1/1000, 1/10 give {', '.join(f'{float(v):.6g}' for v in vals)}",
                  severity="" if ok else "mismatch")
 
 
-def fmt_pt(point: dict) -> str:
+def _fmt_pt(point: dict) -> str:
     return ", ".join(f"{k} = {sp.sstr(v)}" for k, v in point.items())
 
 
@@ -207,6 +219,13 @@ def sensitivity_instance(loss: str, lam_v, m_v, C=1, Y=1) -> dict:
     The minimiser of (C/m)L(w, Y) + λw² solves the stationarity condition on the branch where the loss has slope
     −C (abs, hinge: w = C/(2λm), valid when it lies below Y, resp. 1), or (2/m)(w − Y) + 2λw = 0 (square); by
     symmetry f_z̄ = −f_z, so Δ = 2|w| (at x = ±1).
+
+    Examples
+    --------
+    >>> sensitivity_instance("hinge", sp.Rational(1, 10), 100)["delta"]      # 2κ²C_L/(λγm) at C_L = 1
+    1/10
+    >>> sensitivity_instance("square", sp.Rational(1, 10), 100)["delta"]     # ridge: 2Y/(1 + λm)
+    2/11
     """
     w = sp.Symbol("w", real=True)
     lam_v, m_v = sp.nsimplify(lam_v), sp.Integer(m_v)
@@ -225,6 +244,11 @@ def laplace_loss_sup(delta, scale):
 
     ||t − a′| − |t − a|| ≤ |a − a′| with equality for t outside [a, a′]: the supremum is δ/scale, the pure ε of one
     released value (the PLD accountant, bounds.accounting.pld_epsilon, tends to it as its δ → 0).
+
+    Examples
+    --------
+    >>> laplace_loss_sup(sp.Rational(1, 10), sp.Rational(1, 10))
+    1
     """
     return sp.nsimplify(delta) / sp.nsimplify(scale)
 
@@ -237,6 +261,13 @@ def scale_correction(stated_scale: sp.Expr, proof_scale: sp.Expr, loss: str, *, 
     exact supremum of the Laplace privacy loss (:func:`laplace_loss_sup`) give the least scale making one released
     value ε-DP there; where the instance's sensitivity is below the proof's bound (least squares) the printed scale
     is not shown to be violated.
+
+    Examples
+    --------
+    >>> s1 = scale_correction(PAPER.stated("s5_2.scale").subs(tau, 0), 2 * PAPER.stated("s5_2.scale").subs(tau, 0),
+    ...                       "hinge")
+    >>> s1["proof"]["factor"], s1["tight"]["factor"], s1["printed_violated"]["answer"]
+    ('2', 2.0, 'yes')
     """
     pt = {S.C_L: C, kappa: 1, gamma: 2, lam: SCALE_POINT["lam"], m: SCALE_POINT["m"], eps: SCALE_POINT["eps"],
           M: SCALE_POINT["M"], tau: 0}
@@ -603,7 +634,7 @@ def _prop1_density_derive(dep):
 def _prop1_density_checks(st, dep):
     return [
         density_integrates_to_one(st.stated, label="stated density integrates to one"),
-        *density_correction(release_checks(st, st.stated, dep("jia.prop1.sensitivity"),
+        *_density_correction(release_checks(st, st.stated, dep("jia.prop1.sensitivity"),
                                            label="stated noise: privacy loss ≤ ε", value_error=PROP1_HALF_SCALE),
                             st.stated, dep("jia.prop1.sensitivity") / eps, "abs"),
     ]
@@ -826,7 +857,7 @@ def _prop3_correction(lhs, rhs, ratio) -> dict:
     }
 
 
-def density_correction(checks: list, density: sp.Expr, proof_scale: sp.Expr, loss: str) -> list:
+def _density_correction(checks: list, density: sp.Expr, proof_scale: sp.Expr, loss: str) -> list:
     """Attach schema S1 (the halved scale, :func:`scale_correction`) to a failing per-value privacy check of a density."""
     for c in checks:
         if c.failed and c.details.get("release") == "value":
@@ -1157,7 +1188,7 @@ def _ls_density_checks(st, dep):
     sens = _ls_sub(dep("jia.prop1.sensitivity"), dep)
     return [
         density_integrates_to_one(st.stated, label="stated density integrates to one"),
-        *density_correction(release_checks(st, st.stated, sens, label="stated noise: privacy loss ≤ ε",
+        *_density_correction(release_checks(st, st.stated, sens, label="stated noise: privacy loss ≤ ε",
                                            value_error=PROP1_HALF_SCALE),
                             st.stated, (PAPER.stated("prop1.sensitivity") / eps).subs({C_L: PAPER.stated("s5_1.C_L"),
                                                                                       gamma: 2}), "square"),
@@ -1191,11 +1222,16 @@ def with_tolerance(scale: sp.Expr, sensitivity: sp.Expr) -> sp.Expr:
     The scale grows in proportion to the sensitivity, Δ → Δ + 2κ√(τ/λ): from Lemma 1's Δf/ε this adds 2κ√(τ/λ)/ε,
     from the paper's Δf/(2ε) half of it (the printed recipe applied to the relaxed sensitivity), so the stated form
     still follows from the paper's own (stated) scale and the halving stays Proposition 1's.
+
+    Examples
+    --------
+    >>> with_tolerance(sp.Integer(1), sp.Integer(1)).subs({kappa: 1, lam: 1, tau: 1})      # Δ = 1 → 1 + 2
+    3
     """
     return scale * (1 + inexact_sensitivity().subs(gamma, 2) / sensitivity)
 
 
-def scale_checks(loss: str, printed: sp.Expr, lipschitz: str):
+def _scale_checks(loss: str, printed: sp.Expr, lipschitz: str):
     """Checks of a §5 mechanism scale: the printed scale against Lemma 1 (with schema S1), the relaxed form at the
     paper's value of τ, and its growth with τ.  ``lipschitz``: the key of the section's printed C_L, with which
     Lemma 1 and Proposition 1's sensitivity give the proof's own scale Δf/ε (γ = 2)."""
@@ -1229,7 +1265,7 @@ S5_1_SCALE = add(
     relaxes=RELAX_TAU,
     depends=("lemma1", "prop1.scale", "s5_1.C_L", "s5_1.gamma"),
     equation="§5.1",
-    checks=(scale_checks("square", 1 / laplace_rate(_ls_density_stated), "s5_1.C_L"),),
+    checks=(_scale_checks("square", 1 / laplace_rate(_ls_density_stated), "s5_1.C_L"),),
     doc="000_c13e7e0f812f87df.txt, §5.1: the scale α/2 = Mκ²(κ+1)/(λ^{3/2}mε) implied by the stated density.  "
     "Relaxed (issue 34): an optimisation tolerance τ (objective within τ of its minimum) adds 2κ√(2τ/(λγ)) = "
     "2κ√(τ/λ) to the sensitivity (λγ-strong convexity); the stated form is the paper's recipe Δ/(2ε) applied to it, "
@@ -1505,7 +1541,7 @@ _svm_density_stated = sp.exp(-2 * sp.Abs(b) / _alpha_h) / _alpha_h
 def _svm_density_checks(st, dep):
     return [
         density_integrates_to_one(st.stated, label="stated density integrates to one"),
-        *density_correction(release_checks(st, st.stated, _svm_sub(dep("jia.prop1.sensitivity"), dep),
+        *_density_correction(release_checks(st, st.stated, _svm_sub(dep("jia.prop1.sensitivity"), dep),
                                            label="stated noise: privacy loss ≤ ε", value_error=PROP1_HALF_SCALE),
                             st.stated, _svm_sub(dep("jia.prop1.sensitivity"), dep) / eps, "hinge"),
     ]
@@ -1540,7 +1576,7 @@ S5_2_SCALE = add(
     relaxes=RELAX_TAU,
     depends=("lemma1", "prop1.scale", "s5_2.C_L", "s5_1.gamma"),
     equation="§5.2",
-    checks=(scale_checks("hinge", 1 / laplace_rate(_svm_density_stated), "s5_2.C_L"),),
+    checks=(_scale_checks("hinge", 1 / laplace_rate(_svm_density_stated), "s5_2.C_L"),),
     doc="000_c13e7e0f812f87df.txt, §5.2: the scale α/2 = κ²/(2λmε) implied by the stated density.  Relaxed "
     "(issue 34): an optimisation tolerance τ adds 2κ√(τ/λ) to the sensitivity (as jia.s5_1.scale); the printed "
     "scale at τ = 0.",
