@@ -99,10 +99,10 @@ RELAX_TAU = {"tau": (0, "the released f̃ is within τ of the minimum of (1/m)Σ
 #: the objective is 2λ-strongly convex in ‖·‖_K, so F(f̃) − F(f_z,λ) ≤ τ gives ‖f̃ − f_z,λ‖_K ≤ √(τ/λ), in sup norm
 #: κ√(τ/λ); π is 1-Lipschitz; on z and z' together the sensitivity grows by 2κ√(τ/λ)
 TAU_SENSITIVITY = 2 * S.kappa * sp.sqrt(tau / S.lam)
-NOT_RELAXED = ("an unregularised intercept (offset) is not a parameter: the objective is then not strongly convex "
+NOT_RELAXED = ("Not a parameter: an unregularised intercept (offset): the objective is then not strongly convex "
                "along the constant function and Lemma 2's argument gives no finite sensitivity for it; a regularised "
-               "offset is a kernel K + c (κ² → κ² + c).  A bounded feature norm / kernel bound is the parameter κ "
-               "already; the label bound M and the norm bound R are parameters too")
+               "offset is a kernel K + c (κ² → κ² + c).  Relaxed without a new parameter: a bounded feature norm / "
+               "kernel bound is the parameter κ already; the label bound M and the norm bound R are parameters too")
 #: this paper's own slip in §4.3 (Theorem 2): the approximation term loses its factor (1 + 2ε)
 THM2_APPROX = "thm2-approximation-term-without-(1+2eps)"
 _ = (EXPM1_VS_2EPS, FUNCTION_RELEASE)   # slugs shared with seed 000 (cross-referenced as the same error)

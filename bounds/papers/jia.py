@@ -141,7 +141,7 @@ PAPER.define("tau", tau, lo=0, lo_open=False, sample_range=(1e-9, 1e-1),
              description="optimisation tolerance τ ≥ 0 of the released minimiser (objective within τ of its minimum; "
                          "the paper: exact, τ = 0)")
 #: what is not a parameter, with the reason (listed in Coverage)
-NOT_RELAXED_INTERCEPT = ("an unregularised intercept (offset) is not a parameter: the objective is then not "
+NOT_RELAXED_INTERCEPT = ("an unregularised intercept (offset): the objective is then not "
                          "λγ-strongly convex along the constant function, so Theorem 2's argument gives no finite "
                          "sensitivity for the offset (no certificate); a regularised offset is a kernel K + c, "
                          "covered by κ² → κ² + c")
@@ -1270,7 +1270,8 @@ S5_1_SCALE = add(
     "Relaxed (issue 34): an optimisation tolerance τ (objective within τ of its minimum) adds 2κ√(2τ/(λγ)) = "
     "2κ√(τ/λ) to the sensitivity (λγ-strong convexity); the stated form is the paper's recipe Δ/(2ε) applied to it, "
     "the printed scale at τ = 0.",
-    notes=NOT_RELAXED_INTERCEPT + "; " + NOT_RELAXED_KERNEL + ".  The label bound M is a parameter already.",
+    notes="Not a parameter: " + NOT_RELAXED_INTERCEPT + ".  Relaxed without a new parameter: " + NOT_RELAXED_KERNEL
+    + "; the label bound M is a parameter already.",
     # what Proposition 1's proof assumes of the fit this scale calibrates (§5.1: C_L from |y| ≤ M, ‖f‖_∞ ≤ κM/√λ)
     premises={"loss": "square", "algorithm": "regularised kernel ERM (exact minimiser, no offset)", "labels": "|y| <= M",
               "lipschitz": "2*M*(kappa/sqrt(lam) + 1)"},
@@ -1580,7 +1581,8 @@ S5_2_SCALE = add(
     doc="000_c13e7e0f812f87df.txt, §5.2: the scale α/2 = κ²/(2λmε) implied by the stated density.  Relaxed "
     "(issue 34): an optimisation tolerance τ adds 2κ√(τ/λ) to the sensitivity (as jia.s5_1.scale); the printed "
     "scale at τ = 0.",
-    notes=NOT_RELAXED_INTERCEPT + "; " + NOT_RELAXED_KERNEL + ".  The hinge loss is exactly 1-Lipschitz "
+    notes="Not a parameter: " + NOT_RELAXED_INTERCEPT + ".  Relaxed without a new parameter: " + NOT_RELAXED_KERNEL
+    + ".  The hinge loss is exactly 1-Lipschitz "
     "(jia.s5_2.C_L); another Lipschitz constant is another loss, i.e. Proposition 1 (jia.prop1.scale, C_L free).",
     # what Proposition 1's proof assumes of the fit this scale calibrates (§5.2: the hinge loss, C_L = 1)
     premises={"loss": "hinge", "algorithm": "regularised kernel ERM (exact minimiser, no offset)", "labels": "y in {-1, +1}", "lipschitz": "1"},
