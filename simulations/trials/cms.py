@@ -385,7 +385,7 @@ def worst_neighbour(X: FloatArray, y: FloatArray, lam: float, n_search: int, rng
 
 
 # --------------------------------------------------------------------------- trials
-@trial(requires=("n", "d", "lam", "n_search"), optional=("label_noise", "n_exact", "n_refine"),
+@trial(requires=("n", "d", "lam", "n_search"), optional=("label_noise", "n_exact", "n_refine", "q"),
        artefacts=("pair",))
 def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """Adversarial search for the L2 sensitivity of regularised logistic regression (``cms.alg1.sensitivity``).
@@ -394,15 +394,25 @@ def sensitivity_trial(config: Mapping[str, Any], rng: np.random.Generator) -> di
     ``label_noise``, ``n_exact``, ``n_refine``.  Draws D from :func:`draw_problem` and runs
     :func:`worst_neighbour`.  Returns the worst distance found, its certified error, the bound
     2/(nΛ) (``cms.alg1.sensitivity``), their ratio and the artefact ``pair``.
+
+    Optional ``q`` (default 1, the paper's ‖x‖ ≤ 1): the relaxed feature norm bound (issue 34).  The problem on
+    data q·x at Λ is the unit problem at Λ/q² with w = v/q (J_q(w) = J_1(qw; Λ/q²), exactly), so the search runs
+    on the unit problem at Λ/q² and its distances are divided by q; the bound is ``cms.alg1.sensitivity`` at q,
+    2q/(nΛ).
     """
     n, d, lam = int(config["n"]), int(config["d"]), float(config["lam"])
+    q = float(config.get("q", 1.0))
     X, y = draw_problem(n, d, rng, float(config.get("label_noise", LABEL_NOISE)))
-    res = worst_neighbour(X, y, lam, int(config["n_search"]), rng, int(config.get("n_exact", 24)),
+    res = worst_neighbour(X, y, lam / q**2, int(config["n_search"]), rng, int(config.get("n_exact", 24)),
                           int(config.get("n_refine", 80)))
-    bound = _value(ALG1_SENSITIVITY, n=n, Lam=lam)
-    return {"max_dist": res["dist"], "cert_error": res["cert_error"], "bound": bound,
-            "ratio": res["dist"] / bound, "n_screened": res["n_screened"], "n_exact": res["n_exact"],
-            "pair": res["pair"]}
+    bound = _value(ALG1_SENSITIVITY, n=n, Lam=lam, q=q)
+    pair = res["pair"]
+    if q != 1.0:       # the pair on the data of norm ≤ q: x scaled by q, w by 1/q
+        pair = {**pair, "X": pair["X"] * q, "X1": pair["X1"] * q, "x_new": pair["x_new"] * q, "w": pair["w"] / q,
+                "w1": pair["w1"] / q, "lam": lam}
+    return {"max_dist": res["dist"] / q, "cert_error": res["cert_error"] / q, "bound": bound,
+            "ratio": res["dist"] / q / bound, "n_screened": res["n_screened"], "n_exact": res["n_exact"],
+            "pair": pair, "q": q}
 
 
 @trial(requires=("n", "d", "lam", "eps", "n_noise"), optional=("mechanism", "calibration"))

@@ -55,6 +55,8 @@ CITE = "Chaudhuri, Monteleoni & Sarwate (2011)"
 #: the Λ of the sensitivity searches (d = 2, n from the profile's m_sens)
 SENS_LAMS = (0.1, 0.01)
 SENS_D = 2
+#: the relaxed feature norm of the extra sensitivity rows (issue 34: the certificate 2q/(nΛ) at ‖x‖ ≤ q) and its Λ
+SENS_Q, SENS_Q_LAM = 20.0, 1.0
 #: neighbouring pairs of the audits: small n and d so that one record moves the output a lot; the
 #: second Λ puts Algorithm 2 (stated calibration) in its second regime (ε′ ≤ 0, Δ > 0)
 AUDIT_PAIRS = ({"n": 30, "d": 2, "lam": 0.05}, {"n": 30, "d": 2, "lam": 0.005})
@@ -76,6 +78,8 @@ def _sens_frame(ctx: Context) -> pd.DataFrame:
     p = ctx.profile
     cfgs = [{"n": int(m), "d": SENS_D, "lam": lam, "n_search": int(p.n_search)} for m in p.m_sens
             for lam in SENS_LAMS]
+    cfgs += [{"n": int(m), "d": SENS_D, "lam": SENS_Q_LAM, "n_search": int(p.n_search), "q": SENS_Q}
+             for m in p.m_sens]
     return shared_run(ctx, "cms.sensitivity", lambda: ctx.run(T.sensitivity_trial, cfgs, 4, desc="cms sensitivity"))
 
 
@@ -85,14 +89,19 @@ def sensitivity_check(ctx: Context) -> list[Result]:
     ‖f*_D − f*_D′‖₂ ≤ 2/(nΛ), Chaudhuri, Monteleoni & Sarwate (2011).
 
     Four data sets per (n, Λ), n ∈ ``profile.m_sens``, Λ ∈ :data:`SENS_LAMS`, d = 2; the worst
-    pair over the four searches of :func:`simulations.trials.cms.sensitivity_trial`.
+    pair over the four searches of :func:`simulations.trials.cms.sensitivity_trial`.  Also at the relaxed
+    feature norm q = :data:`SENS_Q` (Λ = :data:`SENS_Q_LAM`) against 2q/(nΛ) (issue 34: the certificate at a
+    user's data scale).
     """
     out = []
-    for (n, lam), grp in _sens_frame(ctx).groupby(["n", "lam"], sort=True):
+    frame = _sens_frame(ctx)
+    frame = frame.assign(q=frame["q"].fillna(1.0) if "q" in frame.columns else 1.0)
+    for (n, lam, q), grp in frame.groupby(["n", "lam", "q"], sort=True):
         kept, rejected = _kept(grp)
-        bound = T._value(ALG1_SENSITIVITY, n=int(n), Lam=float(lam))
-        name = f"n={int(n)}, Lambda={lam:g}, d={SENS_D}"
-        details = {"n": int(n), "lam": float(lam), "d": SENS_D, "rejected": rejected, "searches": len(kept)}
+        bound = T._value(ALG1_SENSITIVITY, n=int(n), Lam=float(lam), q=float(q))
+        name = f"n={int(n)}, Lambda={lam:g}, d={SENS_D}" + (f", q={q:g}" if q != 1.0 else "")
+        details = {"n": int(n), "lam": float(lam), "d": SENS_D, "q": float(q), "rejected": rejected,
+                   "searches": len(kept)}
         if kept.empty:
             out.append(Result(key="cms.alg1.sensitivity", evidence="empirical", kind="sensitivity", name=name,
                               verdict="inconclusive", bound=bound, confidence=1.0, method="every search was rejected",
@@ -113,8 +122,10 @@ def sensitivity_check(ctx: Context) -> list[Result]:
                     "worst replacement found: first-order screening of every index against x′ on the sphere "
                     "(n_search directions, ±e_i, ±f/‖f‖) with y′ = ±1, certified Newton refits of the 24 best "
                     "and a local search; lo/hi = found ∓ certified solver error; a search gives a lower bound "
-                    "of the supremum"),
-            detail=f"the search reaches {val / bound:.0%} of 2/(nΛ)", details=details))
+                    "of the supremum" + ("" if q == 1.0 else f"; at ‖x‖ ≤ q = {q:g}: the same search on the unit "
+                                         "problem at Λ/q², distances divided by q (exact: J_q(w) = J_1(qw; Λ/q²))")),
+            detail=f"the search reaches {val / bound:.0%} of " + ("2/(nΛ)" if q == 1.0 else f"2q/(nΛ) at q = {q:g}"),
+            details=details))
     return out
 
 
