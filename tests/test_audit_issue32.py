@@ -429,3 +429,20 @@ def test_bad_inputs_of_the_helpers_name_the_parameter():
         repeat_prob(100, chance=2.0)
     with pytest.raises(ValueError, match="'sel0'"):
         Atoms.fit(np.zeros(5), np.zeros((5, 2)))
+
+
+def test_cli_tradeoff_modes(tmp_path, capsys):
+    # --tradeoff: off by default, on prints the trade-off line, auto applies tradeoff_applies (scalar, delta > 0
+    # only: at delta = 0 it stays off); --tradeoff without --samples is refused in one line
+    from verify.cli import main
+
+    rng = np.random.default_rng(5)
+    np.savez(tmp_path / "t.npz", d0=rng.laplace(0, 1, 4000), d1=1 + rng.laplace(0, 1, 4000))
+    base = ["audit", "--samples", str(tmp_path / "t.npz"), "--claim-eps", "1"]
+    lines = {}
+    for mode in (None, "off", "on", "auto"):
+        assert main(base + ([] if mode is None else ["--tradeoff", mode])) == 0
+        lines[mode] = "trade-off curve" in capsys.readouterr().out
+    assert lines == {None: False, "off": False, "on": True, "auto": False}
+    assert main(["audit", "--tradeoff", "on"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -63,6 +63,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+#: ``--tradeoff`` → the ``tradeoff`` argument of :func:`verify.audit.audit_samples` (None: by the rule
+#: ``tradeoff_applies``)
+TRADEOFF_MODES: dict[str, bool | None] = {"off": False, "on": True, "auto": None}
 
 def _registry() -> Any:
     """:data:`bounds.registry`, built on first use: ``audit``, ``scan`` and ``--help`` never load the papers."""
@@ -143,7 +146,8 @@ def user_audit(a: argparse.Namespace):
         raise ValueError("parameter '--claim-eps' is required: the ε the mechanism claims")
     kw = dict(claim_eps=a.claim_eps, delta=a.delta, confidence=a.confidence if a.confidence is not None else 0.95,
               seed=a.seed, output=a.output, selection_fraction=a.selection_fraction,
-              score=user_statistic(a.statistic), tradeoff=not a.no_tradeoff)
+              score=user_statistic(a.statistic),
+              tradeoff=TRADEOFF_MODES["off" if a.no_tradeoff else (a.tradeoff or "off")])
     if a.samples:
         try:
             with np.load(a.samples, allow_pickle=False) as z:
@@ -580,8 +584,10 @@ def audit_parser() -> argparse.ArgumentParser:
     ap.add_argument("--statistic", default=None,
                     help="module:attr (or file.py:attr): your statistic outputs -> (n,) floats, or a scikit-learn "
                          "classifier fitted on the selection split (default: chosen by the kind of output)")
-    ap.add_argument("--no-tradeoff", action="store_true",
-                    help="skip the trade-off-curve line (many thresholds, its own assumption)")
+    ap.add_argument("--tradeoff", choices=tuple(TRADEOFF_MODES), default=None,
+                    help="the trade-off-curve line (many thresholds, a separate claim): off (default), on, or auto "
+                         "(by verify.audit.tradeoff.tradeoff_applies: scalar outputs at delta > 0)")
+    ap.add_argument("--no-tradeoff", action="store_true", help="the same as --tradeoff off (kept for old scripts)")
     ap.add_argument("--fail-on-violation", action="store_true", help="exit 1 when the claim is violated")
     ap.add_argument("--profile", default="default", help=f"sizes (releases per data set): {', '.join(profile_names())}")
     ap.add_argument("--only", help="glob pattern or substring of statement keys")
@@ -641,7 +647,7 @@ def parse_audit_args(argv: Sequence[str]) -> argparse.Namespace:
             check_count("--chunk", a.chunk, 1)
         return a
     for opt in ("claim_eps", "datasets", *_USER_AUDIT_DEFAULTS, "selection_fraction", "fail_on_violation",
-                "statistic", "no_tradeoff"):
+                "statistic", "no_tradeoff", "tradeoff"):
         if getattr(a, opt) is not None and getattr(a, opt) is not False:   # 0.0 == False: compare by identity
             raise ValueError(f"parameter '--{opt.replace('_', '-')}' needs --samples or --mechanism "
                              "(it does not apply to the papers' audits)")
