@@ -421,9 +421,10 @@ def inconclusive_why(r: Any) -> str:
     if getattr(r, "verdict", "") != "inconclusive":
         return ""
     d = getattr(r, "details", None) or {}
-    for k in ("why", "why_inconclusive"):
-        if isinstance(d.get(k), str) and d[k].strip():
-            return d[k].strip()
+    # the grader's reason (why the verdict is inconclusive) first, then the paper module's account of the fit
+    said = [d[k].strip() for k in ("why_inconclusive", "why") if isinstance(d.get(k), str) and d[k].strip()]
+    if said:
+        return "; ".join(said)
     lo, hi, ref, stat = (float(x) if x is not None else math.nan for x in (r.lo, r.hi, r.bound, r.statistic))
     sizes = d.get("m") or d.get("T") or d.get("n_values")
     if isinstance(sizes, list) and len(sizes) < 3:

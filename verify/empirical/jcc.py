@@ -307,7 +307,9 @@ def rate_why(grade_: str, slope: float, lo: float, hi: float, claimed: float, co
 
     ``grade_`` is :func:`verify.stats.rate_verdict` of the fit: ``violated`` when the interval's lower
     limit exceeds the claimed exponent, ``holds`` when its upper limit is at or below it, else
-    ``inconclusive`` (the interval contains it).  The sentence adds the slope, on the same grid, of the
+    ``inconclusive`` (the interval contains it).  The sentence states the fact, not the grade (the
+    report's grading, :mod:`verify.stats`, may still call a slope above an asymptotic exponent
+    inconclusive on a finite grid).  It adds the slope, on the same grid, of the
     exact lower bound ‖E f_T − f_ρ‖_K (the regularisation bias that (25) drops; E‖f_T + b − f_ρ‖_K ≥ it
     by Jensen, b having mean zero).
 
@@ -319,9 +321,11 @@ def rate_why(grade_: str, slope: float, lo: float, hi: float, claimed: float, co
     t_ = [int(v) for v in ts]
     grid = f"{len(t_)} values of t from {t_[0]} to {t_[-1]}, {runs} runs each" if t_ else "an empty grid"
     if grade_ == "violated":
-        head = f"violated: the lower limit {lo:.3f} of the {confidence:.0%} interval of the slope exceeds the claimed {claimed:.3f}"
+        head = (f"the lower limit {lo:.3f} of the {confidence:.0%} interval of the slope lies above the claimed "
+                f"{claimed:.3f} ({grid})")
     elif grade_ == "holds":
-        head = f"holds: the upper limit {hi:.3f} of the {confidence:.0%} interval of the slope is at or below the claimed {claimed:.3f}"
+        head = (f"the upper limit {hi:.3f} of the {confidence:.0%} interval of the slope is at or below the claimed "
+                f"{claimed:.3f} ({grid})")
     else:
         head = (f"inconclusive: the {confidence:.0%} interval of the slope, [{lo:.3f}, {hi:.3f}], contains the claimed "
                 f"exponent {claimed:.3f} (slope {slope:.3f}; {grid}), so the grid cannot separate them")
