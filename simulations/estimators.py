@@ -128,6 +128,16 @@ __all__ = [
 ]
 
 
+class BinaryClassifierMixin:
+    """Tells scikit-learn's estimator checks that a classifier takes two classes only (the papers' and CMS's
+    classifiers release one weight vector or function for labels ±1)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
 class PrivacyLeakWarning(UserWarning):
     """A release whose privacy guarantee does not cover what the estimator exposes.
 
@@ -670,7 +680,7 @@ raise M or rescale y)
         return self._released(X)
 
 
-class DPKernelSVM(ClassifierMixin, _DPBase):
+class DPKernelSVM(BinaryClassifierMixin, ClassifierMixin, _DPBase):
     """Output-perturbed offset-free kernel SVM; predicts sgn(f_z + b) (binary).
 
     The two labels (any hashable values, ``classes_`` sorted) are mapped to −1 and +1;
@@ -735,11 +745,6 @@ class DPKernelSVM(ClassifierMixin, _DPBase):
         """
         return {"loss": "hinge", "algorithm": ERM, "labels": "y in {-1, +1}", "lipschitz": 1.0,
                 "rkhs_norm": 1 / math.sqrt(float(problem["lam"]))}
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y) -> DPKernelSVM:

@@ -96,7 +96,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from bounds.core import Statement
 
 from . import privacy_rules
-from .estimators import PrivacyLeakWarning
+from .estimators import BinaryClassifierMixin, PrivacyLeakWarning
 from .mechanisms import Mechanism, mechanisms
 from .solvers import Certificate, CertificateError
 
@@ -935,7 +935,7 @@ that its minimiser reaches, which the perturbed objective does not respect; use 
         return np.clip(self._decision(X), -float(self.M), float(self.M))
 
 
-class DPRandomFeatureClassifier(ClassifierMixin, _RFFBase):
+class DPRandomFeatureClassifier(BinaryClassifierMixin, ClassifierMixin, _RFFBase):
     """ε-DP kernel logistic regression / Huber SVM on random Fourier features (CMS Algorithms 1 and 2).
 
     Binary: the two labels of ``classes`` (fixed in advance) map to −1 and +1.  ``mechanism="output"``: the
@@ -994,11 +994,6 @@ class DPRandomFeatureClassifier(ClassifierMixin, _RFFBase):
         self.chunk_size = chunk_size
         self.random_state = random_state
         self.allow_unverified = allow_unverified
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y) -> DPRandomFeatureClassifier:
@@ -1091,7 +1086,7 @@ def _logistic_newton(Z: FloatArray, ys: FloatArray, lam: float, tol: float,
     raise CertificateError(f"Newton's method did not reach ‖∇J‖ + rounding ≤ tol = {tol:g} in {max_iter} steps")
 
 
-class DPLinearClassifier(ClassifierMixin, BaseEstimator):
+class DPLinearClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """ε-DP L2-regularised logistic regression by output perturbation (CMS Algorithm 1), with the premises that
     implementations relax as parameters (issue 34): the feature norm bound, an intercept, the solver tolerance.
 
@@ -1168,11 +1163,6 @@ class DPLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _fail(self, message: str) -> ValueError:
         return ValueError(f"{type(self).__name__}: {message}")
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y) -> DPLinearClassifier:
