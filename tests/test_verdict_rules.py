@@ -432,3 +432,65 @@ def test_a_placeholder_is_unchecked_and_says_nothing_holds():
     q = _paper()
     q.add("thm9", "Theorem 9", "theorem", "q", 1 / S.m, params=("m",), relation="none")
     assert verdicts_of(Registry([q]), [_emp("syn.thm9", "holds", 0.5, 1.0)])["syn.thm9"].verdict == "supported"
+
+
+# --------------------------------------------------------------------------- issue 34 items 3 and 5: data rules
+def _halved(pid: str, correction: dict | None) -> Registry:
+    """A theorem printing 1/m where its proof gives 2/m (a printed constant that does not follow), with or
+    without a smallest correction on the failing comparison."""
+    p = _paper(pid)
+    tags = {"stated vs derived": {"smallest_correction": correction}} if correction is not None else {}
+    p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
+          tags=tags)
+    return Registry([p])
+
+
+S1 = {"tight": {"factor": 1.5, "tool": "exact supremum", "text": "x 1.5 at m = 10"},
+      "proof": {"factor": 2, "text": "x 2 (the proof's own triangle inequality)"},
+      "printed_violated": {"answer": "yes", "evidence": "an exact instance"}}
+
+
+def test_a_counted_printed_form_that_does_not_follow_carries_the_smallest_correction():
+    from bounds.rules import correction_problems
+
+    for correction, broken in ((None, True), ({"proof": S1["proof"]}, True), (S1, False)):
+        reg = _halved("syn", correction)
+        vs = verdicts_of(reg, [])
+        assert vs["syn.t"].count_as == "does not follow"      # an erratum root, counted
+        problems = correction_problems(reg, vs)
+        assert bool(problems) == broken, (correction, problems)
+    # only the proof's factor: the rule names the missing tight part and the missing violation status
+    vs = verdicts_of(_halved("syn", {"proof": S1["proof"]}), [])
+    (msg,) = correction_problems(None, vs)
+    assert "no tight part" in msg and "no printed_violated part" in msg
+
+
+def test_a_relaxed_premise_must_be_a_parameter_with_its_paper_value_in_its_domain():
+    from bounds.rules import relaxation_problems
+
+    p = _paper("syn")
+    kept = p.add("k", "Lemma 1", "lemma", "sensitivity", 2 * S.kappa / S.m, params=("kappa", "m"),
+                 relaxes={"kappa": (1, "feature norm <= kappa")})
+    idle = p.add("i", "Lemma 2", "lemma", "sensitivity", 2 / S.m, params=("kappa", "m"),
+                 relaxes={"kappa": (1, "feature norm <= kappa")})          # kappa does not enter: relaxes nothing
+    outside = p.add("o", "Lemma 3", "lemma", "sensitivity", 2 * S.kappa / S.m, params=("kappa", "m"),
+                    relaxes={"kappa": (-1, "feature norm <= kappa")})       # kappa > 0 is its domain
+    assert relaxation_problems([kept]) == []
+    assert len(relaxation_problems([idle])) == 1 and "not a parameter" in relaxation_problems([idle])[0]
+    assert len(relaxation_problems([outside])) == 1 and "violates its domain" in relaxation_problems([outside])[0]
+
+
+def test_every_paper_keeps_the_data_rules():
+    import bounds
+    from bounds.rules import _compares_printed, correction_problems, relaxation_problems
+
+    reg = bounds.registry
+    vs = verdicts_of(reg, [])
+    assert correction_problems(reg, vs) == []
+    # the rule is not vacuous: counted roots with a failing printed form exist in several papers
+    covered = {k.split(".")[0] for k, v in vs.items() if v.count_as in ("false", "does not follow")
+               and k in v.root and any(_compares_printed(r) for r in v.evidence)}
+    assert len(covered) >= 4
+    sts = [reg.get(k) for k in reg.keys()]
+    assert sum(1 for st in sts if st.relaxes) >= 10
+    assert relaxation_problems(sts, {k: reg.evaluate(k).derived for k in reg.keys()}) == []
