@@ -853,10 +853,18 @@ class _Verdicts:
             if v.is_root and not was_root:
                 v.finding = joint.finding or v.finding or "result"
             break
-        v.no_effect = tuple(no_effect)
         for x in no_effect:
             v.reasons.append(f"also rests on {x} (no effect here): with {x} corrected its verdict is still "
                              f"{VERDICT_TEXT[v.verdict]}")
+        # a finding inherited from a dependency carries that dependency's no-effect co-roots: its outcome is the
+        # dependency's, so what does not change the dependency's outcome does not change its own
+        for d in v.inherited_from:
+            dv = deps.get(d)
+            for x in (dv.no_effect if dv is not None else ()):
+                if x != k and x not in v.root and x not in no_effect:
+                    no_effect.append(x)
+                    v.reasons.append(f"also rests on {x} (no effect here), as {d}, whose finding it inherits")
+        v.no_effect = tuple(no_effect)
 
     # -- rule 3: readings and gaps carried through -------------------------------------------------
     def _carry_readings(self, v: Verdict, k: str, deps: Mapping[str, Verdict]) -> None:

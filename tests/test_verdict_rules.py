@@ -494,3 +494,19 @@ def test_every_paper_keeps_the_data_rules():
     sts = [reg.get(k) for k in reg.keys()]
     assert sum(1 for st in sts if st.relaxes) >= 10
     assert relaxation_problems(sts, {k: reg.evaluate(k).derived for k in reg.keys()}) == []
+
+
+def test_a_finding_inherited_from_a_dependency_carries_its_no_effect_co_roots():
+    # T: root A, B no effect (the first test above).  U restates T's failing checks only (an echo of T): its
+    # outcome is T's, so B, which does not change T's outcome, is named as no effect for U too
+    p = _two_lemmas("syn")
+    t_checks = (_fails("A's witness in T", "a"), _fails("B's constant in T", "b", kind="symbolic", severity="mismatch"))
+    p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), depends=("a", "b"),
+          checks=t_checks)
+    p.add("u", "Corollary 1", "corollary", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), depends=("t",),
+          checks=t_checks)
+    vs = verdicts_of(Registry([p]), [])
+    assert vs["syn.t"].no_effect == ("syn.b",)
+    u = vs["syn.u"]
+    assert u.verdict == "refuted" and u.root == ("syn.a",) and "syn.b" in u.no_effect
+    assert "syn.b" not in u.root and not u.is_root
