@@ -651,6 +651,10 @@ def _combine(key: str, status: str, kind: str, ev: list[Result], derived_exists:
               else "the printed formula cannot be meant; as intended it holds" if verdict == "typo"
               else "a step of the proof fails; the statement holds by another route" if verdict == "gap"
               else _regime_summary(fails, sym))
+    if verdict == "unsupported" and regime.startswith(("fails inside", "does not follow inside")):
+        # an open statement: what fails is a step of its proof, not the statement
+        what = "its printed form " if regime.startswith("does not follow") else "a step of its proof "
+        regime = what + regime + "; the statement itself is neither refuted nor proved"
     return Verdict(
         key=key, verdict=verdict, root=root, inherited_from=tuple(k for k in inherited if k != key),
         finding=finding, regime=regime, reasons=reasons, evidence=ev, status=status,
@@ -848,6 +852,8 @@ class _Verdicts:
             root = tuple(dict.fromkeys([*([k] if k in new or k in kept else []), *kept, *new]))
             was_root = v.is_root
             v.root = root or (k,)
+            if joint.regime:   # where it fails is told by the evidence that decides it, not by a no-effect co-root's
+                v.regime = joint.regime
             v.inherited_from = tuple(r for r in v.inherited_from if r not in no_effect) or (
                 joint.inherited_from if k not in v.root else ())
             if v.is_root and not was_root:

@@ -510,3 +510,23 @@ def test_a_finding_inherited_from_a_dependency_carries_its_no_effect_co_roots():
     u = vs["syn.u"]
     assert u.verdict == "refuted" and u.root == ("syn.a",) and "syn.b" in u.no_effect
     assert "syn.b" not in u.root and not u.is_root
+
+
+def test_the_regime_cell_is_told_by_the_deciding_evidence_and_an_open_statement_blames_its_proof():
+    # T is refuted by A's witness; B's slip (no effect on T) fails at 3 of 100 sampled points: that count is B's,
+    # not where T fails
+    pts = {"failures_inside": 3, "inside": 100, "failures_outside": 0, "outside": 0, "evaluated": 100,
+           "finite": 100, "scheduled": 0, "failures_scheduled": 0}
+    p = _two_lemmas("syn")
+    p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",), depends=("a", "b"),
+          checks=(_fails("A's witness in T", "a"),
+                  _fails("B's constant in T", "b", kind="numeric", severity="mismatch", points=pts)))
+    t = verdicts_of(Registry([p]), [])["syn.t"]
+    assert t.no_effect == ("syn.b",) and "3 of 100" not in t.regime and "inside the paper's regime" in t.regime
+    # an open statement (its proof's premise fails, no route): the cell names its proof, not the statement
+    q = _paper("syn")
+    q.add("o", "Theorem 2", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",),
+          checks=(_fails("a premise of the proof", "o", severity="gap"),))
+    o = verdicts_of(Registry([q]), [])["syn.o"]
+    assert o.verdict == "unsupported"
+    assert o.regime.startswith("a step of its proof fails") and "neither refuted nor proved" in o.regime
