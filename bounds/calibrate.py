@@ -53,6 +53,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -665,7 +666,8 @@ def _mentions(text: str, words: tuple[str, ...]) -> bool:
 def _sentences(text: str) -> list[str]:
     import re
 
-    return [s.strip() for s in re.split(r"(?<=\.)\s+", text or "") if s.strip()]
+    # a sentence ends at a full stop, not at the abbreviations "i.e." and "e.g."
+    return [s.strip() for s in re.split(r"(?<!i\.e\.)(?<!e\.g\.)(?<=\.)\s+", text or "") if s.strip()]
 
 
 def relaxation_coverage(registry: Any = None) -> list[dict[str, Any]]:
@@ -728,6 +730,9 @@ def relaxation_coverage(registry: Any = None) -> list[dict[str, Any]]:
                 continue
             said = next((s for s in notes if _mentions(s, words) and "not a parameter" in s.lower()),
                         next((s for s in notes if _mentions(s, words)), None))
+            if said:   # the status says "not a parameter": the reason does not repeat it
+                said = re.sub(r"^not a parameter\s*[:;,.]\s*", "", said, flags=re.IGNORECASE)
+                said = said[:1].upper() + said[1:]
             rows.append({"premise": premise, "status": "not a parameter" if said else "not declared",
                          "parameter": "", "reason": said or "the paper module declares nothing about it"})
         out.append({"key": st.key, "paper": st.paper, "label": st.label, "relaxed": relaxed, "premises": rows})

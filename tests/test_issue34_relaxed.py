@@ -263,3 +263,14 @@ def test_estimator_passes_scikit_learns_checks():
         warnings.simplefilter("ignore")
         res = check_estimator(DPLinearClassifier(epsilon=1e9, data_norm=1e6, random_state=0), on_fail=None)
     assert [r["check_name"] for r in res if r["status"] == "failed"] == []
+
+
+def test_coverage_reasons_are_whole_sentences_without_a_repeated_status():
+    # a reason is one whole sentence of the notes (not cut at "i.e."), and does not repeat the status it explains
+    from bounds.calibrate import relaxation_coverage
+
+    rows = [p for r in relaxation_coverage() for p in r["premises"] if p["status"] == "not a parameter"]
+    assert rows
+    for p in rows:
+        assert not p["reason"].lower().startswith("not a parameter"), p
+        assert not p["reason"].rstrip().endswith(("i.e.", "e.g.")), p
