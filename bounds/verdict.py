@@ -244,6 +244,7 @@ class Verdict:
     variants: dict[str, Verdict] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self.root = tuple(dict.fromkeys(self.root))   # a root named once, in order
         if self.verdict not in STATEMENT_VERDICTS:
             raise ValueError(f"parameter 'verdict' = {self.verdict!r} of statement {self.key} is not one of "
                              f"{', '.join(STATEMENT_VERDICTS)}")
@@ -769,6 +770,7 @@ class _Verdicts:
         """X with its own slip corrected: it still carries what it rests on (its other roots)."""
         vx = self.final[x]
         used = [r for d in self.uses.get(x, ()) for r in ((d,) if self.final[d].is_root else self.final[d].root)]
+        # what it rests on, including what had no effect only while its own slip stood
         rest = [r for r in (*vx.root, *used) if r not in xs and r != x]
         if not rest:
             return Verdict(key=x, verdict="consistent", reasons=["counterfactual: corrected"])
@@ -909,6 +911,11 @@ class _Verdicts:
         if gaps and v.proof.startswith("goes through"):
             v.proof += " given " + "; given ".join(
                 f"{x}, whose proof has a gap ({x} holds by another route)" for x in gaps)
+        elif gaps and v.proof:   # a failing step of its own does not hide the gap it rests on
+            new = [x for x in gaps if x not in v.proof]
+            if new:
+                v.proof += "; it also rests on " + ", ".join(
+                    f"{x}, whose proof has a gap ({x} holds by another route)" for x in new)
 
     # -- rule 2: one counting rule ---------------------------------------------------------------
     def count(self) -> None:

@@ -530,3 +530,15 @@ def test_the_regime_cell_is_told_by_the_deciding_evidence_and_an_open_statement_
     o = verdicts_of(Registry([q]), [])["syn.o"]
     assert o.verdict == "unsupported"
     assert o.regime.startswith("a step of its proof fails") and "neither refuted nor proved" in o.regime
+
+
+def test_a_gap_upstream_is_named_even_when_the_statement_has_a_failing_step_of_its_own():
+    p = _paper("syn")
+    p.add("g", "Lemma 1", "lemma", "q", 1 / S.m, derive=lambda d: 1 / S.m, relation="upper", params=("m",),
+          checks=(_gap,), routes=(_route_ok,))
+    # T rests on the gap and has its own slip (its printed constant is half what its proof gives)
+    p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 2 / S.m, relation="upper", params=("m",),
+          depends=("g",), checks=(_fails("T's own step", "t", kind="symbolic", severity="mismatch"),))
+    t = verdicts_of(Registry([p]), [])["syn.t"]
+    assert t.verdict == "erratum" and t.upstream.get("syn.g") == "gap"
+    assert "a step fails" in t.proof and "syn.g, whose proof has a gap" in t.proof

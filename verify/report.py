@@ -873,6 +873,8 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     kinds = [(head.get("false"), "false statement", "false statements"),
              (head.get("does_not_follow"), "printed form that does not follow", "printed forms that do not follow")]
     split = "; ".join(_n(int(k), one, many) for k, one, many in kinds if isinstance(k, int))
+    if isinstance(head.get("open"), int) and head["open"]:   # open roots are counted (does not follow), not apart
+        split += f"; of them {_n(int(head['open']), 'statement left open', 'statements left open')} (neither refuted nor proved)"
     L.append(f"**{head['errors']} underlying errors**" + (f" ({split})" if split else "")
              + f".  Counting rule: {md_inline(counting_rule(head))}.  "
              + (f"Apart from them, {_n(int(head['no_effect']), 'false claim that changes no result', 'false claims that change no result')} (counted apart, see *counted as*).  "
@@ -886,9 +888,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
                 + ("depends" if head["reading_dependent"] == 1 else "depend") + " on the reading of the text"
                 if head["reading_dependent"] else "")
              + f".  {head['echoes']} further findings are echoes or descendants of these roots (listed under "
-             f"them, counted once).  Listed below by kind: "
-             + _n(head["open"], "statement left open by a failing proof step", "statements left open by a "
-                  "failing proof step") + " (neither refuted nor proved), "
+             f"them, counted once).  Listed below by kind, besides the counted errors: "
              + _n(head["gaps"], "proof gap whose statement holds", "proof gaps whose statements hold")
              + " by another route, " + _n(head["definitional"], "definitional remark", "definitional remarks")
              + ", " + _n(head["typographic"], "typographic slip", "typographic slips") + ", "
@@ -1525,8 +1525,9 @@ def readme_findings(summary: dict[str, Any]) -> str:
     kinds = [(head.get("false"), "false statement", "false statements"),
              (head.get("does_not_follow"), "printed form that does not follow", "printed forms that do not follow")]
     split = "; ".join(_n(int(k), one, many) for k, one, many in kinds if isinstance(k, int))
+    if isinstance(head.get("open"), int) and head["open"]:   # open roots are counted (does not follow), not apart
+        split += f"; of them {_n(int(head['open']), 'statement left open', 'statements left open')} (neither refuted nor proved)"
     apart = [(head.get("no_effect"), "false claim that changes no result", "false claims that change no result"),
-             (head.get("open"), "statement left open", "statements left open"),
              (head.get("gaps"), "proof gap", "proof gaps"),
              (head.get("definitional"), "definitional remark", "definitional remarks"),
              (head.get("typographic"), "typographic slip", "typographic slips"),

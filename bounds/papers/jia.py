@@ -1381,16 +1381,12 @@ def _ls_B_rho_witness(st, dep):
         ok,
         "exact",
         f"{SUP_NORM_INSTANCE['text']}, f_ρ = (9/10)·(−1, 1, 1), P(y = −1 | x₃) = 1/20 (|y| ≤ M = 1): (f_λ(x₃) + 1)² = "
-        f"{sp.sstr(lossval)} ≈ {float(lossval):.4f} > 4M² = 4.  Changes no result: B_ρ enters only the sample term "
-        "2√(2π)B_ρ/√m of jia.s5_1.bound (Proposition 4), whose expectation is 0 exactly (E S = 0: f_λ does not "
-        "depend on the sample), so jia.s5_1.bound and jia.s5_1.rate hold by that route whatever B_ρ is",
+        f"{sp.sstr(lossval)} ≈ {float(lossval):.4f} > 4M² = 4 (B_ρ enters only the sample term 2√(2π)B_ρ/√m of "
+        "jia.s5_1.bound, Proposition 4, whose statement also holds by the route E S = 0)",
         worst={"loss": float(lossval)},
         severity="" if ok else "invalid",
-        details={} if ok else {"error": SUP_NORM_F_LAM, "changes_no_result": True,
-                               "smallest_correction": _B_rho_correction(lossval, st.stated.subs(M, 1)),
-                               "dependents": ["jia.s5_1.bound", "jia.s5_1.rate"],
-                               "why_no_effect": "its only use is the sample term, whose expectation is 0 exactly "
-                                                "(route E S = 0 of jia.s5_1.bound)"},
+        details={} if ok else {"error": SUP_NORM_F_LAM,
+                               "smallest_correction": _B_rho_correction(lossval, st.stated.subs(M, 1))},
     )
 
 
