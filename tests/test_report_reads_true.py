@@ -238,8 +238,11 @@ def test_scanner_flags_unexplained_huge_factors_and_the_report_words_them():
     assert scan_text("ratio 9.9e+11", "x") == []                                 # below the threshold
     assert scan_text("slack 3e+20 (unbounded: grows as lam → 0)", "x") == []     # explained by the row
     for x in (1.01e12, 5.947e52, 3.7e305):
-        line = R.md_inline(f"stated exceeds derived by a factor 1 to {x:.4g} (median 4.1)")
+        # explained by the row: worded, not printed; unexplained: left as it is, and the scanner flags it
+        line = R.md_inline(f"stated exceeds derived by a factor 1 to {x:.4g} (median 4.1): unbounded as λ → 0")
         assert scan_text(line, "x") == [] and f"{x:.4g}" not in line
+        raw = R.md_inline(f"stated exceeds derived by a factor 1 to {x:.4g} (median 4.1)")
+        assert f"{x:.4g}" in raw and len(scan_text(raw, "x")) == 1
     assert R.md_inline("a factor 1 to 3.2e+05") == "a factor 1 to 3.2e+05"      # a meaningful factor is printed
 
 

@@ -336,17 +336,24 @@ MEANINGLESS_FACTOR = 1e12
 def tame_factors(text: str) -> str:
     """Never print a number that means nothing: a factor, ratio or slack above 10¹² is replaced by words.
 
-    A factor measured over sampled points that exceeds 10¹² says how far the sampling reaches
-    (λ down to 1e-8, m up to 1e9), not how wrong a bound is; it is printed as "beyond 10¹²" with
-    that explanation (the scanner, :mod:`verify.scan`, flags any such number left unexplained).
+    Only where the text itself explains why the factor is huge (it is unbounded, grows without bound, …:
+    :func:`verify.scan.explains_factor`) is the number replaced by words; an unexplained one is left as it
+    is, for the scanner (:mod:`verify.scan`) to flag: the report never masks a number it cannot explain.
 
     Examples
     --------
+    >>> tame_factors("a factor 1 to 5.947e+52: unbounded over the sampled points")
+    'a factor 1 to beyond 10¹² (not printed: the row says why it is not a property of the bound): unbounded over the sampled points'
     >>> tame_factors("stated exceeds derived by a factor 1 to 5.947e+52 (median 4.132)")
-    'stated exceeds derived by a factor 1 to beyond 10¹² (a size set by the extreme sampled parameters, not a property of the bound; not printed) (median 4.132)'
+    'stated exceeds derived by a factor 1 to 5.947e+52 (median 4.132)'
     >>> tame_factors("ratio 3.1e+05 at m = 10")
     'ratio 3.1e+05 at m = 10'
     """
+    from .scan import explains_factor
+
+    if not explains_factor(text):   # an unexplained huge factor is left for the scanner to flag, never masked
+        return text
+
     def sub(m: re.Match[str]) -> str:
         try:
             big = float(m.group(2)) > MEANINGLESS_FACTOR
@@ -354,8 +361,7 @@ def tame_factors(text: str) -> str:
             big = False
         if not big:
             return m.group(0)
-        return (m.group(1) + "beyond 10¹² (a size set by the extreme sampled parameters, not a property of the "
-                "bound; not printed)")
+        return m.group(1) + "beyond 10¹² (not printed: the row says why it is not a property of the bound)"
 
     return _BIG_FACTOR.sub(sub, text)
 

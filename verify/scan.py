@@ -60,6 +60,17 @@ _UNKNOWN_COUNT = re.compile(r"\?\s+of\s+\?")
 _MINORITY = re.compile(r"holds at all (\d+) finite of (\d+) evaluated")
 
 
+def explains_factor(text: str) -> bool:
+    """Whether ``text`` says why a factor in it is huge (it is unbounded, grows as a parameter moves, …).
+
+    Examples
+    --------
+    >>> explains_factor("slack 3e+20 (unbounded: grows as lam → 0)"), explains_factor("factor 1 to 5e+52")
+    (True, False)
+    """
+    return bool(_EXPLAINED.search(text))
+
+
 def scan_text(text: str, name: str = "") -> list[str]:
     """Problems in one text file, as ``name:line: what`` strings."""
     out = []
