@@ -415,6 +415,13 @@ def calibrate(key: str, allow_unverified: bool = False, evidence: Any = None, **
                      "= derived: one release, nothing composes; the derived form is not established, so no privacy "
                      "proof stands behind it")
     status = _statuses(b, st, ev)
+    moved = {n: vals[n] for n, (paper_value, _p) in dict(getattr(st, "relaxes", {}) or {}).items()
+             if n in vals and float(vals[n]) != float(paper_value)}
+    if moved and printed_in_paper(st):   # the printed form holds at the paper's premises, not at the user's
+        status["stated"] = ("the paper's form generalised to " + ", ".join(f"{n} = {num(v)}" for n, v in moved.items())
+                            + " (relaxed premises; the printed form itself is for "
+                            + ", ".join(f"{n} = {num(st.relaxes[n][0])}" for n in moved) + "): "
+                            + status["stated"].split(": ", 1)[-1])
     if how_derived:
         status["derived"] = (f"the same proof, tightest certified conversion: as valid as its premises "
                              f"({b.verdict_text})" if b.established else status["derived"])

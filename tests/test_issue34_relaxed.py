@@ -274,3 +274,15 @@ def test_coverage_reasons_are_whole_sentences_without_a_repeated_status():
     for p in rows:
         assert not p["reason"].lower().startswith("not a parameter"), p
         assert not p["reason"].rstrip().endswith(("i.e.", "e.g.")), p
+
+
+def test_calibrate_at_a_relaxed_value_does_not_call_its_row_the_papers_printed_form(capsys):
+    # at q = 20 the stated row is the paper's form generalised, not the printed form (which is for q = 1)
+    from bounds.cli import main
+
+    assert main(["calibrate", "cms.alg1.beta", "n=1000", "Lam=0.01", "eps=1", "q=20"]) == 0
+    stated = next(ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("stated "))
+    assert "generalised to q = 20" in stated and "printed form itself is for q = 1" in stated
+    assert main(["calibrate", "cms.alg1.beta", "n=1000", "Lam=0.01", "eps=1"]) == 0
+    stated = next(ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("stated "))
+    assert "the paper's printed form" in stated and "generalised" not in stated
