@@ -341,6 +341,18 @@ class Evaluation:
         return self.statement.key
 
     @property
+    def placeholder(self) -> bool:
+        """A statement the paper states no form of and nothing derives (a table row, a named claim): nothing
+        checks it, so its verdict is ``unchecked`` and no derivation status is shown for it."""
+        st = self.statement
+        return st.stated is None and self.derived is None and st.kind not in ("definition", "assumption")
+
+    @property
+    def shown_status(self) -> str:
+        """The derivation status as tallied and shown: ``placeholder`` for a placeholder, else :attr:`status`."""
+        return "placeholder" if self.placeholder else self.status
+
+    @property
     def expression(self) -> sp.Expr | None:
         """The expression for numeric use.
 

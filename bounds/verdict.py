@@ -707,7 +707,7 @@ def combine(evaluation: Evaluation, evidence: Iterable[Result] = (), deps: Mappi
         derived_exists=evaluation.derived is not None or st.stated is None,
         inherits=evaluation.inherits if inherits is None else inherits, deps=deps, dep_keys=st.depends,
         readings=tuple(st.readings), slug_roots=slug_roots, elsewhere=elsewhere, rests_on=rests_on,
-        placeholder=st.stated is None and evaluation.derived is None and st.kind not in ("definition", "assumption"),
+        placeholder=evaluation.placeholder,
     )
 
 

@@ -171,7 +171,8 @@ def test_a_users_statistic_from_the_cli(tmp_path, capsys, monkeypatch):
     x1 = np.column_stack([rng.normal(size=5000), 1 + rng.laplace(size=5000)])
     np.savez(tmp_path / "v.npz", d0=x0, d1=x1)
     monkeypatch.chdir(tmp_path)
-    code = main(["audit", "--samples", "v.npz", "--claim-eps", "0.5", "--statistic", "mystat:value", "--json"])
+    code = main(["audit", "--samples", "v.npz", "--claim-eps", "0.5", "--statistic", "mystat:value", "--json",
+                 "--tradeoff", "on"])
     d = json.loads(capsys.readouterr().out)
     assert code == 0 and d["statistic"] == "user statistic value" and d["verdict"] == "violated"
     assert d["eps_lower"] <= 1.0 and d["tradeoff"]["eps_lower"] <= 1.0
@@ -184,7 +185,9 @@ def test_a_users_statistic_from_the_cli(tmp_path, capsys, monkeypatch):
 def test_cli_says_what_the_verdict_means_and_prints_the_tradeoff_line(tmp_path, capsys):
     rng = np.random.default_rng(0)
     np.savez(tmp_path / "g.npz", d0=rng.normal(0, 3.73, 50_000), d1=1 + rng.normal(0, 3.73, 50_000))
-    code = main(["audit", "--samples", str(tmp_path / "g.npz"), "--claim-eps", "1", "--delta", "1e-5"])
+    # --tradeoff auto: the rule tradeoff_applies runs the line for scalar outputs at delta > 0
+    code = main(["audit", "--samples", str(tmp_path / "g.npz"), "--claim-eps", "1", "--delta", "1e-5",
+                 "--tradeoff", "auto"])
     out = capsys.readouterr().out
     assert code == 0 and "consistent" in out and "largest ε this n could have detected" in out
     assert "trade-off curve" in out and "only if the trade-off curve is exactly Gaussian" in out

@@ -542,3 +542,14 @@ def test_a_gap_upstream_is_named_even_when_the_statement_has_a_failing_step_of_i
     t = verdicts_of(Registry([p]), [])["syn.t"]
     assert t.verdict == "erratum" and t.upstream.get("syn.g") == "gap"
     assert "a step fails" in t.proof and "syn.g, whose proof has a gap" in t.proof
+
+
+def test_a_placeholder_is_tallied_as_such_not_by_its_kind():
+    p = _paper("syn")
+    p.add("row", "Table 1", "order", "a rate claimed in a table", None)
+    p.add("t", "Theorem 1", "theorem", "q", 1 / S.m, derive=lambda d: 1 / S.m, params=("m",))
+    reg = Registry([p])
+    row, t = reg.evaluate("syn.row"), reg.evaluate("syn.t")
+    assert row.placeholder and row.shown_status == "placeholder" and row.status == "order"
+    assert not t.placeholder and t.shown_status == t.status
+    assert verdicts_of(reg, [])["syn.row"].verdict == "unchecked"

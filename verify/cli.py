@@ -1047,7 +1047,7 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     registry = _registry()
     keys = registry.keys()
     sel = _only(a.only) if a.only else set(keys)
-    tally = Counter(registry.evaluate(k).status for k in keys if k in sel)
+    tally = Counter(registry.evaluate(k).shown_status for k in keys if k in sel)
     try:
         summary = json.loads(Path(paths["summary"]).read_text(encoding="utf-8"))
         vt = Counter(s["verdict"] for s in summary.get("statements", []))
@@ -1058,7 +1058,8 @@ def run_report(a: argparse.Namespace, tags: dict[str, Any] | None = None) -> int
     print(f"report: {paths['markdown']}  html: {paths['html']}  summary: {paths['summary']}")
     if vt:
         print("verdicts: " + ", ".join(f"{n} {v}" for v, n in vt.most_common()))
-    print("derivation: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in STATUSES)
+    print("derivation: " + ", ".join(f"{tally.get(s, 0)} {s}" for s in (*STATUSES, "placeholder")
+                                     if s in STATUSES or tally.get(s))
           + "; empirical: " + ", ".join(f"{et.get(v, 0)} {v}" for v in VERDICTS)
           + "; audits: " + ", ".join(f"{at.get(v, 0)} {v}" for v in VERDICTS)
           + f"  ({time.perf_counter() - t0:.0f} s)")

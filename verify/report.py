@@ -794,7 +794,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     ``scope`` (from :func:`write_report`): the pattern, papers and whether the run is partial; a
     partial run says so under the title, with the papers it covers and where it was written.
     """
-    tally = Counter(e.status for e in evs)
+    tally = Counter(e.shown_status for e in evs)
     vs = verdicts if verdicts is not None else verdicts_of(registry, [*empirical, *(audits or [])],
                                                                   keys=[e.key for e in evs])
     vtally = Counter(v.verdict for v in vs.values())
@@ -959,7 +959,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             ph = is_placeholder(v, st)
             L.append(
                 f"| [`{st.key}`](#{_anchor(st.key)}) | {md_inline(st.label)} | {st.kind} | **{v.text}** | "
-                f"{v.root_text or '—'} | {e.status}{' (' + _severity(e) + ')' if _severity(e) else ''} | "
+                f"{v.root_text or '—'} | {e.shown_status}{' (' + _severity(e) + ')' if _severity(e) else ''} | "
                 + ("placeholder: no stated form, nothing to check | — |" if ph else
                    f"{_empirical_cell(emp.get(st.key))} | {first_figure(st.key)} |")
             )
@@ -970,7 +970,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
     deps = dependents(e.key for e in evs if e.status == "erratum")
     for pid, items in by_paper.items():
         paper = PAPERS[pid]
-        t = Counter(e.status for e in items)
+        t = Counter(e.shown_status for e in items)
         L.append(f"## <a id=\"{_paper_anchor(pid)}\"></a>{md_inline(paper.title)}")
         L.append("")
         src = f"Seed file `{paper.seed}`" if paper.seed else "Read from its citation"
@@ -987,7 +987,7 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             v = vs[st.key]
             where = f"seed file `{st.seed}`" if st.seed else f"source: {md_inline(st.source)}"
             L.append(f"*{md_inline(st.equation)}* ({where}).  Verdict: **{v.text}**"
-                     + (f" ({v.root_text})" if v.root_text else "") + f"; derivation status {e.status}.")
+                     + (f" ({v.root_text})" if v.root_text else "") + f"; derivation status {e.shown_status}.")
             L.append("")
             parts = [f"statement: {v.truth}"]
             if v.proof:
@@ -1427,7 +1427,7 @@ def write_report(out: Path | str = "reports", only: str | None = None, picks: bo
             "scope": scope,
             "figures": figure_index(evs, figs, hms, sfigs, ovs, ufig, afig),
             "verdicts": dict(Counter(v.verdict for v in vs.values())),
-            "tally": dict(Counter(e.status for e in evs)),
+            "tally": dict(Counter(e.shown_status for e in evs)),
             "empirical_tally": dict(Counter(r.verdict for r in empirical)),
             "roots": [dict(r, **_jsonable(root_extras(vs[r["key"]], registry.get(r["key"]))))
                       for r in root_table(vs)],
