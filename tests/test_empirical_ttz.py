@@ -216,3 +216,19 @@ def test_calibration_settings_are_the_trials():
     assert T.MD_DEFAULTS["geometry"] == "l2"
     for n, eps in ((20, 0.5), (1000, 0.5), (20000, 0.5), (4000, 0.3)):
         assert B.fw_T_lasso(n, eps) == T.fw_T(n, eps)
+
+
+def test_width_rows_are_graded_on_the_exact_value_when_the_interval_contains_it():
+    # the ℓ2 ball's width E‖g‖ (the chi mean) lies just below √p: an interval around it may contain √p too, so the
+    # exact value, confirmed by the Monte Carlo interval, decides (review R2 item 6)
+    import math as _m
+
+    from scipy.special import gammaln
+
+    V.clear_cache()
+    for r in V.check_gw_l2(tiny()):
+        p = r.details["dims"][0]
+        chi_mean = _m.sqrt(2) * _m.exp(gammaln((p + 1) / 2) - gammaln(p / 2))   # computed here, independently
+        assert r.details["exact"] == pytest.approx(chi_mean, rel=1e-9)
+        if r.details["exact_in_ci"]:
+            assert r.verdict == ("holds" if chi_mean <= r.bound else "violated") and "graded_on" in r.details
