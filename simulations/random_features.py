@@ -935,6 +935,23 @@ that its minimiser reaches, which the perturbed objective does not respect; use 
         return np.clip(self._decision(X), -float(self.M), float(self.M))
 
 
+def _binary_classes_from_data(y: Any, fail: Callable[[str], ValueError]) -> NDArray:
+    """The two labels of ``y`` (a fit given ``classes=None``), or ``fail``'s ValueError naming parameter ``y``:
+    a target scikit-learn cannot classify, one class only, or more than two."""
+    try:
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y")
+    except ValueError as err:
+        raise fail(f"parameter 'y': {err}") from err
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise fail(f"parameter 'y' has only one class ({classes.tolist()[0]!r}): a classifier needs two")
+    if y_type != "binary":
+        raise fail(f"parameter 'y': Only binary classification is supported. The type of the target "
+                   f"is {y_type} ({len(classes)} classes).")
+    return classes
+
+
 class DPRandomFeatureClassifier(BinaryClassifierMixin, ClassifierMixin, _RFFBase):
     """ε-DP kernel logistic regression / Huber SVM on random Fourier features (CMS Algorithms 1 and 2).
 
@@ -1017,17 +1034,7 @@ class DPRandomFeatureClassifier(BinaryClassifierMixin, ClassifierMixin, _RFFBase
                           "which the fit then releases as classes_ and refuses when it is not two labels: not "
                           "private; pass classes=[negative, positive] fixed in advance", PrivacyLeakWarning,
                           stacklevel=3)
-            try:
-                check_classification_targets(y)
-                y_type = type_of_target(y, input_name="y")
-                classes = np.unique(y)
-            except ValueError as err:
-                raise self._fail(f"parameter 'y': {err}") from err
-            if len(classes) < 2:
-                raise self._fail(f"parameter 'y' has only one class ({classes.tolist()[0]!r}): a classifier needs two")
-            if y_type != "binary":
-                raise self._fail(f"parameter 'y': Only binary classification is supported. The type of the target "
-                                 f"is {y_type} ({len(classes)} classes).")
+            classes = _binary_classes_from_data(y, self._fail)
         else:
             classes = np.asarray(self.classes)
             if classes.ndim != 1 or len(classes) != 2 or classes[0] == classes[1]:
@@ -1185,17 +1192,7 @@ class DPLinearClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
         if self.classes is None:
             warnings.warn(f"{who}: classes=None takes the label set from the data (np.unique(y)): not private; pass "
                           "classes=[negative, positive] fixed in advance", PrivacyLeakWarning, stacklevel=3)
-            try:
-                check_classification_targets(y)
-                y_type = type_of_target(y, input_name="y")
-            except ValueError as err:
-                raise self._fail(f"parameter 'y': {err}") from err
-            classes = np.unique(y)
-            if len(classes) < 2:
-                raise self._fail(f"parameter 'y' has only one class ({classes.tolist()[0]!r}): a classifier needs two")
-            if y_type != "binary":
-                raise self._fail(f"parameter 'y': Only binary classification is supported. The type of the target "
-                                 f"is {y_type} ({len(classes)} classes).")
+            classes = _binary_classes_from_data(y, self._fail)
         else:
             classes = np.asarray(self.classes)
             if classes.ndim != 1 or len(classes) != 2 or classes[0] == classes[1]:
