@@ -87,6 +87,7 @@ import numpy as np
 from scipy import special  # scipy.optimize (0.3 s CPU to import) only where gdp_eps needs it
 
 from ._validate import check_probability, check_seed
+from .kinds import as_outputs
 
 # (no import of verify.audit.core: core runs this audit on its own statistic, and the layers test
 # forbids import cycles; the few input checks below follow core's wording)
@@ -177,26 +178,6 @@ def tradeoff_applies(kind: str, delta: float) -> tuple[bool, str]:
 
 
 
-
-
-def _as_array(x: Any, name: str) -> np.ndarray:
-    """Outputs as a finite real array of shape (n,) or (n, d) (booleans as integers), else ValueError."""
-    try:
-        a = np.asarray(x)
-    except Exception as exc:       # ragged lists and the like
-        raise ValueError(f"parameter {name!r}: outputs are not a numeric array ({exc})") from None
-    if a.dtype == bool:
-        a = a.astype(np.int64)
-    if a.dtype.kind not in "iuf":
-        raise ValueError(f"parameter {name!r}: outputs must be real numbers or integer categories, not dtype {a.dtype}")
-    if a.ndim not in (1, 2):
-        raise ValueError(f"parameter {name!r}: outputs must have shape (n,) or (n, d), not {a.shape}")
-    if a.dtype.kind == "f":
-        bad = ~np.isfinite(a).reshape(a.shape[0], -1).all(axis=1)
-        if bad.any():
-            raise ValueError(f"parameter {name!r}: {int(bad.sum())} of {a.shape[0]} outputs are NaN or infinite; "
-                             "an audit needs finite outputs")
-    return a
 
 
 def _candidates(pooled_sorted: np.ndarray, max_candidates: int) -> np.ndarray:
@@ -620,7 +601,7 @@ def _distinct(tests: list[tuple[float, int, str]]) -> list[tuple[float, int, str
 # ---------------------------------------------------------------------------
 
 def _scores(x: Any, name: str, score: Callable[[np.ndarray], Any] | None) -> np.ndarray:
-    a = _as_array(x, name)
+    a = as_outputs(x, name)
     if score is not None:
         t = np.asarray(score(a), dtype=float).reshape(-1)
         if t.shape[0] != a.shape[0] or not np.all(np.isfinite(t)):
