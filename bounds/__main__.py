@@ -2,6 +2,9 @@
 
 BLAS runs one thread unless ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS``
 is set (:func:`bounds._lazy.one_blas_thread`, before numpy is imported).
+
+``eval`` is answered first from the numeric store (:mod:`bounds.numeric`, no sympy) where it holds
+the statement; otherwise by :func:`bounds.cli.main`, after which the missing entry is generated.
 """
 
 import sys
@@ -10,7 +13,16 @@ from ._lazy import one_blas_thread
 
 one_blas_thread()
 
-from .cli import main  # noqa: E402 - after the thread count is set
-
 if __name__ == "__main__":
-    sys.exit(main())
+    from .numeric import fast_eval, generate_missed
+
+    rc = fast_eval(sys.argv[1:])
+    if rc is None:
+        from .cli import main
+
+        rc = main()
+        if rc == 0:
+            generate_missed()
+    sys.exit(rc)
+else:
+    from .cli import main  # noqa: F401 - after the thread count is set
