@@ -21,7 +21,7 @@ if __name__ == "__main__":
         from .cli import main
 
         rc = main()
-        if rc == 0:
+        if rc in (0, 2):            # an answer, or a refusal the numeric path may give too
             generate_missed()
     sys.exit(rc)
 else:

@@ -320,10 +320,16 @@ def _parse(argv: list[str]) -> tuple[str, str | None, bool, list[tuple[str, str]
     return key, which, "--allow-unverified" in flags, assigns
 
 
-def answer(doc: dict, assigns: list[tuple[str, str]]) -> tuple[str, str]:
-    """``(stdout, stderr)`` of ``eval`` from entry ``doc`` (``_Unsure`` where the sympy path must answer)."""
-    if doc.get("unsupported"):
-        raise _Unsure(doc["unsupported"])
+def _one_line(text: str) -> str:
+    """:func:`bounds.validation.one_line`."""
+    for ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
+        if ch in text:
+            text = text.replace(ch, repr(ch)[1:-1])
+    return text
+
+
+def _user_values(doc: dict, assigns: list[tuple[str, str]]) -> dict[str, float]:
+    """The typed values, as :func:`bounds.cli._parse_assign` and ``_check_domain`` accept them (else ``_Unsure``)."""
     vals: dict[str, float] = {}
     for name, raw in assigns:
         if name not in doc["ns"] or name in vals:
@@ -332,26 +338,52 @@ def answer(doc: dict, assigns: list[tuple[str, str]]) -> tuple[str, str]:
             v = float(raw)
         except ValueError:
             raise _Unsure("not a number") from None
-        if not math.isfinite(v):
-            raise _Unsure("not finite")
+        if not math.isfinite(v) or _violates(doc["params"][name], v):
+            raise _Unsure("a parameter outside its domain")
         vals[name] = v
+    return vals
+
+
+def answer(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, str, str]:
+    """``(status, stdout, stderr)`` of ``eval`` from entry ``doc`` (``_Unsure`` where the sympy path must answer)."""
+    if doc.get("unsupported"):
+        raise _Unsure(doc["unsupported"])
+    vals = _user_values(doc, assigns)
+    if doc["refusal"]:                        # no form is established: refused whatever the values
+        return 2, "", f"error: {doc['refusal']}\n"
     full = dict(vals)
     for name, (pv, _premise) in doc["relaxes"].items():
-        full.setdefault(name, float(pv))
+        full.setdefault(name, pv)
     for name, v in full.items():
         dom = doc["params"].get(name)
-        if dom is None or name not in doc["allowed"] or _violates(dom, v):
+        if dom is None or name not in doc["allowed"] or _violates(dom, float(v)):
             raise _Unsure("a parameter outside the statement's assumptions")
         if dom[5] is not None and v >= dom[5]:
             raise _Unsure("an advice limit reached (a warning)")
     if any(n not in full for n in doc["free"]):
         raise _Unsure("a missing parameter")
+    fvals = {k: float(v) for k, v in full.items()}
     for rel in doc["constraints"]:
-        if not _decide(rel, full):
+        if not _decide(rel, fvals):
             raise _Unsure("a joint assumption violated")
-    v = _settled(doc["expr"], full)
+    v = _settled(doc["expr"], fvals)
     if v < 0 and doc["nonneg"]:
         raise _Unsure("negative by rounding")
+    if doc["value_of"]:
+        name, lo, lo_open, lo_text, hi, hi_open, hi_text, tail, label = doc["value_of"]
+        bad = ""
+        for edge, text, below in ((lo, lo_text, True), (hi, hi_text, False)):
+            if edge is None or bad:
+                continue
+            if abs(v - edge) <= CMP_TOL * max(abs(v), abs(edge), 1e-300):
+                raise _Unsure("the value at the edge of its meaning")
+            if (v < edge) if below else (v > edge):
+                bad = text
+        if bad:
+            point = ", ".join(f"{k}={_num(float(x))}" for k, x in full.items())
+            msg = (f"statement {doc['key']} ({label}) gives {name} = {_text(v, '.6g')} at {point}, outside the "
+                   f"meaning of {name} (assumption {bad}){tail}")
+            return 2, "", f"error: {_one_line(msg)}\n"
     lines = [_text(v, ".10g"), f"  statement {doc['line']}"]
     given = {k: (vals[k], p) for k, (_, p) in doc["relaxes"].items() if k in vals}
     paper = {k: (pv, p) for k, (pv, p) in doc["relaxes"].items() if k not in vals}
@@ -365,14 +397,14 @@ def answer(doc: dict, assigns: list[tuple[str, str]]) -> tuple[str, str]:
     else:
         if any(n not in full for n in doc["ceiling_free"]):
             raise _Unsure("a ceiling that needs more values")
-        c = _settled(doc["ceiling"], full)
+        c = _settled(doc["ceiling"], fvals)
         if v >= c or abs(v - c) <= CMP_TOL * max(abs(v), abs(c)):
             raise _Unsure("vacuous, or at the ceiling")
         vac = f"not vacuous: {_text(v, '.6g')} < the ceiling {_text(c, '.6g')} ({doc['ceiling_why']})"
     for line in (doc["note"] and f"note: {doc['note']}", doc["warning"] and f"warning: {doc['warning']}", vac):
         if line:
             lines.append(f"  {line}")
-    return "\n".join(lines) + "\n", doc["stderr"]
+    return 0, "\n".join(lines) + "\n", doc["stderr"]
 
 
 #: set by :func:`fast_eval` when the entry of the call was missing: ``(key, which, allow_unverified, assigns)``
@@ -395,14 +427,16 @@ def fast_eval(argv: list[str]) -> int | None:
         MISSED.append((key, which, au, assigns))
         return None
     try:
-        out, err = answer(doc, assigns)
+        rc, out, err = answer(doc, assigns)
     except _Unsure:
         return None
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
     if err:
         sys.stderr.write(err)
-    return 0
+        sys.stderr.flush()
+    return rc
 
 
 # --------------------------------------------------------------------------- generation (sympy path)
@@ -459,16 +493,37 @@ def build_entry(reg: Any, key: str, which: str | None, allow_unverified: bool) -
         return ns.by_symbol(s).name
 
     try:
-        if st.value_of:
-            raise Unsupported("a value_of statement (its meaning is checked)")
         if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v, _ in st.relaxes.values()):
             raise Unsupported("a relaxed premise whose paper value is not a plain number")
-        with pick.using(reg):
-            b = pick.basis(st.key, which, allow_unverified)
+        params = {}
+        for n in ns:
+            p = ns[n]
+            params[n] = [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
+                         bool(p.lo_open), bool(p.hi_open), bool(p.integer),
+                         None if p.soft_hi is None else float(p.soft_hi)]
+        doc.update(ns=sorted(ns), params=params, refusal="")
+        try:
+            with pick.using(reg):
+                b = pick.basis(st.key, which, allow_unverified)
+        except pick.UnverifiedError as exc:      # the same refusal whatever the (admissible) values
+            doc["refusal"] = one_line(str(exc))
+            return doc
         ev = reg.evaluate(st.key)
         expr = st.stated if b.form == "stated" else ev.derived if b.form == "derived" else ev.expression
         if expr is None:
             raise Unsupported("no expression")
+        value_of = None
+        if st.value_of:
+            from .symbols import _fmt
+
+            p = ns[st.value_of]
+            if p.integer:
+                raise Unsupported("an integer value_of")
+            lo = None if p.lo == -math.inf else float(p.lo)
+            hi = None if p.hi == math.inf else float(p.hi)
+            value_of = [p.name, lo, bool(p.lo_open), f"{p.name} {'>' if p.lo_open else '>='} {_fmt(p.lo)}",
+                        hi, bool(p.hi_open), f"{p.name} {'<' if p.hi_open else '<='} {_fmt(p.hi)}",
+                        one_line(f": {st.outside}" if st.outside else ""), one_line(st.label)]
         free = sorted({name_of(s) for s in expr.free_symbols})
         cons = []
         for c in st.constraints:
@@ -476,12 +531,6 @@ def build_entry(reg: Any, key: str, which: str | None, allow_unverified: bool) -
                 raise Unsupported("a joint assumption that is not one comparison")
             cons.append([_RELS[type(c).__name__], to_tree(c.lhs, name_of), to_tree(c.rhs, name_of)])
         allowed = set(st.params) | set(free)
-        params = {}
-        for n in ns:
-            p = ns[n]
-            params[n] = [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
-                         bool(p.lo_open), bool(p.hi_open), bool(p.integer),
-                         None if p.soft_hi is None else float(p.soft_hi)]
         summary = io.StringIO()
         note = read_summary().note
         if note:
@@ -489,7 +538,7 @@ def build_entry(reg: Any, key: str, which: str | None, allow_unverified: bool) -
         with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
             ceiling_free = [] if st.ceiling is None else sorted({name_of(s) for s in st.ceiling.free_symbols})
         doc.update(
-            ns=sorted(ns), params=params, allowed=sorted(allowed), free=free,
+            allowed=sorted(allowed), free=free, value_of=value_of,
             relaxes={k: [v, p] for k, (v, p) in st.relaxes.items()}, constraints=cons,
             expr=to_tree(expr, name_of), nonneg=bool(expr.is_nonnegative is True),
             line=b.line(), note=b.note, warning=b.warning,
@@ -536,9 +585,9 @@ def verify_entry(doc: dict, points: list[dict[str, float]]) -> tuple[int, int, s
             fast = answer(doc, assigns)
         except _Unsure:
             continue
-        rc, out, err = _run_cli(["eval", doc["key"], *[f"{k}={r}" for k, r in assigns], *flags])
-        if (rc, out, err) != (0, *fast):
-            return answered, len(points), f"at {pt}: sympy {rc} {out!r} {err!r} != numeric {fast!r}"
+        got = _run_cli(["eval", doc["key"], *[f"{k}={r}" for k, r in assigns], *flags])
+        if got != fast:
+            return answered, len(points), f"at {pt}: sympy {got!r} != numeric {fast!r}"
         answered += 1
     return answered, len(points), ""
 
@@ -551,11 +600,14 @@ def generate(key: str, which: str | None, allow_unverified: bool, extra: list[di
 
     dig = digest()
     reg = reg or bounds.registry
+    if key not in reg.keys():
+        return {"key": key, "which": which, "allow_unverified": allow_unverified, "unsupported": "no such statement"}
     doc = build_entry(reg, key, which, allow_unverified)
     if not doc.get("unsupported"):
         st = reg.get(key)
-        names = sorted(set(doc["free"]) | set(doc["relaxes"]))
-        points = [dict(p) for p in extra] + _grid(st, names, GRID_POINTS)
+        every = sorted(set(doc.get("free", ())) | set(st.params))       # the relaxed premises given, half the time
+        bare = [n for n in every if n not in doc.get("relaxes", {})]
+        points = [dict(p) for p in extra] + _grid(st, every, GRID_POINTS // 2) + _grid(st, bare, GRID_POINTS // 2, 1)
         answered, total, bad = verify_entry(doc, points)
         if bad:
             doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
