@@ -39,10 +39,15 @@ saved outputs are permuted with a seeded generator before splitting):
 * a user's ``score``: any fixed statistic ``x -> (k,)`` (or a classifier to fit),
   for any kind of output; its name is stated in the result.
 
-Candidate tests, all fixed on the selection split (Bonferroni over the K
-distinct ones, whatever their family: each is scored on the evaluation split at
-α/K — two Clopper–Pearson limits at α/(2K), or one conditional test at α/K — so
-all K together err with probability ≤ α; the best is reported):
+Candidate tests, all fixed on the selection split (a **weighted Bonferroni**
+correction over the K distinct ones, whatever their family: test k is scored on
+the evaluation split at α·w_k — two Clopper–Pearson limits at α·w_k/2, or one
+conditional test at α·w_k — with Σ w_k = 1, so all K together err with
+probability ≤ α; the best is reported).  The weights are fixed on the selection
+split (:func:`selection_weights`): half of α to the favourite, the test with the
+largest ε_lower projected on one scale (:meth:`_Test.common_projection`), the other
+half equally over all K; the p-value is min_k p_k / w_k (Rubin, Dudoit & van der
+Laan 2006; ``docs/audit-weights.md``):
 
 * two **threshold tests** T > τ or T < τ: τ among candidates spanning the whole
   range (every order statistic when there are few, otherwise ranks spaced
@@ -138,7 +143,7 @@ Releases = Callable[[np.random.Generator, int], Any]
 #: levels of the pessimistic rates of the selection split (one-sided upper limits), one test each:
 #: a high level curbs the winner's curse of choosing among thousands of thresholds (noise in the
 #: tails), a lower one reaches deeper into a tail whose likelihood ratio keeps growing (Gaussian);
-#: the evaluation split scores each distinct test at α/K (Bonferroni) and keeps the best
+#: the evaluation split scores each distinct test at its share of α (weighted Bonferroni) and keeps the best
 PESSIMISM = (0.95, 0.75)
 #: thresholds tried on the selection split (fewer candidates, a smaller winner's curse)
 MAX_CANDIDATES = 4000
