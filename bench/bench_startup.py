@@ -20,6 +20,13 @@ runs the command in-process through ``runpy`` and lists ``sys.modules`` afterwar
 
 ``--outputs FILE`` also writes every command's stdout and stderr (and exit status) to ``FILE``,
 so that two revisions can be compared byte for byte (``diff before.txt after.txt``).
+``bounds eval`` answers from the numeric store (:mod:`bounds.numeric`) where it holds the
+statement; ``DP_ERM_VERIFY_NUMERIC=off`` in the environment forces the sympy path, so the two paths
+of one revision compare the same way::
+
+    DP_ERM_VERIFY_NUMERIC=off .venv/bin/python bench/bench_startup.py --only bounds --outputs sympy.txt
+    .venv/bin/python bench/bench_startup.py --only bounds --outputs numeric.txt
+    cmp sympy.txt numeric.txt
 
 Usage::
 
@@ -64,6 +71,15 @@ COMMANDS: list[tuple[str, list[str], float | None]] = [
                                                    "lam=0.0345", "m=50000", "kappa=1", "M=1"], 0.6),
     ("bounds calibrate cms.rff.beta", ["-m", "bounds", "calibrate", "cms.rff.beta", "n=20000", "Lam=0.01", "eps=1",
                                        "C_L=1", "R_z=1", "tau=1e-5"], 0.6),
+    # the README's other examples (without --plot, which writes files)
+    ("bounds calibrate cms.alg2.delta", ["-m", "bounds", "calibrate", "cms.alg2.delta", "eps=0.1", "n=50000",
+                                         "Lam=1e-5", "c=0.25"], 0.6),
+    ("bounds calibrate jia.s5_2.scale (refusal)", ["-m", "bounds", "calibrate", "jia.s5_2.scale", "eps=1",
+                                                   "lam=0.005", "m=20000", "kappa=1"], 0.6),
+    ("bounds pick jia.s5_2.bound --m 2e4 --eps 1", ["-m", "bounds", "pick", "jia.s5_2.bound", "--m", "20000", "--eps",
+                                                    "1", "M=1", "kappa=1", "c_beta=1", "beta=0.5"], 0.6),
+    ("bounds pick jia.s5_1 (a section: error)", ["-m", "bounds", "pick", "jia.s5_1", "--m", "50000", "M=1", "kappa=1",
+                                                 "c_beta=1", "beta=0.5"], 0.6),
 ]
 
 PEER = ["-c", "import numpy"]
