@@ -162,3 +162,50 @@ def test_adversarial_search_compiled_equals_numpy():
     assert (a.clip_ratio, a.n_pairs, a.consistency, a.details) == (b.clip_ratio, b.n_pairs, b.consistency,
                                                                   b.details)
     assert a.consistency == 0.0
+
+
+# --------------------------------------------------------------------------------------
+# sobolev_gram: the vectorised pass for points in [0, 1) (simulations._loops_numba)
+# --------------------------------------------------------------------------------------
+_EDGE = np.array([0.0, 5e-324, 1e-300, 1e-17, 2.0**-54, 2.0**-53, 0.25, 0.5 - 2.0**-54, 0.5, 0.5 + 2.0**-53,
+                  0.75, 1 - 2.0**-52, 1 - 2.0**-53])
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 6])
+@pytest.mark.parametrize("n,k,seed", [(1, 1, 0), (13, 0, 1), (40, 7, 2), (257, 130, 3)])
+def test_sobolev_gram_unit_path_equals_numpy(s, n, k, seed):
+    """Points in [0, 1) (the edges where v + 1 rounds to 1, ±0, the fold at ½ included): the vectorised
+    loop, the general fmod loop and the NumPy profile agree bit for bit."""
+    from simulations._loops_numba import (
+        _in_unit,
+        _sobolev_gram_any,
+        _sobolev_gram_unit,
+        sobolev_gram,
+    )
+    from simulations.kernels import CircleKernelBase, _bernoulli_coeffs, _closed_form_prefactor
+
+    rng = np.random.default_rng(seed)
+    a = np.concatenate([_EDGE, rng.random(n)])
+    b = a if k == 0 else np.concatenate([rng.random(k), _EDGE[::-1]])
+    assert _in_unit(a) and _in_unit(b)
+    K = PeriodicSobolevKernel.with_kappa(s=s, kappa=1.3)
+    args = (np.array(_bernoulli_coeffs(2 * s)), _closed_form_prefactor(s), K.mu0, K.scale)
+    ref = CircleKernelBase.__call__(K, a, b)           # NumPy: np.mod twice, the profile's polynomial
+    for got in (_sobolev_gram_unit(a, b, *args), _sobolev_gram_any(a, b, *args), sobolev_gram(a, b, *args)):
+        assert _same(got, ref)
+
+
+def test_sobolev_gram_outside_unit_takes_general_path():
+    """A point outside [0, 1) (1.0, a negative, NaN) is not the vectorised loop's domain."""
+    from simulations._loops_numba import _in_unit, _sobolev_gram_any, sobolev_gram
+    from simulations.kernels import CircleKernelBase, _bernoulli_coeffs, _closed_form_prefactor
+
+    assert not _in_unit(np.array([0.5, 1.0])) and not _in_unit(np.array([-0.0 - 1e-300]))
+    assert not _in_unit(np.array([np.nan]))
+    K = PeriodicSobolevKernel.with_kappa(s=2, kappa=1.0)
+    args = (np.array(_bernoulli_coeffs(4)), _closed_form_prefactor(2), K.mu0, K.scale)
+    a = np.array([0.0, 0.3, 1.0, 1.7, -0.2, -1e-300])
+    ref = CircleKernelBase.__call__(K, a, a)   # reduces a into [0, 1] first, as the kernel does
+    b = np.mod(a, 1.0)
+    assert _same(sobolev_gram(b, b, *args), ref) and _same(_sobolev_gram_any(b, b, *args), ref)
+    assert _same(sobolev_gram(a, a, *args), _sobolev_gram_any(a, a, *args))
