@@ -168,6 +168,8 @@ def write_entry(doc: dict, dig: str) -> bool:
     data = hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
+        if not os.path.isdir(os.path.dirname(path)):      # a new key: the entries of the others are stale
+            _prune(os.path.dirname(os.path.dirname(path)), keep=dig)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as fh:
             fh.write(data)
@@ -179,6 +181,19 @@ def write_entry(doc: dict, dig: str) -> bool:
             pass
         return False
     return True
+
+
+def _prune(root: str, keep: str) -> None:
+    """Remove the entries stored under other keys than ``keep`` (never read again: their sources changed)."""
+    import shutil
+
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        if name != keep and len(name) == 32 and all(c in "0123456789abcdef" for c in name):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- evaluation without sympy
@@ -649,7 +664,8 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.redirect_stderr(io.StringIO()):
                 doc = generate(k, which, False, reg=reg)
             n_ok += not doc.get("unsupported")
-            print(f"{k:<32} {which or 'default':<8} {doc.get('verified') or doc.get('unsupported')}")
+            what = doc.get("verified") or doc.get("unsupported") or f"refused whatever the values: {doc.get('refusal')}"
+            print(f"{k:<32} {which or 'default':<8} {what}")
     print(f"{n_ok} of {3 * len(keys)} entries answer numerically (store {store_dir()}/{digest()})")
     return 0
 

@@ -160,3 +160,13 @@ def test_python_m_bounds_eval_loads_no_sympy(store):
                          capture_output=True, text=True, timeout=300)
     assert out.stdout.startswith(_sympy_path(EXAMPLES[0])[1])
     assert out.stdout.rstrip().endswith("LOADED")
+
+
+def test_a_new_key_removes_the_stale_entries(store):
+    doc = {"key": "jia.thm2", "which": None, "allow_unverified": False, "unsupported": "demo"}
+    assert numeric.write_entry(doc, "a" * 32)
+    assert numeric.read_entry("jia.thm2", None, False, "a" * 32)["unsupported"] == "demo"
+    (store / "not-a-key").mkdir()
+    assert numeric.write_entry(doc, "b" * 32)
+    assert sorted(p.name for p in store.iterdir()) == ["b" * 32, "not-a-key"]
+    assert numeric.read_entry("jia.thm2", None, False, "a" * 32) is None
