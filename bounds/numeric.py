@@ -445,9 +445,16 @@ def fast_eval(argv: list[str]) -> int | None:
         rc, out, err = answer(doc, assigns)
     except _Unsure:
         return None
-    if out:
-        sys.stdout.write(out)
-        sys.stdout.flush()
+    try:
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except BrokenPipeError:     # the reader closed the pipe (`| head`): stop quietly, as bounds.cli does
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 141
     if err:
         sys.stderr.write(err)
         sys.stderr.flush()
