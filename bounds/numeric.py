@@ -299,9 +299,20 @@ def _violates(dom: list, v: float) -> bool:
     return bool(integer and float(v) != round(float(v)))
 
 
+def _names(t: Any) -> set[str]:
+    """The parameters tree ``t`` reads."""
+    if t[0] == "s":
+        return {t[1]}
+    if len(t) > 1 and isinstance(t[1], list):
+        return set().union(*(_names(a) for a in t[1]))
+    return set()
+
+
 def _decide(rel: list, vals: dict[str, float]) -> bool:
     """A joint assumption ``[op, lhs, rhs]`` at ``vals`` (``_Unsure`` when too close to call)."""
     op, lhs, rhs = rel
+    if not _names(lhs) | _names(rhs) <= set(vals):
+        raise _Unsure("an assumption on a parameter not given (sympy may or may not decide it)")
     a, b = _settled(lhs, vals), _settled(rhs, vals)
     if abs(a - b) <= CMP_TOL * max(abs(a), abs(b)):
         raise _Unsure("an assumption at its edge")
@@ -443,7 +454,7 @@ def fast_eval(argv: list[str]) -> int | None:
         return None
     try:
         rc, out, err = answer(doc, assigns)
-    except _Unsure:
+    except Exception:  # noqa: BLE001 - _Unsure, or an entry this code cannot read: the sympy path answers
         return None
     try:
         if out:
