@@ -48,6 +48,7 @@ __all__ = [
     "RNGLike",
     "as_generator",
     "TrigSeries",
+    "evaluate_series",
     "CircleRegression",
     "BinaryClassification",
     "RealDataset",
@@ -148,14 +149,7 @@ class TrigSeries:
 
     def __call__(self, x: ArrayLike, chunk: int = 65536) -> NDArray[np.float64]:
         """Values at points x (shape (n,) or (n, 1)); phases 2πk x are reduced mod 2π exactly."""
-        t = _points_1d(x)
-        k = self.freqs.astype(float)
-        w = np.where(self.freqs == 0, 1.0, _SQRT2)
-        out = np.empty_like(t)
-        for i in range(0, t.size, chunk):
-            ph = 2 * math.pi * np.mod(np.outer(t[i : i + chunk], k), 1.0)
-            out[i : i + chunk] = np.cos(ph) @ (w * self.cos) + np.sin(ph) @ (w * self.sin)
-        return out
+        return evaluate_series([self], x, chunk)[0]
 
     def weights(self) -> NDArray[np.float64]:
         """a_i² + b_i², the squared L²_ρ mass at each frequency."""
@@ -186,6 +180,46 @@ class TrigSeries:
         a[j] -= other.cos
         b[j] -= other.sin
         return TrigSeries(k, a, b)
+
+
+def evaluate_series(series: list[TrigSeries] | tuple[TrigSeries, ...], x: ArrayLike,
+                    chunk: int = 65536) -> list[NDArray[np.float64]]:
+    """Values of several :class:`TrigSeries` at the same points x: ``[s(x) for s in series]``, bit for bit.
+
+    Series with the same frequencies as the first (f_ρ, f_λ and L_K f_ρ of one problem, say)
+    share the cosines and sines of the phases, which dominate the cost; each value is then
+    formed by the operations of a lone call, in the same order and with the same array shapes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = TrigSeries([0, 1, 3], cos=[0.5, 1.0, 0.2], sin=[0.0, -0.3, 0.1])
+    >>> x = np.random.default_rng(0).random(5)
+    >>> a, b = evaluate_series([f, f.multiply([1.0, 0.5, 0.25])], x)
+    >>> bool(np.array_equal(a, f(x))), bool(np.array_equal(b, f.multiply([1.0, 0.5, 0.25])(x)))
+    (True, True)
+    """
+    t = _points_1d(x)
+    outs: list[NDArray[np.float64]] = []
+    groups: list[tuple[TrigSeries, list[int]]] = []
+    for j, f in enumerate(series):
+        outs.append(np.empty_like(t))
+        for head, members in groups:
+            if head.freqs.shape == f.freqs.shape and np.array_equal(head.freqs, f.freqs):
+                members.append(j)
+                break
+        else:
+            groups.append((f, [j]))
+    for head, members in groups:
+        k = head.freqs.astype(float)
+        w = np.where(head.freqs == 0, 1.0, _SQRT2)
+        coef = [(w * series[j].cos, w * series[j].sin) for j in members]
+        for i in range(0, t.size, chunk):
+            ph = 2 * math.pi * np.mod(np.outer(t[i : i + chunk], k), 1.0)
+            c, s_ = np.cos(ph), np.sin(ph)
+            for j, (wc, ws) in zip(members, coef, strict=True):
+                outs[j][i : i + chunk] = c @ wc + s_ @ ws
+    return outs
 
 
 # ---------------------------------------------------------------------------
@@ -396,8 +430,16 @@ class CircleRegression:
             raise TypeError("exact formulas need a kernel expansion on a circle kernel")
         return f.kernel
 
+    def lk_series(self, kernel: CircleKernelBase | None = None) -> TrigSeries:
+        """L_K' f_ρ as a series (K' = ``kernel``, default the problem's): the function whose values at an
+        expansion's centres :meth:`excess_risk` needs."""
+        K = self.kernel if kernel is None else kernel
+        fr = self.f_rho_series
+        return fr.multiply(K.eigenvalue(fr.freqs))
+
     def excess_risk(
-        self, f: TrigSeries | KernelExpansion | FunctionLike, n_grid: int = 2**16
+        self, f: TrigSeries | KernelExpansion | FunctionLike, n_grid: int = 2**16,
+        lk_values: NDArray[np.float64] | None = None,
     ) -> float:
         """E(f) − E(f_ρ) = ‖f − f_ρ‖²_ρ.
 
@@ -413,6 +455,9 @@ class CircleRegression:
           < n_grid/4 (midpoint rule: spectrally accurate for smooth periodic f,
           O(n_grid^(−2)) for smooth f); the higher part of f_ρ contributes
           its exact ‖·‖², the cross term ⟨f, f_ρ^high⟩ is neglected.
+
+        ``lk_values``: for a kernel expansion, (L_K' f_ρ)(c_i) at its centres if already computed
+        (``self.lk_series(K')`` evaluated there, e.g. by :meth:`sample_with`); the result is the same.
         """
         fr = self.f_rho_series
         if isinstance(f, TrigSeries):
@@ -423,7 +468,13 @@ class CircleRegression:
             a = f.alpha
             b = f.offset
             G2 = K.squared()(c)
-            LKf = fr.multiply(K.eigenvalue(fr.freqs))(c)
+            if lk_values is None:
+                LKf = self.lk_series(K)(c)
+            else:
+                LKf = np.asarray(lk_values, dtype=float)
+                if LKf.shape != (c.shape[0],):
+                    raise ValueError(f"parameter 'lk_values' must have one value per centre ({c.shape[0]}), "
+                                     f"got shape {LKf.shape}")
             a0 = float(fr.cos[fr.freqs == 0].sum())
             mu0 = float(K.mu(0))
             terms = [
@@ -476,11 +527,31 @@ class CircleRegression:
 
         The Generator draws ``random(m)`` for x first, then ``uniform(−σ, σ, m)``.
         """
+        X, y, _ = self.sample_with(m, rng)
+        return X, y
+
+    def sample_with(self, m: int, rng: RNGLike, series: tuple[TrigSeries, ...] = ()
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64], list[NDArray[np.float64]]]:
+        """:meth:`sample` (the same draws and numbers), with the values at the sample's x of f_ρ and of
+        each of ``series``: ``(X, y, [f_ρ(x), s_1(x), …])``.
+
+        The series are evaluated with f_ρ by :func:`evaluate_series` (shared cosines and sines), each
+        value bit-identical to a separate call ``s(x)``.
+
+        Examples
+        --------
+        >>> P = CircleRegression(r=1.0, s=1)
+        >>> X, y, (fx, fl) = P.sample_with(50, 3, (P.f_lambda(0.1),))
+        >>> X2, y2 = P.sample(50, 3)
+        >>> bool(np.array_equal(y, y2)), bool(np.array_equal(fx, P.f_rho(X))), bool(np.array_equal(fl, P.f_lambda(0.1)(X)))
+        (True, True, True)
+        """
         gen = as_generator(rng)
         x = gen.random(m)
         e = gen.uniform(-self.sigma, self.sigma, m)
-        y = self.f_rho(x) + e
-        return x[:, None], y
+        values = evaluate_series([self.f_rho_series, *series], x)
+        y = values[0] + e
+        return x[:, None], y, values
 
 
 # ---------------------------------------------------------------------------

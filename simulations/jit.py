@@ -1,7 +1,7 @@
 """Compile the numba kernels ahead of the first run: ``python -m simulations.jit``.
 
 The compiled inner loops (:mod:`simulations._svm_numba`, :mod:`simulations._loops_numba`,
-:mod:`simulations._large_margin_numba`, :mod:`simulations._scan_numba`) are compiled on first use and cached on disk
+:mod:`simulations._large_margin_numba`, :mod:`simulations._scan_numba`, :mod:`simulations._sobolev1_numba`) are compiled on first use and cached on disk
 (``cache=True``, in ``simulations/__pycache__``).  A process that finds the cache loads machine
 code in a fraction of a second; one that does not compiles, which costs seconds per kernel
 family (the large-margin solver about 9 s) — and on a fresh checkout every worker of a parallel
@@ -41,6 +41,7 @@ def _svm() -> None:
 
 def _loops() -> None:
     from ._loops_numba import online_sup_grid
+    from ._sobolev1_numba import pairwise_sum, sobolev1_eval_sorted
     from .kernels import PeriodicSobolevKernel
     from .private_erm import private_fw_lasso
 
@@ -49,6 +50,9 @@ def _loops() -> None:
     t, c, e = 3, 2, 4        # the argument types of the scan's call (float64, C-contiguous)
     online_sup_grid(np.ones((t, c)), np.ones((t, e)), np.ones((c, e)), np.ones((t, e)), np.ones(t),
                     np.ones((t, 2)), np.ones((t, c, 2)))
+    idx = np.arange(2)                 # the argument types of jamp's sobolev1_eval (intp, float64)
+    sobolev1_eval_sorted(idx, np.ones(2), np.ones(3), np.zeros(3, dtype=np.intp), np.ones(2), 1.0, 1.0)
+    pairwise_sum(np.ones(3))
 
 
 def _large_margin() -> None:

@@ -209,3 +209,39 @@ def test_sobolev_gram_outside_unit_takes_general_path():
     b = np.mod(a, 1.0)
     assert _same(sobolev_gram(b, b, *args), ref) and _same(_sobolev_gram_any(b, b, *args), ref)
     assert _same(sobolev_gram(a, a, *args), _sobolev_gram_any(a, a, *args))
+
+
+# --------------------------------------------------------------------------------------
+# sobolev1_eval (jamp): the compiled pass (simulations._sobolev1_numba)
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 255, 256, 257, 1000, 1601, 8192,
+                               8193, 20011])
+def test_pairwise_sum_is_numpy_sum(n):
+    """NumPy's pairwise summation, reproduced: the same float for every length (block edges included)."""
+    from simulations._sobolev1_numba import pairwise_sum
+
+    rng = np.random.default_rng(n)
+    for scale in (1.0, 1e-290, 1e280):
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n) * scale
+        assert _same(np.float64(pairwise_sum(x)), np.float64(np.sum(x)))
+    assert _same(np.float64(pairwise_sum(np.full(n, -0.0))), np.float64(np.sum(np.full(n, -0.0))))
+
+
+@pytest.mark.parametrize("m,n,seed", [(0, 5, 0), (1, 1, 1), (3, 7, 2), (60, 200, 3), (401, 1024, 4),
+                                      (3200, 300, 5)])
+def test_sobolev1_eval_compiled_equals_numpy(m, n, seed):
+    """Σα_i K(c_i, t) for s = 1: the compiled pass and the NumPy reference give the same bits, with and
+    without a plan, for points at 0 and ties between centres and evaluation points."""
+    K = PeriodicSobolevKernel.with_kappa(s=1, kappa=1.3)
+    rng = np.random.default_rng(seed)
+    c = rng.random(m)
+    if m > 2:
+        c[:2] = [0.0, c[2]]                            # a point at 0 and a tied centre
+    t = np.concatenate([rng.random(n), c[: min(m, 5)], [0.0, 0.5]])
+    for alpha in (rng.standard_normal(m), np.full(m, -0.0), rng.standard_normal(m) * 1e200):
+        ref = jamp.sobolev1_eval(K, c, alpha, t, compiled=False)
+        assert _same(jamp.sobolev1_eval(K, c, alpha, t), ref)
+        plan = jamp._sobolev1_plan(c, t)
+        assert _same(jamp.sobolev1_eval(K, c, alpha, t, plan=plan), ref)
+    a2 = rng.standard_normal((m, 2))[:, 1]             # a non-contiguous coefficient vector
+    assert _same(jamp.sobolev1_eval(K, c, a2, t), jamp.sobolev1_eval(K, c, a2, t, compiled=False))

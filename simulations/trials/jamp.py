@@ -71,6 +71,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from threadpoolctl import ThreadpoolController
 
 from bounds.papers.jamp import PROP1_SCALE
+from simulations._compiled import compiled_module
 from simulations.data import CircleRegression
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism, UtilitySetup
@@ -197,7 +198,7 @@ def _sobolev1_plan(centers: FloatArray, t: FloatArray) -> tuple[NDArray[np.intp]
 
 
 def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: FloatArray,
-                  t: FloatArray, plan: tuple | None = None) -> FloatArray:
+                  t: FloatArray, plan: tuple | None = None, compiled: bool = True) -> FloatArray:
     """Σ_i α_i K(c_i, t) for the s = 1 periodic Sobolev kernel, exactly, in O((m + n) log m).
 
     Uses K(t, c) = μ₀ + cπ²(u² − |u| + 1/6), u = t − c, for t, c ∈ [0, 1) (module docstring):
@@ -215,6 +216,10 @@ def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: Flo
         ``_sobolev1_plan(centers, t)``, computed once for many ``alpha`` on the same points (the
         conjugate-gradient products of :func:`sobolev1_kls_fit`): the sort and the ranks are then
         not redone; the result is the same to the bit.
+    compiled : bool
+        Run the arithmetic in :func:`simulations._sobolev1_numba.sobolev1_eval_sorted` (default; the
+        NumPy code's operations in its order, one pass without temporaries: bit-identical), or in
+        NumPy (the reference; also when numba is unavailable).
 
     Examples
     --------
@@ -227,6 +232,10 @@ def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: Flo
     _check_s1(kernel)
     order, xs, tt, k = _sobolev1_plan(centers, t) if plan is None else plan
     a = np.asarray(alpha, dtype=float).reshape(-1)
+    nb = compiled_module("_sobolev1_numba") if compiled else None
+    if nb is not None:
+        return nb.sobolev1_eval_sorted(order, xs, tt, k, np.ascontiguousarray(a), kernel.mu0,
+                                       kernel.scale * math.pi**2)
     a_s = a[order]
     ca = np.concatenate(([0.0], np.cumsum(a_s)))
     cax = np.concatenate(([0.0], np.cumsum(a_s * xs)))
@@ -393,7 +402,8 @@ def _risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str
     n_noise = int(config.get("n_noise", 100))
     scale = float(config["scale"]) if config.get("scale") is not None else noise_scale(config)
     M = P.M
-    X, y = P.sample(m, rng)
+    fl = P.f_lambda(lam)
+    X, y, (_, fl_x) = P.sample_with(m, rng, (fl,))     # f_ρ and f_λ at x, shared cosines, same bits
     x = X[:, 0]
     fit = _fit(P.kernel, x, y, lam, int(config.get("dense_max", DENSE_MAX)),
                float(config.get("tol", TOL)))
@@ -413,8 +423,7 @@ def _risk_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str
     Ez_rel = Ez_g + 2 * mb * mres + mb2               # mean E_z(g + b)
     R1 = E_rel - Ez_rel
     R2 = mb2 + 2 * mb * mres
-    fl = P.f_lambda(lam)
-    Ez_fl = float(np.mean((fl(x) - y) ** 2))
+    Ez_fl = float(np.mean((fl_x - y) ** 2))
     E_fl = P.excess_risk(fl) + bayes
     S = Ez_fl - E_fl
     D = float(P.approximation_error(lam))
