@@ -444,6 +444,8 @@ def fast_eval(argv: list[str]) -> int | None:
     if parsed is None or os.environ.get("DP_ERM_VERIFY_NUMERIC", "").strip().lower() in ("off", "0", "no"):
         return None
     key, which, au, assigns = parsed
+    if store_dir() is None:                 # the snapshot is off: no store either
+        return None
     try:
         dig = digest()
         doc = read_entry(key, which, au, dig)
@@ -679,8 +681,11 @@ def main(argv: list[str] | None = None) -> int:
     n_ok = 0
     for k in keys:
         for which in (None, "stated", "derived"):
-            with contextlib.redirect_stderr(io.StringIO()):
-                doc = generate(k, which, False, reg=reg)
+            try:
+                with contextlib.redirect_stderr(io.StringIO()):
+                    doc = generate(k, which, False, reg=reg)
+            except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
+                doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
             n_ok += not doc.get("unsupported")
             what = doc.get("verified") or doc.get("unsupported") or f"refused whatever the values: {doc.get('refusal')}"
             print(f"{k:<32} {which or 'default':<8} {what}")
