@@ -627,17 +627,38 @@ def verify_entry(doc: dict, points: list[dict[str, float]]) -> tuple[int, int, s
     return answered, len(points), ""
 
 
+def _registry_for(key: str) -> Any:
+    """The snapshot's light registry of the paper of ``key`` (what the command line read; no paper module is
+    imported), else :data:`bounds.registry`; None when the snapshot's index lists no such paper."""
+    from .snapshot import Store
+
+    store = Store.default()
+    pid = key.split(".", 1)[0]
+    if store is not None and "." in key:
+        light = store.light_registry([pid]) if pid in store.paper_ids() else None
+        if light is not None:
+            return light
+        if store.paper_ids() and pid not in store.paper_ids():
+            return None
+    import bounds
+
+    return bounds.registry
+
+
 def generate(key: str, which: str | None, allow_unverified: bool, extra: list[dict[str, float]] = (),
              reg: Any = None) -> dict:
     """Build, verify and store the entry of ``eval key`` (form ``which``); returns it (``unsupported``
     says why a statement stays on the sympy path)."""
-    import bounds
-
     dig = digest()
-    reg = reg or bounds.registry
-    if key not in reg.keys():
+    reg = reg or _registry_for(key)
+    if reg is None or key not in reg.keys():
         return {"key": key, "which": which, "allow_unverified": allow_unverified, "unsupported": "no such statement"}
     doc = build_entry(reg, key, which, allow_unverified)
+    if getattr(reg, "light", False) and doc.get("unsupported", "").startswith("LookupError"):
+        import bounds  # the light copy lacks an evaluation: the papers' registry has it
+
+        reg = bounds.registry
+        doc = build_entry(reg, key, which, allow_unverified)
     if not doc.get("unsupported"):
         st = reg.get(key)
         every = sorted(set(doc.get("free", ())) | set(st.params))       # the relaxed premises given, half the time
