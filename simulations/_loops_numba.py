@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["fw_l1_steps", "online_sup_grid", "sobolev_gram"]
+from ._sobolev1_numba import _pairwise
+
+__all__ = ["fw_l1_steps", "hinge_row_means", "online_sup_grid", "sobolev_gram"]
 
 
 @njit(cache=True, nogil=True)
@@ -198,4 +200,26 @@ def online_sup_grid(Kc: np.ndarray, V: np.ndarray, kE: np.ndarray, U: np.ndarray
             else:
                 for e in range(ne):
                     run[e] = run[e] + Kc[i, c] * V[i, e]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def hinge_row_means(y: np.ndarray, fx: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.mean(np.maximum(0.0, 1 - y[None, :] * (fx[None, :] + b[:, None])), axis=1)``, to the bit.
+
+    Per noise value b_i the row is formed by the same operations (fx + b, times y, 1 minus, the
+    maximum with 0 passing a NaN through as ``np.maximum``), summed by NumPy's pairwise summation
+    from the identity 0.0 (:func:`simulations._sobolev1_numba.pairwise_sum`) and divided by m, as
+    ``np.mean`` does; no (n_noise × m) temporaries.
+    """
+    m = y.shape[0]
+    n = b.shape[0]
+    out = np.empty(n)
+    row = np.empty(m)
+    for i in range(n):
+        bi = b[i]
+        for j in range(m):
+            q = 1 - y[j] * (fx[j] + bi)
+            row[j] = q if (q > 0.0 or q != q) else 0.0
+        out[i] = (0.0 + _pairwise(row, 0, m)) / m
     return out

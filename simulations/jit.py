@@ -40,7 +40,7 @@ def _svm() -> None:
 
 
 def _loops() -> None:
-    from ._loops_numba import online_sup_grid
+    from ._loops_numba import hinge_row_means, online_sup_grid
     from ._sobolev1_numba import pairwise_sum, sobolev1_eval_sorted
     from .kernels import PeriodicSobolevKernel
     from .private_erm import private_fw_lasso
@@ -53,6 +53,7 @@ def _loops() -> None:
     idx = np.arange(2)                 # the argument types of jamp's sobolev1_eval (intp, float64)
     sobolev1_eval_sorted(idx, np.ones(2), np.ones(3), np.zeros(3, dtype=np.intp), np.ones(2), 1.0, 1.0)
     pairwise_sum(np.ones(3))
+    hinge_row_means(np.ones(2), np.ones(2), np.ones(3))
 
 
 def _large_margin() -> None:
