@@ -523,20 +523,22 @@ def _problem_of(config: Mapping[str, Any]) -> CircleRegression:
 
 
 def release_error_sq(
-    P: CircleRegression, x: Array, a: Array, G: Array | None = None
+    P: CircleRegression, x: Array, a: Array, G: Array | None = None, f_x: Array | None = None
 ) -> tuple[float, float, float]:
     """(e₀², c₁, 1/μ₀) with ‖f + b − f_ρ‖²_K = e₀² + 2c₁b + b²/μ₀ for f = Σ a_s K_{x_s}.
 
     See the module docstring; e₀ = ‖f − f_ρ‖_K is the error without noise.  aᵀGa is
     ``a @ G @ a`` if the Gram matrix ``G`` is given, else
     :func:`simulations.online.kernel_quadratic_form` (no T × T matrix; O(T log T) for s = 1).
+    ``f_x``: f_ρ at x if already computed (:meth:`~simulations.data.CircleRegression.sample_with`).
     """
     fr = P.f_rho_series
     fn2 = P.norm_K(fr) ** 2
     a0 = float(fr.cos[fr.freqs == 0].sum())
     mu0 = P.kernel.mu0
     aGa = float(a @ G @ a) if G is not None else kernel_quadratic_form(P.kernel, x, a)
-    e0 = aGa - 2 * float(a @ P.f_rho(x)) + fn2
+    fx = P.f_rho(x) if f_x is None else f_x
+    e0 = aGa - 2 * float(a @ fx) + fn2
     return max(e0, 0.0), float(a.sum()) - a0 / mu0, 1.0 / mu0
 
 
@@ -598,13 +600,13 @@ def thm2_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str,
     """
     P = _problem_of(config)
     T = int(config["T"])
-    X, y = P.sample(T, rng)
+    X, y, (f_x,) = P.sample_with(T, rng)             # f_ρ(x) kept for the error below
     x = X[:, 0]
     if np.max(np.abs(y)) > P.M:
         raise ValueError("label outside [−M, M]")
     # recursion (3) and aᵀGa without the T × T Gram matrix (O(T^{3/2}) for the s = 1 kernel)
     a = online_kernel_regression_stream(x, y, float(config["theta"]), float(config["t0"]), P.kernel)
-    e0sq, c1, im = release_error_sq(P, x, a)
+    e0sq, c1, im = release_error_sq(P, x, a, f_x=f_x)
     scale = float(config["scale"])
     b = rng.laplace(0.0, scale)
     bn = rng.laplace(0.0, scale, int(config.get("n_noise", 1)))
