@@ -20,7 +20,10 @@ CPU on both paths (``compiled=False`` is passed down).  The one-time costs: comp
 worker process pays it once), measured in fresh subprocesses with their own cache directory.
 
 No assertions (tests never time; ``tests/test_kernels.py`` checks the bits).
-Run: ``python bench/bench_kernels.py [--repeat 2] [--no-trials]``.
+``--helper-d`` times only helper D's levers (issue 33, trials; :func:`bench_helper_d`): the
+vectorised Sobolev Gram pass, jamp's compiled ``sobolev1_eval``, the SVM trial's hinge rows and the
+shared evaluation of f_ρ, L_K f_ρ, f_λ, each NumPy (or the previous kernel) vs new, with a bit check.
+Run: ``python bench/bench_kernels.py [--repeat 2] [--no-trials] [--helper-d]``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import sys
 import tempfile
 import tomllib
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -171,12 +175,90 @@ def one_time_costs() -> None:
           f"load from cache {res[1]:.2f} s CPU (once per worker process; numba already imported)")
 
 
+def _best(fn, repeat: int, inner: int) -> float:
+    """Best CPU seconds per call of ``fn()`` over ``repeat`` rounds of ``inner`` calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        c = cpu()
+        for _ in range(inner):
+            fn()
+        best = min(best, (cpu() - c) / inner)
+    return best
+
+
+def bench_helper_d(repeat: int) -> None:
+    """Helper D's levers (issue 33, trials), NumPy vs new in this process, with a bit-identity check each:
+    the vectorised Sobolev Gram pass, jamp's compiled ``sobolev1_eval``, the SVM trial's hinge rows,
+    and f_ρ, L_K f_ρ, f_λ at one sample evaluated together (``evaluate_series``)."""
+    from simulations import _loops_numba as L
+    from simulations.data import evaluate_series
+    from simulations.kernels import (
+        CircleKernelBase,
+        PeriodicSobolevKernel,
+        _bernoulli_coeffs,
+        _closed_form_prefactor,
+    )
+
+    rng = np.random.default_rng(0)
+    print("helper D (issue 33): CPU per call, best of", repeat, "rounds; same = outputs byte-identical")
+    for s_, m in ((1, 200), (1, 1600), (2, 200), (2, 1600)):
+        x = rng.random(m)
+        K = PeriodicSobolevKernel.with_kappa(s=s_, kappa=1.0)
+        args = (np.array(_bernoulli_coeffs(2 * s_)), _closed_form_prefactor(s_), K.mu0, K.scale)
+        inner = max(1, 2_000_000 // (m * m))
+        ref = CircleKernelBase.__call__(K, x, x)
+        t_np = _best(partial(CircleKernelBase.__call__, K, x, x), repeat, inner)
+        t_old = _best(partial(L._sobolev_gram_any, x, x, *args), repeat, inner)
+        t_new = _best(partial(L.sobolev_gram, x, x, *args), repeat, inner)
+        same = _same_out(ref, L.sobolev_gram(x, x, *args)) and _same_out(ref, L._sobolev_gram_any(x, x, *args))
+        print(f"  sobolev_gram s={s_} m={m}: NumPy {t_np * 1e3:.2f} ms, fmod loop {t_old * 1e3:.2f} ms, "
+              f"vectorised {t_new * 1e3:.2f} ms: {t_old / t_new:.1f}x vs the previous kernel, same={same}")
+    K = PeriodicSobolevKernel.with_kappa(s=1, kappa=1.0)
+    for m, n in ((200, 200), (1600, 1600), (6400, 6400), (6400, 16384)):
+        c, a, t = rng.random(m), rng.standard_normal(m), rng.random(n)
+        plan = jamp._sobolev1_plan(c, t)
+        inner = max(1, 400_000 // (m + n))
+        t_np = _best(partial(jamp.sobolev1_eval, K, c, a, t, plan=plan, compiled=False), repeat, inner)
+        t_nb = _best(partial(jamp.sobolev1_eval, K, c, a, t, plan=plan), repeat, inner)
+        same = _same_out(jamp.sobolev1_eval(K, c, a, t, plan=plan, compiled=False),
+                         jamp.sobolev1_eval(K, c, a, t, plan=plan))
+        print(f"  sobolev1_eval m={m} n={n}: NumPy {t_np * 1e3:.3f} ms, numba {t_nb * 1e3:.3f} ms: "
+              f"{t_np / t_nb:.1f}x, same={same}")
+    for m in (200, 1600):
+        y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+        fx, b = rng.standard_normal(m), rng.laplace(0.0, 0.3, 1000)
+
+        def hinge_np(y=y, fx=fx, b=b):
+            return np.mean(np.maximum(0.0, 1 - y[None, :] * (fx[None, :] + b[:, None])), axis=1)
+
+        inner = max(1, 2000 // m)
+        t_np = _best(hinge_np, repeat, inner)
+        t_nb = _best(lambda y=y, fx=fx, b=b: L.hinge_row_means(y, fx, b), repeat, inner)
+        print(f"  hinge rows m={m}, 1000 draws: NumPy {t_np * 1e3:.2f} ms, numba {t_nb * 1e3:.2f} ms: "
+              f"{t_np / t_nb:.1f}x, same={_same_out(hinge_np(), L.hinge_row_means(y, fx, b))}")
+    P = jia._ls_problem({})
+    fl = P.f_lambda(0.1)
+    series = [P.f_rho_series, P.lk_series(), fl]
+    for m in (200, 1600):
+        x = rng.random(m)
+        inner = max(1, 4000 // m)
+        t_sep = _best(lambda x=x: [f(x) for f in series], repeat, inner)
+        t_sh = _best(lambda x=x: evaluate_series(series, x), repeat, inner)
+        same = all(_same_out(u, v) for u, v in zip([f(x) for f in series], evaluate_series(series, x), strict=True))
+        print(f"  f_rho, L_K f_rho, f_lambda at m={m} ({series[0].freqs.size} frequencies): separate "
+              f"{t_sep * 1e3:.2f} ms, shared {t_sh * 1e3:.2f} ms: {t_sep / t_sh:.1f}x, same={same}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--no-trials", action="store_true", help="skip timing the whole trials on both paths")
     ap.add_argument("--one-time", action="store_true", help="only the one-time compile and load costs")
+    ap.add_argument("--helper-d", action="store_true", help="only helper D's trial levers (issue 33)")
     a = ap.parse_args()
+    if a.helper_d:
+        bench_helper_d(max(a.repeat, 3))
+        return 0
     if a.one_time:
         one_time_costs()
         return 0
@@ -189,6 +271,7 @@ def main() -> int:
     time_calls(calls, a.repeat)
     if not a.no_trials:
         time_trials(cfgs)
+    bench_helper_d(max(a.repeat, 3))
     one_time_costs()
     return 0
 
