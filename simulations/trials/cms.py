@@ -166,9 +166,20 @@ def sample_noise(d: int, rate: float, rng: np.random.Generator, size: int) -> Fl
 
 
 # --------------------------------------------------------------------------- solver
+def _loss(Z: FloatArray) -> FloatArray:
+    """Logistic loss log(1 + e^{−Z}) at margins Z."""
+    return np.logaddexp(0.0, -Z)
+
+
+def _derivs(Z: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """ℓ' and ℓ'' at margins Z (expit(−Z) computed once)."""
+    e = expit(-Z)
+    return -e, expit(Z) * e
+
+
 def _parts(Z: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Logistic loss, ℓ' and ℓ'' at margins Z."""
-    return np.logaddexp(0.0, -Z), -expit(-Z), expit(Z) * expit(-Z)
+    return (_loss(Z), *_derivs(Z))
 
 
 @dataclass(frozen=True)
@@ -188,7 +199,7 @@ def objective(w: FloatArray, X: FloatArray, y: FloatArray, lam: float, b: FloatA
               delta: float = 0.0) -> float:
     """F(w) = (1/n)Σ log(1 + e^{−y_i wᵀx_i}) + ((Λ+Δ)/2)‖w‖² + (1/n)bᵀw."""
     n = X.shape[0]
-    out = float(np.mean(_parts((X * y[:, None]) @ w)[0]) + (lam + delta) / 2 * w @ w)
+    out = float(np.mean(_loss((X * y[:, None]) @ w)) + (lam + delta) / 2 * w @ w)
     return out + (float(b @ w) / n if b is not None else 0.0)
 
 
@@ -209,11 +220,11 @@ def fit_logistic_batch(X: FloatArray, y: FloatArray, lam: float, B: FloatArray |
     W = np.zeros((k, d)) if W0 is None else np.array(np.broadcast_to(W0, (k, d)), dtype=float)
 
     def value(Wc: FloatArray) -> FloatArray:
-        return (np.mean(_parts(Wc @ V.T)[0], axis=1) + mu / 2 * np.sum(Wc * Wc, axis=1)
+        return (np.mean(_loss(Wc @ V.T), axis=1) + mu / 2 * np.sum(Wc * Wc, axis=1)
                 + np.sum(B * Wc, axis=1) / n)
 
     def grad(Wc: FloatArray) -> tuple[FloatArray, FloatArray]:
-        _, l1, l2 = _parts(Wc @ V.T)
+        l1, l2 = _derivs(Wc @ V.T)           # the loss itself is not needed here
         return l1 @ V / n + mu * Wc + B / n, l2
 
     def certificate(G: FloatArray, Wc: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -235,7 +246,7 @@ def fit_logistic_batch(X: FloatArray, y: FloatArray, lam: float, B: FloatArray |
         for _ls in range(40):
             Wn = Wt + t[:, None] * P
             Bt = B[todo] if B.shape[0] == k else B
-            Fn = (np.mean(_parts(Wn @ V.T)[0], axis=1) + mu / 2 * np.sum(Wn * Wn, axis=1)
+            Fn = (np.mean(_loss(Wn @ V.T), axis=1) + mu / 2 * np.sum(Wn * Wn, axis=1)
                   + np.sum(Bt * Wn, axis=1) / n)
             # Armijo, with an allowance for rounding in F; near the optimum (relative certificate
             # below 1e-6) the full Newton step is taken (quadratic convergence region)
@@ -276,7 +287,7 @@ def noise_of_output(W: FloatArray, X: FloatArray, y: FloatArray, lam: float, del
     """The noise b that makes w the minimiser of Algorithm 2's objective: b = −n∇J_D(w) − nΔw."""
     n = X.shape[0]
     V = X * y[:, None]
-    _, l1, _ = _parts(np.atleast_2d(W) @ V.T)
+    l1, _ = _derivs(np.atleast_2d(W) @ V.T)
     return -(l1 @ V) - n * (lam + delta) * np.atleast_2d(W)
 
 
@@ -290,7 +301,7 @@ def objective_log_density(W: FloatArray, X: FloatArray, y: FloatArray, lam: floa
     W = np.atleast_2d(W)
     V = X * y[:, None]
     Bn = np.linalg.norm(noise_of_output(W, X, y, lam, delta), axis=1)
-    _, _, l2 = _parts(W @ V.T)
+    _, l2 = _derivs(W @ V.T)
     A = np.einsum("kn,ni,nj->kij", l2, V, V) + n * (lam + delta) * np.eye(d)
     return -eps_p / 2 * Bn + np.linalg.slogdet(A)[1]
 
@@ -341,12 +352,12 @@ def worst_neighbour(X: FloatArray, y: FloatArray, lam: float, n_search: int, rng
     fit = fit_logistic(X, y, lam)
     f = fit.w
     V = X * y[:, None]
-    _, l1, l2 = _parts(V @ f)
+    l1, l2 = _derivs(V @ f)
     H = (V.T * l2) @ V / n + lam * np.eye(d)
     cand = _candidates(d, f, n_search, rng)
     Vc = np.vstack([cand, -cand])                               # v′ = y′x′ for y′ = +1, −1
     yc = np.concatenate([np.ones(len(cand)), -np.ones(len(cand))])
-    _, lc1, _ = _parts(Vc @ f)
+    lc1, _ = _derivs(Vc @ f)
     G = (l1[:, None, None] * V[:, None, :] - lc1[None, :, None] * Vc[None, :, :]) / n   # (n, K, d)
     D = np.linalg.solve(H, G.reshape(-1, d).T).T
     score = np.linalg.norm(D, axis=1)
