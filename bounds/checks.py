@@ -323,10 +323,14 @@ def small_simplify(e: sp.Expr) -> sp.Expr | None:
     if sp.count_ops(e) > SIMPLIFY_OPS:
         out = None
     else:
-        from .simplify_store import lookup
+        from .simplify_store import lookup, record
 
         seeded = lookup(key, e, sp.__version__, SIMPLIFY_OPS)   # the shipped outcomes, verified on read
-        out = seeded if seeded is not None else sp.simplify(e)
+        if seeded is not None:
+            out = seeded
+        else:
+            out = sp.simplify(e)
+            record(key, e, out)                                 # only when regenerating the store
     _SIMPLIFIED[key] = (out,)
     if path is not None:
         from ._store_io import _atomic_write, pack
@@ -343,12 +347,21 @@ def small_simplify(e: sp.Expr) -> sp.Expr | None:
 _SIMPLIFY_MEMO: dict[str, sp.Expr] = {}
 
 
-def simplified(e: sp.Expr) -> sp.Expr:
+def simplified_key(e: sp.Basic) -> str:
+    """The key of an outcome of :func:`simplified`: SHA-256 of sympy's version, ``simplify`` and ``srepr(e)``."""
+    return hashlib.sha256(f"{sp.__version__}\0simplify\0{sp.srepr(e)}".encode()).hexdigest()
+
+
+def simplified(e: Any) -> Any:
     """``sympy.simplify(e)``, computed once per expression in this process (no budget).
 
     Keyed like :func:`simplify_key` (sympy's version and ``srepr``, which spells every symbol with
-    its assumptions): the derivation checks simplify the same densities, losses and exponents for
-    many statements (53 of 91 calls repeated in a cold evaluation of every statement).
+    its assumptions): the derivation checks and the paper modules simplify the same densities,
+    losses, ratios and exponents for many statements (53 of 91 calls repeated in the checks alone
+    in a cold evaluation of every statement).  An expression (not a relational, boolean or matrix)
+    not yet simplified in this process is read from the package's seeded store when it has an
+    outcome that passes its check on read (:mod:`bounds.simplify_store`), else computed.  Anything
+    that is not a sympy object (a matrix, a number) is simply passed to ``sympy.simplify``.
 
     Examples
     --------
@@ -356,10 +369,20 @@ def simplified(e: sp.Expr) -> sp.Expr:
     >>> simplified(S.m / (2 * S.m)), simplified(S.m / (2 * S.m)) is simplified(S.m / (2 * S.m))
     (1/2, True)
     """
-    key = hashlib.sha256(f"{sp.__version__}\0simplify\0{sp.srepr(e)}".encode()).hexdigest()
+    if not isinstance(e, sp.Basic):
+        return sp.simplify(e)                   # a mutable matrix, a Python number: never shared, never stored
+    key = simplified_key(e)
     out = _SIMPLIFY_MEMO.get(key)
     if out is None:
-        out = _SIMPLIFY_MEMO[key] = sp.simplify(e)
+        from .simplify_store import lookup, record
+
+        seeded = lookup(key, e, sp.__version__, SIMPLIFY_OPS) if isinstance(e, sp.Expr) else None
+        if seeded is not None:
+            out = seeded
+        else:
+            out = sp.simplify(e)
+            record(key, e, out)
+        _SIMPLIFY_MEMO[key] = out
     return out
 
 

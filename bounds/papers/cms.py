@@ -105,6 +105,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from ..checks import simplified
 from ..core import Statement
 from ..evidence import Check, Result
 from ..paper import Paper
@@ -209,10 +210,10 @@ def _erm_modulus(dep) -> sp.Expr:
 
 def _erm_checks(st: Statement, dep) -> list[Result]:
     # the loss term's Hessian ℓ''(z) v vᵀ is PSD for a convex loss: check ℓ'' ≥ 0 for both losses
-    l2 = sp.simplify(sp.diff(logistic_loss(), _z, 2))
-    lr_ok = bool(sp.simplify(l2).is_positive)
+    l2 = simplified(sp.diff(logistic_loss(), _z, 2))
+    lr_ok = bool(simplified(l2).is_positive)
     hub = [sp.diff(e, _z, 2) for e, _ in _huber_pieces()]
-    hub_ok = all(sp.simplify(x).is_nonnegative for x in hub)
+    hub_ok = all(simplified(x).is_nonnegative for x in hub)
     return [_ok("loss Hessians are PSD (ℓ'' ≥ 0)", lr_ok and hub_ok, "symbolic",
                 f"logistic ℓ'' = {sp.sstr(l2)} > 0; Huber ℓ'' ∈ {{{', '.join(sp.sstr(x) for x in hub)}}} ≥ 0, "
                 "so ∇²J ⪰ ΛI")]
@@ -238,15 +239,15 @@ add(
 def _lipschitz_checks(st: Statement, dep) -> list[Result]:
     lr1 = sp.diff(logistic_loss(), _z)
     sup_lr = sp.Max(sp.Abs(sp.limit(lr1, _z, -sp.oo)), sp.Abs(sp.limit(lr1, _z, sp.oo)))
-    mono = sp.simplify(sp.diff(lr1, _z)).is_positive  # ℓ' increasing: sup|ℓ'| is at an end
+    mono = simplified(sp.diff(lr1, _z)).is_positive  # ℓ' increasing: sup|ℓ'| is at an end
     pieces = _huber_pieces()
     hub1 = [sp.diff(e, _z) for e, _ in pieces]
     ends = [sp.Abs(e.subs(_z, x)) for e, (_, iv) in zip(hub1, pieces, strict=True) for x in iv if x.is_finite]
     ends += [sp.Abs(hub1[2].subs(_z, 0))]  # the linear piece has ℓ' = −1 everywhere
-    sup_h = sp.simplify(sp.Max(*ends))
-    ok = bool(mono) and bool(sp.simplify(sup_lr - st.stated) <= 0) and bool(sp.simplify(sup_h - st.stated) <= 0)
+    sup_h = simplified(sp.Max(*ends))
+    ok = bool(mono) and bool(simplified(sup_lr - st.stated) <= 0) and bool(simplified(sup_h - st.stated) <= 0)
     return [_ok("sup|ℓ'| of the logistic and Huber losses", ok, "symbolic",
-                f"logistic: ℓ' = {sp.sstr(sp.simplify(lr1))} increasing from −1 to 0, sup|ℓ'| = {sp.sstr(sup_lr)} "
+                f"logistic: ℓ' = {sp.sstr(simplified(lr1))} increasing from −1 to 0, sup|ℓ'| = {sp.sstr(sup_lr)} "
                 f"(not attained); Huber: sup|ℓ'| = {sp.sstr(sup_h)} (on z ≤ 1 − h)")]
 
 
@@ -292,7 +293,7 @@ def _sens_derive(dep) -> sp.Expr:
     sol = sp.solve(sp.Eq(dep("erm") * x**2, dep("alg1.grad_diff") * x), x)
     # inexact minimiser: Λ‖w̃ − w*‖² ≤ (∇J(w̃) − ∇J(w*))ᵀ(w̃ − w*) ≤ ‖∇J(w̃)‖‖w̃ − w*‖, so ‖w̃ − w*‖ ≤ tol/Λ on D
     # and on D′; the triangle inequality adds 2·tol/Λ
-    return sp.simplify(sol[0] + 2 * tol_g / dep("erm"))
+    return simplified(sol[0] + 2 * tol_g / dep("erm"))
 
 
 def _logreg_fit(X: np.ndarray, y: np.ndarray, lam_: float) -> np.ndarray:
@@ -383,7 +384,7 @@ def _printed_check(printed: sp.Expr, what: str):
     """A check that the statement's stated form, at the paper's value of every relaxed premise, is ``printed``."""
     def check(st: Statement, dep) -> list[Result]:
         at = {st.ns[k].symbol: sp.sympify(v) for k, (v, _) in st.relaxes.items()}
-        diff = sp.simplify(st.stated.subs(at) - printed)
+        diff = simplified(st.stated.subs(at) - printed)
         return [_ok("reduces to the printed form at the paper's value of the relaxed premises", diff == 0, "symbolic",
                     f"at {', '.join(f'{k} = {v}' for k, (v, _) in st.relaxes.items())}: {sp.sstr(st.stated.subs(at))}"
                     f" = {what} {sp.sstr(printed)} (difference {sp.sstr(diff)})", severity="mismatch")]
@@ -442,11 +443,11 @@ def _norm_law_derive(dep) -> sp.Expr:
     # polar coordinates: P(‖b‖ ∈ dr) ∝ surface(r)·exp(−βr) ∝ r^(d−1) exp(−βr); normalise
     area = 2 * sp.pi ** (d / 2) / sp.gamma(d / 2) * r_b ** (d - 1)
     unnorm = area * sp.exp(-beta * r_b)
-    return sp.simplify(unnorm / sp.integrate(unnorm, (r_b, 0, sp.oo)))
+    return simplified(unnorm / sp.integrate(unnorm, (r_b, 0, sp.oo)))
 
 
 def _norm_law_checks(st: Statement, dep) -> list[Result]:
-    total = sp.simplify(sp.integrate(st.stated, (r_b, 0, sp.oo)))
+    total = simplified(sp.integrate(st.stated, (r_b, 0, sp.oo)))
     return [_ok("norm law integrates to one", total == 1, "symbolic", f"∫₀^∞ p(r) dr = {sp.sstr(total)}",
                 severity="mismatch")]
 
@@ -473,7 +474,7 @@ ALG1_MEAN_NORM = add(
     "noise",
     "expected noise norm E‖b‖",
     d / beta,
-    derive=lambda dep: sp.simplify(sp.integrate(r_b * dep("alg1.norm_law"), (r_b, 0, sp.oo))),
+    derive=lambda dep: simplified(sp.integrate(r_b * dep("alg1.norm_law"), (r_b, 0, sp.oo))),
     relation="eq",
     params=("d", "beta"),
     depends=("alg1.norm_law",),
@@ -509,7 +510,7 @@ add(
     "theorem",
     "privacy loss sup |log p(w|D)/p(w|D′)| of Algorithm 1",
     eps,
-    derive=lambda dep: sp.simplify(dep("alg1.beta") * dep("alg1.sensitivity")),
+    derive=lambda dep: simplified(dep("alg1.beta") * dep("alg1.sensitivity")),
     relation="upper",
     params=("eps",),
     depends=("alg1.beta", "alg1.sensitivity"),
@@ -524,8 +525,8 @@ add(
 # --------------------------------------------------------------------------- Algorithm 2
 def _c_logistic_derive(dep) -> sp.Expr:
     l2 = sp.diff(logistic_loss(), _z, 2)
-    crit = sp.solve(sp.diff(sp.simplify(l2), _z), _z)
-    cands = [sp.simplify(l2.subs(_z, z0)) for z0 in crit]
+    crit = sp.solve(sp.diff(simplified(l2), _z), _z)
+    cands = [simplified(l2.subs(_z, z0)) for z0 in crit]
     cands += [sp.limit(l2, _z, sp.oo), sp.limit(l2, _z, -sp.oo)]
     return sp.Max(*cands)
 
@@ -533,9 +534,9 @@ def _c_logistic_derive(dep) -> sp.Expr:
 def _c_logistic_checks(st: Statement, dep) -> list[Result]:
     sig = 1 / (1 + sp.exp(-_z))
     l2 = sp.diff(logistic_loss(), _z, 2)
-    same = sp.simplify(l2 - sig * (1 - sig)) == 0
+    same = simplified(l2 - sig * (1 - sig)) == 0
     return [_ok("ℓ'' = σ(z)(1 − σ(z)), maximal at z = 0", same, "symbolic",
-                f"ℓ''(0) = {sp.sstr(sp.simplify(l2.subs(_z, 0)))}; ℓ'' → 0 as |z| → ∞", severity="mismatch")]
+                f"ℓ''(0) = {sp.sstr(simplified(l2.subs(_z, 0)))}; ℓ'' → 0 as |z| → ∞", severity="mismatch")]
 
 
 ALG2_C_LOGISTIC = add(
@@ -554,16 +555,16 @@ ALG2_C_LOGISTIC = add(
 
 
 def _c_huber_derive(dep) -> sp.Expr:
-    return sp.Max(*[sp.simplify(sp.diff(e, _z, 2)) for e, _ in _huber_pieces()])
+    return sp.Max(*[simplified(sp.diff(e, _z, 2)) for e, _ in _huber_pieces()])
 
 
 def _c_huber_checks(st: Statement, dep) -> list[Result]:
     pieces = _huber_pieces()
     cont, cont1 = True, True
     for e1, e2, joint in ((pieces[0][0], pieces[1][0], 1 + h), (pieces[1][0], pieces[2][0], 1 - h)):
-        cont &= sp.simplify(e1.subs(_z, joint) - e2.subs(_z, joint)) == 0
-        cont1 &= sp.simplify(sp.diff(e1, _z).subs(_z, joint) - sp.diff(e2, _z).subs(_z, joint)) == 0
-    jumps = [sp.simplify(sp.diff(e1, _z, 2) - sp.diff(e2, _z, 2)) for e1, e2 in
+        cont &= simplified(e1.subs(_z, joint) - e2.subs(_z, joint)) == 0
+        cont1 &= simplified(sp.diff(e1, _z).subs(_z, joint) - sp.diff(e2, _z).subs(_z, joint)) == 0
+    jumps = [simplified(sp.diff(e1, _z, 2) - sp.diff(e2, _z, 2)) for e1, e2 in
              ((pieces[0][0], pieces[1][0]), (pieces[1][0], pieces[2][0]))]
     return [
         _ok("Huber loss is continuous and continuously differentiable", bool(cont and cont1), "symbolic",
@@ -621,7 +622,7 @@ add(
     "noise part of the privacy loss: sup r(‖b_D′(f)‖ − ‖b_D(f)‖) at the rate r of cms.alg2.rate",
     eps_p,
     # b_D(f) − b_D′(f) = −y_n ℓ'(·) x_n + y′_n ℓ'(·) x′_n has norm ≤ 2Lq (|ℓ'| ≤ L, ‖x‖ ≤ q)
-    derive=lambda dep: sp.simplify(dep("alg2.rate") * (2 * dep("lipschitz") * C_L * q_x)),
+    derive=lambda dep: simplified(dep("alg2.rate") * (2 * dep("lipschitz") * C_L * q_x)),
     relation="upper",
     params=("eps_p",),
     depends=("lipschitz", "alg2.rate"),
@@ -826,7 +827,7 @@ def _alg2_privacy_derive(dep) -> sp.Expr:
     noise = dep("alg2.noise_loss")
     first = noise.subs(eps_p, _eps_p_stated) + sp.log(det_ratio_tight(Delta_=0))
     second = noise.subs(eps_p, eps / 2) + sp.log(det_ratio_tight(Delta_=_delta_stated))
-    return sp.Piecewise((first, _regime), (sp.simplify(second), True))
+    return sp.Piecewise((first, _regime), (simplified(second), True))
 
 
 def _alg2_privacy_checks(st: Statement, dep) -> list[Result]:
@@ -836,8 +837,8 @@ def _alg2_privacy_checks(st: Statement, dep) -> list[Result]:
     tot1 = noise.subs(eps_p, _eps_p_stated) + sp.log(sq.subs(Delta, 0)) - eps
     e1 = sp.expand(sq.subs(Delta, 0) - sp.exp(eps - _eps_p_stated)) == 0
     # second regime: ε/2 + 2 log(1 + c/(n(Λ+Δ))) = ε  ⇔  1 + c/(n(Λ+Δ)) = e^(ε/4)
-    e2 = sp.simplify(det_ratio_tight(Delta_=_delta_stated) - sp.exp(eps / 4)) == 0
-    e2 = e2 and sp.simplify(noise.subs(eps_p, eps / 2) - eps / 2) == 0
+    e2 = simplified(det_ratio_tight(Delta_=_delta_stated) - sp.exp(eps / 4)) == 0
+    e2 = e2 and simplified(noise.subs(eps_p, eps / 2) - eps / 2) == 0
     pt = {eps: sp.Rational(1, 2), c: sp.Rational(1, 4), n: 10, Lam: sp.Rational(1, 100), q_x: 1}
     num1 = abs(float(tot1.subs(pt)))
     # boundary ε′ ≤ 0 ⇔ cq²/(nΛ) ≥ e^(ε/2) − 1, and (e^(ε/2) − 1) − (e^(ε/4) − 1) = e^(ε/4)(e^(ε/4) − 1) > 0
@@ -1018,7 +1019,7 @@ def rff_features(X: np.ndarray, W: np.ndarray) -> np.ndarray:
 def _fnorm_derive(dep) -> sp.Expr:
     j = sp.Symbol("j", integer=True, positive=True)
     term = 2 / D_rf * (sp.cos(_theta) ** 2 + sp.sin(_theta) ** 2)     # one frequency: its cosine and its sine
-    return sp.simplify(sp.summation(sp.simplify(term), (j, 1, D_rf / 2)))
+    return simplified(sp.summation(simplified(term), (j, 1, D_rf / 2)))
 
 
 def _fnorm_checks(st: Statement, dep) -> list[Result]:
@@ -1074,16 +1075,16 @@ def _kernel_derive(dep) -> sp.Expr:
     # ω ~ N(0, 2γ) in one dimension: E cos(ωu) = ∫ cos(ωu) e^{−ω²/(4γ)}/√(4πγ) dω (the Fourier pair of the
     # Gaussian kernel; in d dimensions the expectation factorises over coordinates)
     dens = sp.exp(-_omega**2 / (4 * g_rbf)) / sp.sqrt(4 * sp.pi * g_rbf)
-    return sp.simplify(sp.integrate(sp.cos(_omega * u_sep) * dens, (_omega, -sp.oo, sp.oo)))
+    return simplified(sp.integrate(sp.cos(_omega * u_sep) * dens, (_omega, -sp.oo, sp.oo)))
 
 
 def _kernel_checks(st: Statement, dep) -> list[Result]:
     # σ_p² = E‖ω‖² = 2γd, the second moment Claim 1 uses
     dens = sp.exp(-_omega**2 / (4 * g_rbf)) / sp.sqrt(4 * sp.pi * g_rbf)
-    m2 = sp.simplify(sp.integrate(_omega**2 * dens, (_omega, -sp.oo, sp.oo)))
-    tot = sp.simplify(sp.integrate(dens, (_omega, -sp.oo, sp.oo)))
+    m2 = simplified(sp.integrate(_omega**2 * dens, (_omega, -sp.oo, sp.oo)))
+    tot = simplified(sp.integrate(dens, (_omega, -sp.oo, sp.oo)))
     return [_ok("ω ~ N(0, 2γ): a density with second moment 2γ per coordinate (σ_p² = 2γd)",
-                tot == 1 and sp.simplify(m2 - 2 * g_rbf) == 0, "symbolic",
+                tot == 1 and simplified(m2 - 2 * g_rbf) == 0, "symbolic",
                 f"∫p = {sp.sstr(tot)}, ∫ω²p = {sp.sstr(m2)}", severity="mismatch")]
 
 
@@ -1108,7 +1109,7 @@ def _pointwise_derive(dep) -> sp.Expr:
     # Hoeffding: N = D/2 i.i.d. terms cos(ω_jᵀ(x − y)) ∈ [−1, 1] (range 2); their mean deviates by ≥ t with
     # probability ≤ 2 exp(−2N²t²/(N·2²))
     N = D_rf / 2
-    return sp.simplify(2 * sp.exp(-2 * N**2 * t_k**2 / (N * 2**2)))
+    return simplified(2 * sp.exp(-2 * N**2 * t_k**2 / (N * 2**2)))
 
 
 def _pointwise_hyp(st: Statement, dep) -> list[Result]:
@@ -1156,8 +1157,8 @@ add(
 def _uniform_hyp(st: Statement, dep) -> list[Result]:
     # the proof of Claim 1: an ε-net of M × M, Hoeffding at the anchors, and a Lipschitz bound on the deviation
     # with E[L_f²] ≤ E‖ω‖² = σ_p²; for the cos/sin map the anchor step holds with a larger exponent (rff.pointwise)
-    hoeff = sp.simplify(PAPER.stated("rff.pointwise") - 2 * sp.exp(-D_rf * t_k**2 / 8))
-    stronger = bool(sp.simplify(hoeff.subs({D_rf: 2, t_k: 1})) < 0)
+    hoeff = simplified(PAPER.stated("rff.pointwise") - 2 * sp.exp(-D_rf * t_k**2 / 8))
+    stronger = bool(simplified(hoeff.subs({D_rf: 2, t_k: 1})) < 0)
     return [_ok("the anchor (Hoeffding) step holds for the cos/sin map at least as for Rahimi & Recht's map",
                 stronger, "symbolic",
                 "2exp(−Dt²/4) ≤ 2exp(−Dt²/8): D/2 terms in [−1, 1] concentrate at least as fast as D terms in "
@@ -1297,7 +1298,7 @@ def _rff_sens_derive(dep) -> sp.Expr:
     # as cms.alg1.sensitivity with ‖∇(J_D − J_D′)‖ ≤ 2·L·R/n (two records, |ℓ'| ≤ L, ‖z‖ ≤ R)
     x = sp.Symbol("x_dist", positive=True)
     sol = sp.solve(sp.Eq(dep("erm") * x**2, (2 * C_L * R_z / n) * x), x)
-    return sp.simplify(sol[0])
+    return simplified(sol[0])
 
 
 def _rff_sens_checks(st: Statement, dep) -> list[Result]:
@@ -1405,7 +1406,7 @@ RFF_MEAN_NORM = add(
 
 
 def _rff_priv_derive(dep) -> sp.Expr:
-    return sp.simplify(dep("rff.beta") * dep("rff.sensitivity_inexact"))
+    return simplified(dep("rff.beta") * dep("rff.sensitivity_inexact"))
 
 
 add(
@@ -1454,7 +1455,7 @@ def _amp_derive(dep) -> sp.Expr:
     # adaptive composition: Algorithm 2 at ε₁ = (1 − ρ)ε (its privacy theorem, as it holds), then the residual
     # release at rate r′ with sensitivity 2τ (loss r′·2τ); post-processing gives w̃ + b′
     alg2 = dep("alg2.privacy").subs(eps, (1 - rho) * eps)
-    return sp.simplify(alg2 + dep("rff.amp_rate") * 2 * tau)
+    return simplified(alg2 + dep("rff.amp_rate") * 2 * tau)
 
 
 add(

@@ -51,6 +51,7 @@ from ..checks import (
     rate_statement_checks,
     regularised_projection,
     schedule_check,
+    simplified,
     substitute_schedule,
 )
 from ..evidence import Check
@@ -383,7 +384,7 @@ add(
 
 def _sample_derive(dep):
     tail = dep("jamp.lemma3").subs(Xi, 8 * M**2)  # the proof takes |ξ − Eξ| ≤ 8M²
-    return sp.simplify(sp.integrate(tail, (u, 0, sp.oo)))
+    return simplified(sp.integrate(tail, (u, 0, sp.oo)))
 
 
 def _sup_norm_hypothesis(st, dep):
@@ -406,8 +407,8 @@ def _sup_norm_hypothesis(st, dep):
 
 def _sample_range(st, dep):
     # if |f_λ| ≤ M (the proof's claim, see the hypothesis) ξ = (f_λ(x) − y)² ∈ [0, 4M²] and 4M² suffices
-    tight = sp.simplify(sp.integrate(dep("jamp.lemma3").subs(Xi, 4 * M**2), (u, 0, sp.oo)))
-    ratio = sp.simplify(st.stated / tight)
+    tight = simplified(sp.integrate(dep("jamp.lemma3").subs(Xi, 4 * M**2), (u, 0, sp.oo)))
+    ratio = simplified(st.stated / tight)
     ok = bool(ratio >= 1)  # the stated bound must not undercut the tighter derivation
     return Check(
         "range of ξ used in Hoeffding",
@@ -486,7 +487,7 @@ def _sup_checks(per_mu: sp.Expr, sup: sp.Expr, label: str):
             worst = max(worst, abs(dense / float(f_sup(lv, rv, kv)) - 1))
         ok = worst < 1e-6
         # the slack of the statement against the supremum, exact at κ = 1 (the normalised kernel)
-        ratio1 = sp.simplify((st.stated / fn**2 / sup).subs(kappa, 1))
+        ratio1 = simplified((st.stated / fn**2 / sup).subs(kappa, 1))
         rr = np.linspace(0.01, 3.0, 300)
         vals = [float(ratio1.subs({lam: sp.Rational(1, 100), r: sp.Float(x)})) for x in rr]
         return Check(
@@ -576,10 +577,10 @@ def _thm2_bound_derive(dep):
 def _thm2_approx_check(st, dep):
     """The chain of §4.3 ends with (1 + 2ε)E(S + D(λ)); the printed approximation term has coefficient 1."""
     approx = lam ** sp.Min(1, 2 * r) * (kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2) * fn**2
-    stated_coeff = sp.simplify(st.stated.coeff(fn**2))
-    chain_coeff = sp.simplify((1 + 2 * eps) * approx / fn**2)
-    ratio = sp.simplify(stated_coeff / chain_coeff)
-    ok = bool(sp.simplify(ratio - 1) == 0)
+    stated_coeff = simplified(st.stated.coeff(fn**2))
+    chain_coeff = simplified((1 + 2 * eps) * approx / fn**2)
+    ratio = simplified(stated_coeff / chain_coeff)
+    ok = bool(simplified(ratio - 1) == 0)
     return Check(
         "approximation term carries (1 + 2ε)",
         ok,
@@ -619,10 +620,10 @@ def _thm2_correction(factor: sp.Expr, where: str) -> dict:
 
 def _thm2_constant_check(st, dep):
     """C_ε of Theorem 2: its approximation coefficient must carry (1 + 2ε) as the chain's does."""
-    printed = sp.simplify(_C_eps.coeff(fn**2))
+    printed = simplified(_C_eps.coeff(fn**2))
     chain = (1 + 2 * eps) * (kappa ** (4 * r - 2) + kappa ** (4 * r - 4) + 2)
-    ratio = sp.simplify(printed / chain)
-    ok = bool(sp.simplify(ratio - 1) == 0)
+    ratio = simplified(printed / chain)
+    ok = bool(simplified(ratio - 1) == 0)
     return Check(
         "C_ε's approximation coefficient carries (1 + 2ε)",
         ok,

@@ -45,6 +45,7 @@ from ..checks import (
     inequality,
     laplace_density,
     rate_check,
+    simplified,
 )
 from ..evidence import Check
 from ..paper import Paper
@@ -150,7 +151,7 @@ add(
 
 
 def _eta_checks(st, dep):
-    prod = sp.simplify(eta(t) * lam_t(t) - 1 / (t + t0))
+    prod = simplified(eta(t) * lam_t(t) - 1 / (t + t0))
     c1 = Check(
         "η_tλ_t = 1/(t+t₀)",
         prod == 0,
@@ -209,7 +210,7 @@ def online_release_witness(label: str = "the paper's recursion (3) released as f
         return sp.expand(f0 - eta0 * ((f0 - y0) * (x0 * x) + lam_t(sp.Integer(0)) * f0))
 
     a, ab = f1(sp.Integer(1), sp.Integer(1)), f1(sp.Integer(1), sp.Integer(-1))
-    diff = sp.simplify(a - ab)
+    diff = simplified(a - ab)
     constant = sp.diff(diff, x) == 0
     detail = (f"recursion (3) at t = 1 with the linear kernel on [−1, 1] (κ = M = 1), z = ((1, 1)), z̄ = ((1, −1)): "
               f"f_1(x) = {sp.sstr(a)}, f̄_1(x) = {sp.sstr(ab)}; f_1 − f̄_1 = {sp.sstr(diff)} is not constant, so the "
@@ -358,7 +359,7 @@ def C_t_correction(ratio: sp.Expr) -> dict:
     >>> C_t_correction(1 / S.kappa)["proof"]["factor"]
     'kappa'
     """
-    need = sp.simplify(1 / ratio)
+    need = simplified(1 / ratio)
     return {
         "proof": {"factor": sp.sstr(need),
                   "text": f"C_t × {sp.sstr(need)}: the sup-norm bound (17), 2κ²(κ²+1)M/(t−1+t₀)^(2θ−1), which the "
@@ -378,14 +379,14 @@ def C_t_correction(ratio: sp.Expr) -> dict:
 
 def _C_t_check(st, dep):
     """(12) against (17), exactly: their ratio is 1/κ (below 1 iff κ > 1)."""
-    ratio = sp.simplify(_Ct_stated / dep("jcc.eq17"))
-    ok = bool(sp.simplify(ratio - 1) == 0)
+    ratio = simplified(_Ct_stated / dep("jcc.eq17"))
+    ok = bool(simplified(ratio - 1) == 0)
     c = Check("stated vs derived", ok, "symbolic",
               f"C_t of (12) / the sup-norm bound (17) = {sp.sstr(ratio)} (sympy): the printed C_t is the K-norm bound "
               "(16) after the schedule and lies below (17), which Lemma 1 needs, exactly when κ > 1; the printed "
               "constant does not follow.  Smallest correction: tight not computed (the exact sensitivity has no "
               "closed form; the adversarial searches give lower bounds only); under the proof's own argument "
-              f"C_t × {sp.sstr(sp.simplify(1 / ratio))} (= (17)).  Printed form violated: no counterexample found "
+              f"C_t × {sp.sstr(simplified(1 / ratio))} (= (17)).  Printed form violated: no counterexample found "
               "(the adversarial sensitivity searches stay below the printed C_t)",
               severity="" if ok else "mismatch",
               details={} if ok else {"smallest_correction": C_t_correction(ratio)})
@@ -476,7 +477,7 @@ THM1_DENSITY = add(
 def _initial_derive(dep):
     j = sp.Symbol("j", integer=True, nonnegative=True)
     prod = sp.product((j + t0 - 1) / (j + t0), (j, 0, t))
-    return sp.simplify(sp.gammasimp(prod)) * fn
+    return simplified(sp.gammasimp(prod)) * fn
 
 
 add(
@@ -648,7 +649,7 @@ def _martingale_gap(st, dep):
     xs = (sp.Integer(-1), sp.Integer(1))
     # B_t/η_t = y_t K_{x_t} − (λ_t I + L_t) f_ρ, as a coefficient on the feature x ↦ x
     eb = sum((c * x) * x - (lt * c + x * x * c) for x in xs) / 2
-    eb = sp.simplify(eb)
+    eb = simplified(eb)
     ok = eb == 0
     return Check(
         "Lemma 3 premise: ξ_i are martingale differences",

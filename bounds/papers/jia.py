@@ -65,6 +65,7 @@ from ..checks import (
     rate_statement_checks,
     regularised_projection,
     schedule_check,
+    simplified,
     substitute_schedule,
 )
 from ..evidence import Check
@@ -174,7 +175,7 @@ def at_paper_value_check(st, printed: sp.Expr) -> Check:
     True
     """
     sub = {st.ns[n].symbol: v for n, (v, _) in st.relaxes.items()}
-    diff = sp.simplify(st.stated.subs(sub) - printed)
+    diff = simplified(st.stated.subs(sub) - printed)
     ok = diff == 0
     names = ", ".join(f"{n} = {v}" for n, (v, _) in st.relaxes.items())
     return Check("relaxed form = printed form at the paper's values", ok, "symbolic",
@@ -271,7 +272,7 @@ def scale_correction(stated_scale: sp.Expr, proof_scale: sp.Expr, loss: str, *, 
     """
     pt = {S.C_L: C, kappa: 1, gamma: 2, lam: SCALE_POINT["lam"], m: SCALE_POINT["m"], eps: SCALE_POINT["eps"],
           M: SCALE_POINT["M"], tau: 0}
-    proof_factor = sp.simplify(proof_scale / stated_scale)
+    proof_factor = simplified(proof_scale / stated_scale)
     printed = sp.nsimplify(stated_scale.subs(pt))
     inst = sensitivity_instance(loss, SCALE_POINT["lam"], SCALE_POINT["m"], C=C, Y=SCALE_POINT["M"])
     need = inst["delta"] / SCALE_POINT["eps"]
@@ -281,7 +282,7 @@ def scale_correction(stated_scale: sp.Expr, proof_scale: sp.Expr, loss: str, *, 
     what = {"abs": f"loss {C}|t − y|", "hinge": "hinge loss, y = ±1", "square": "square loss"}[loss]
     proof = {"factor": sp.sstr(proof_factor),
              "text": f"scale × {sp.sstr(proof_factor)}: Lemma 1 with the proof's own bound Δf gives Δf/ε = "
-                     f"{sp.sstr(sp.simplify(proof_scale))} (the printed scale is {sp.sstr(1 / proof_factor)} of it)"}
+                     f"{sp.sstr(simplified(proof_scale))} (the printed scale is {sp.sstr(1 / proof_factor)} of it)"}
     violated = bool(loss_at_printed > SCALE_POINT["eps"])
     if violated:
         factor = sp.nsimplify(need / printed)
@@ -392,7 +393,7 @@ def sample_error_mean_zero() -> tuple[bool, str]:
     pop = sum(w * l for (_, _, w), l in zip(pts, loss, strict=True))
     e_emp = sum(sp.prod([pts[j][2] for j in z]) * sum(loss[j] for j in z) / 3
                 for z in itertools.product(range(len(pts)), repeat=3))
-    inst = sp.simplify(e_emp - pop)
+    inst = simplified(e_emp - pop)
     ok = bool(sym_ok) and inst == 0
     return ok, (f"E_z[(1/m)Σ L(f_λ(x_i), y_i)] − E(f_λ) = 0 exactly: symbolic (3-point ρ with probabilities "
                 f"p₁, p₂, 1 − p₁ − p₂ and any losses ℓ_j, m = 1, 2, 3: {bool(sym_ok)}) and on the instance where "
@@ -464,8 +465,8 @@ def _thm1_derive(dep):
 
 def _thm1_steps(st, dep):
     # the printed choice t = 1/2 in the proof's family must reproduce the stated bound
-    at_half = sp.simplify(_thm1_family.subs(t_, sp.Rational(1, 2)))
-    ok = sp.simplify(at_half - st.stated) == 0
+    at_half = simplified(_thm1_family.subs(t_, sp.Rational(1, 2)))
+    ok = simplified(at_half - st.stated) == 0
     return Check(
         "proof's bound at the printed t = 1/2",
         ok,
@@ -497,7 +498,7 @@ def _thm2_derive(dep):
     # adding the two strong-convexity inequalities: λγ‖Δ‖²_K ≤ (2C_L/m)‖Δ‖_∞ ≤ (2C_L κ/m)‖Δ‖_K
     x = sp.Symbol("x", positive=True)
     sol = sp.solve(sp.Eq(lam * gamma * x**2, 2 * C_L * kappa * x / m), x)
-    return sp.simplify(max(sol, key=lambda e: sp.count_ops(e)))
+    return simplified(max(sol, key=lambda e: sp.count_ops(e)))
 
 
 THM2 = add(
@@ -581,7 +582,7 @@ _prop1_stated = sp.exp(-lam * gamma * m * eps * sp.Abs(b) / (kappa**2 * C_L)) / 
 
 def _prop1_scale_check(st, dep):
     # Lemma 1 needs the scale Δf/ε; the ratio stated/required is exact and free of every parameter
-    ratio = sp.simplify(st.stated / (dep("jia.prop1.sensitivity") / eps))
+    ratio = simplified(st.stated / (dep("jia.prop1.sensitivity") / eps))
     ok = bool(ratio >= 1)
     details = {} if ok else {"error": PROP1_HALF_SCALE,
                              "smallest_correction": scale_correction(st.stated, dep("jia.prop1.sensitivity") / eps,
@@ -670,7 +671,7 @@ def _eq3_check(st, dep):
     # (R1 + R2 + S + D) − (E(f_zA) − E(f_ρ) + λΩ(f_z)) must equal the optimality gap of f_z
     gap = sp.expand((_R1 + _R2 + _S + _D) - (E_zA - E_rho + lam * Om_z))
     want = sp.expand((Ez_lam + lam * Om_lam) - (Ez_z + lam * Om_z))
-    ok = sp.simplify(gap - want) == 0
+    ok = simplified(gap - want) == 0
     return Check(
         "telescoping identity",
         ok,
@@ -753,10 +754,10 @@ def _prop2_printed_density(st, dep):
     pt = {B0: sp.Rational(1, 100), Omega0: 0, lam: sp.Rational(1, 10), ER2: 1, eps: sp.Rational(1, 2)}
     lhs, rhs = sp.nsimplify(st.stated.subs(pt)), need.subs(pt)
     g = sp.exp(2 * eps) - 1 - 2 * eps
-    positive = bool(sp.simplify(sp.diff(g, eps) - 2 * (sp.exp(2 * eps) - 1)) == 0) and g.subs(eps, 0) == 0
+    positive = bool(simplified(sp.diff(g, eps) - 2 * (sp.exp(2 * eps) - 1)) == 0) and g.subs(eps, 0) == 0
     ok = bool(lhs >= rhs)
     coeff = sp.exp(2 * eps) - 1
-    factor = sp.simplify(coeff / (2 * eps))
+    factor = simplified(coeff / (2 * eps))
     at_half = factor.subs(eps, sp.Rational(1, 2))
     details = {"reading": "prop1-density"}
     if not ok:
@@ -820,8 +821,8 @@ def _prop3_witness(st, dep):
     (Proposition 1), E|b| = κ²C_L/(λγmε), so E R₂ = C_L times the stated bound: false whenever C_L > 1.
     """
     e_abs = expectation(PAPER.stated("prop1.density"), sp.Abs(b))   # the paper's own noise (Proposition 1)
-    ER2_exact = sp.simplify(C_L * e_abs)
-    ratio = sp.simplify(ER2_exact / st.stated)
+    ER2_exact = simplified(C_L * e_abs)
+    ratio = simplified(ER2_exact / st.stated)
     pt = {C_L: 2, kappa: 1, lam: sp.Rational(1, 10), gamma: 2, m: 100, eps: sp.Rational(1, 2)}
     lhs, rhs = ER2_exact.subs(pt), st.stated.subs(pt)
     ok = bool(lhs <= rhs)
@@ -907,7 +908,7 @@ add(
 
 def _prop4_derive(dep):
     tail = dep("jia.lemma2").subs(Xi, 2 * B_rho)  # |ξ − Eξ| ≤ 2B_ρ
-    return sp.simplify(sp.integrate(tail, (u, 0, sp.oo)))
+    return simplified(sp.integrate(tail, (u, 0, sp.oo)))
 
 
 add(
@@ -1139,7 +1140,7 @@ def _gamma_derive(dep):
     lhs = tt**2 * a11 + 2 * tt * (1 - tt) * a12 + (1 - tt) ** 2 * a22
     gap = sp.expand(tt * a11 + (1 - tt) * a22 - lhs)  # must be ≥ (γ/2) t(1−t)‖f₁−f₂‖²
     dist2 = a11 - 2 * a12 + a22
-    return sp.simplify(2 * sp.factor(gap) / (tt * (1 - tt) * dist2))
+    return simplified(2 * sp.factor(gap) / (tt * (1 - tt) * dist2))
 
 
 S5_1_GAMMA = add(
@@ -1239,7 +1240,7 @@ def _scale_checks(loss: str, printed: sp.Expr, lipschitz: str):
     def check(st, dep):
         proof_scale = (PAPER.stated("prop1.sensitivity") / eps).subs({C_L: PAPER.stated(lipschitz), gamma: 2})
         stated = st.stated.subs(tau, 0)
-        ratio = sp.simplify(stated / proof_scale)
+        ratio = simplified(stated / proof_scale)
         ok = bool(ratio >= 1)
         half = Check("stated scale ≥ Δf/ε (Lemma 1)", ok, "symbolic",
                      f"stated scale / (Δf/ε) = {sp.sstr(ratio)} exactly: Proposition 1's halved scale (jia.prop1.scale)",
@@ -1282,7 +1283,7 @@ fz, y = sp.symbols("f_z y", real=True)
 
 def _ls_identity(st, dep):
     lhs = sp.expand((fz + b - y) ** 2 - (fz - y) ** 2)
-    ok = sp.simplify(lhs - (2 * b * (fz - y) + b**2)) == 0
+    ok = simplified(lhs - (2 * b * (fz - y) + b**2)) == 0
     return Check(
         "identity (f+b−y)² − (f−y)² = 2b(f−y) + b²",
         ok,
@@ -1296,7 +1297,7 @@ def _Eb2_private_scale(st):
     """What E b² becomes with the scale Lemma 1 requires (Δf/ε, twice §5.1's): 4× the printed value (a remark)."""
     sens = 2 * kappa**2 * PAPER.stated("s5_1.C_L") / (lam * 2 * m)      # Proposition 1's Δf with §5.1's C_L, γ = 2
     private = expectation(laplace_density(sens / eps), b**2)
-    ratio = sp.simplify(private / st.stated)
+    ratio = simplified(private / st.stated)
     return Check("E b² with the scale Lemma 1 requires", True, "symbolic",
                  f"the printed E b² is exact for §5.1's own density; with the scale Δf/ε that makes one value ε-DP "
                  f"E b² = {sp.sstr(ratio)} × the printed value (jia.s5_1.scale: the density's scale is half of Δf/ε)")

@@ -69,7 +69,7 @@ import numpy as np
 import sympy as sp
 
 from .._lazy import lazy_module
-from ..checks import leading_exponent, rate_check
+from ..checks import leading_exponent, rate_check, simplified
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
@@ -210,7 +210,7 @@ def _sphere_area(dim: sp.Expr, radius: sp.Expr) -> sp.Expr:
 
 def _decay_rate(density: sp.Expr) -> sp.Expr:
     """c with density ∝ exp(−c‖b‖): −d/dr log p(r)."""
-    return sp.simplify(-sp.diff(sp.log(density), r))
+    return simplified(-sp.diff(sp.log(density), r))
 
 
 def _pieces(pw: sp.Piecewise) -> list[tuple[sp.Expr, sp.Set]]:
@@ -231,7 +231,7 @@ def _sup_abs_on(expr: sp.Expr, interval: sp.Set) -> sp.Expr:
             vals.append(sp.Abs(expr.subs(u, 0)))
         else:
             vals.append(sp.Abs(expr.subs(u, e)))
-    return sp.Max(*[sp.simplify(v) for v in vals])
+    return sp.Max(*[simplified(v) for v in vals])
 
 
 # --------------------------------------------------------------------------- §2
@@ -267,7 +267,7 @@ def _eq2_checks(st: Statement, dep) -> list[Check]:
     rhs = ((xs - ms).T * Psi * (xs - ms))[0, 0] + th
     same = sp.expand(lhs - rhs) == 0
     # Schur complement of Ψ in Φ_c: (μᵀΨμ + θ) − μᵀΨ Ψ⁻¹ Ψμ = θ, so Φ_c ⪰ 0 ⟺ Ψ ⪰ 0 and θ ≥ 0
-    schur = sp.simplify(Ph[dd, dd] - (Ph[dd, :dd] * Psi.inv() * Ph[:dd, dd])[0, 0])
+    schur = simplified(Ph[dd, dd] - (Ph[dd, :dd] * Psi.inv() * Ph[:dd, dd])[0, 0])
     d1 = sp.expand(st.stated - ((x1 - mu) * psi * (x1 - mu) + theta_c)) == 0
     return [
         _ok("x̃ᵀΦ_c x̃ = (x − μ_c)ᵀΨ_c(x − μ_c) + θ_c (d = 2, symbolic)", same and d1, "symbolic",
@@ -295,7 +295,7 @@ add(
 
 def _hinge_checks(st: Statement, dep) -> list[Check]:
     e = st.stated
-    slopes = {sp.simplify(sp.diff(e.rewrite(sp.Piecewise), u).subs(u, v)) for v in (-3, 3)}
+    slopes = {simplified(sp.diff(e.rewrite(sp.Piecewise), u).subs(u, v)) for v in (-3, 3)}
     return [
         _ok("hinge [1 + u]₊ is convex and 1-Lipschitz", slopes == {0, 1}, "symbolic",
             "slopes 0 (u < −1) and 1 (u > −1): convex, |ℓ'| ≤ 1, not differentiable at u = −1"),
@@ -343,7 +343,7 @@ def _reg_checks(st: Statement, dep) -> list[Check]:
         _ok("trace(I_Φ Φ_c I_Φ) = trace(Ψ_c) (d = 1, 2, 3)", same and agrees, "symbolic",
             "I_Φ keeps the upper-left d×d block, so the regulariser is λ Σ_c trace(Ψ_c) as in (4)",
             severity="mismatch"),
-        _ok("the regulariser is linear (modulus 0)", sp.simplify(mod) == 0, "symbolic",
+        _ok("the regulariser is linear (modulus 0)", simplified(mod) == 0, "symbolic",
             f"N is linear in Φ: its Hessian is 0 and its strong-convexity modulus is {sp.sstr(mod)} "
             "(used in Lemma 2 and Theorem 5.1)", severity="mismatch"),
     ]
@@ -395,7 +395,7 @@ def _jumps(pw: sp.Expr) -> list[sp.Expr]:
     out = []
     for (e1, _s1), (e2, _s2) in zip(pcs, pcs[1:], strict=False):
         at = -h if len(out) == 0 else h
-        out.append(sp.simplify(e2.subs(u, at) - e1.subs(u, at)))
+        out.append(simplified(e2.subs(u, at) - e1.subs(u, at)))
     return out
 
 
@@ -413,24 +413,24 @@ def huber_as_corrected(printed: sp.Piecewise) -> sp.Piecewise:
 def _same_piecewise(a: sp.Expr, b: sp.Expr) -> bool:
     pa, pb = _pieces(a), _pieces(b)
     return len(pa) == len(pb) and all(
-        sp.simplify(ea - eb) == 0 and sa == sb for (ea, sa), (eb, sb) in zip(pa, pb, strict=True))
+        simplified(ea - eb) == 0 and sa == sb for (ea, sa), (eb, sb) in zip(pa, pb, strict=True))
 
 
 def _huber_checks(st: Statement, dep) -> list[Check]:
     jumps = _jumps(st.stated)
     cont = all(j == 0 for j in jumps)
-    neg = sp.simplify(st.stated.subs(u, 2 * h))
+    neg = simplified(st.stated.subs(u, 2 * h))
     corrected = dep(st.key)
     pcs = _pieces(corrected)
     d1 = [sp.diff(e, u) for e, _ in pcs]
     d2 = [sp.diff(e, u, 2) for e, _ in pcs]
     c1 = all(j == 0 for j in _jumps(corrected)) and all(
-        sp.simplify(d1[k + 1].subs(u, at) - d1[k].subs(u, at)) == 0 for k, at in ((0, -h), (1, h))
+        simplified(d1[k + 1].subs(u, at) - d1[k].subs(u, at)) == 0 for k, at in ((0, -h), (1, h))
     )
-    sup1 = sp.simplify(sp.Max(*[_sup_abs_on(e, s) for e, (_, s) in zip(d1, pcs, strict=True)]))
-    sup2 = sp.simplify(sp.Max(*[_sup_abs_on(e, s) for e, (_, s) in zip(d2, pcs, strict=True)]))
-    min2 = sp.Min(*[sp.simplify(e) for e in d2])
-    gap = sp.simplify(_pieces(corrected)[1][0].subs(u, 0))  # ℓ_h(0) − [0]₊, the largest gap to the hinge
+    sup1 = simplified(sp.Max(*[_sup_abs_on(e, s) for e, (_, s) in zip(d1, pcs, strict=True)]))
+    sup2 = simplified(sp.Max(*[_sup_abs_on(e, s) for e, (_, s) in zip(d2, pcs, strict=True)]))
+    min2 = sp.Min(*[simplified(e) for e in d2])
+    gap = simplified(_pieces(corrected)[1][0].subs(u, 0))  # ℓ_h(0) − [0]₊, the largest gap to the hinge
     fixed = huber_as_corrected(st.stated)
     explains = _same_piecewise(fixed, corrected)
     return [
@@ -446,7 +446,7 @@ def _huber_checks(st: Statement, dep) -> list[Check]:
             f"printed (6) with (h − u)² → (h + u)² and −u → u is {sp.sstr(fixed)}; piece by piece (sympy) it equals "
             "the derived form, so the slips are the whole difference", severity="mismatch"),
         _ok("Huber-smoothed hinge (derived form) is C¹ with 0 ≤ ℓ' ≤ 1 and 0 ≤ ℓ'' ≤ 1/(2h)",
-            c1 and sup1 == 1 and sp.simplify(sup2 - 1 / (2 * h)) == 0 and min2 == 0, "symbolic",
+            c1 and sup1 == 1 and simplified(sup2 - 1 / (2 * h)) == 0 and min2 == 0, "symbolic",
             f"sup|ℓ'| = {sp.sstr(sup1)}, sup ℓ'' = {sp.sstr(sup2)}, inf ℓ'' = {sp.sstr(min2)} (Piecewise, sympy); "
             f"max gap to [u]₊ is ℓ_h(0) = {sp.sstr(gap)}",
             severity="mismatch"),
@@ -485,7 +485,7 @@ def norm_density(density: sp.Expr, dim: sp.Expr) -> sp.Expr:
     """Density of ‖b‖ when b ∈ R^dim has density ∝ ``density``(‖b‖): polar coordinates."""
     radial = _sphere_area(_Dm, r) * density
     Z = sp.integrate(radial, (r, 0, sp.oo), conds="none")
-    return sp.simplify(radial / Z).subs(_Dm, dim)
+    return simplified(radial / Z).subs(_Dm, dim)
 
 
 def _noise_checks(st: Statement, dep) -> list[Check]:
@@ -495,18 +495,18 @@ def _noise_checks(st: Statement, dep) -> list[Check]:
 
     dens = st.stated
     sphere_ok = (
-        sp.simplify(_sphere_area(sp.Integer(2), r) - 2 * sp.pi * r) == 0
-        and sp.simplify(_sphere_area(sp.Integer(3), r) - 4 * sp.pi * r**2) == 0
+        simplified(_sphere_area(sp.Integer(2), r) - 2 * sp.pi * r) == 0
+        and simplified(_sphere_area(sp.Integer(3), r) - 4 * sp.pi * r**2) == 0
     )
-    Z = sp.simplify(sp.integrate(_sphere_area(_Dm, r) * dens, (r, 0, sp.oo), conds="none"))
+    Z = simplified(sp.integrate(_sphere_area(_Dm, r) * dens, (r, 0, sp.oo), conds="none"))
     f = norm_density(dens, _Dm)
-    total = sp.simplify(sp.integrate(f, (r, 0, sp.oo), conds="none"))
+    total = simplified(sp.integrate(f, (r, 0, sp.oo), conds="none"))
     c = _decay_rate(dens)
     G = GammaRV("G", _Dm, 1 / c)
-    is_gamma = sp.simplify(f - rv_density(G)(r)) == 0
-    mean = sp.simplify(sp.integrate(r * f, (r, 0, sp.oo), conds="none"))
-    mean_ok = sp.simplify(mean - expect(G)) == 0
-    sym = sp.simplify(dens.subs(r, sp.Abs(-r)) - dens) == 0
+    is_gamma = simplified(f - rv_density(G)(r)) == 0
+    mean = simplified(sp.integrate(r * f, (r, 0, sp.oo), conds="none"))
+    mean_ok = simplified(mean - expect(G)) == 0
+    sym = simplified(dens.subs(r, sp.Abs(-r)) - dens) == 0
     return [
         _ok("normalising constant", bool(sphere_ok) and Z.is_positive is not False and Z.is_finite is not False,
             "symbolic",
@@ -583,8 +583,8 @@ def flat_direction_witness(dep, huber_expr: sp.Expr | None = None) -> dict[str, 
     us0, l0, r0, p0 = parts(mats)
     us1, l1, r1, p1 = parts([M + t * E for M in mats])
     return {
-        "margins": sp.simplify(sum(abs(sp.expand(a - b_)) for a, b_ in zip(us1, us0, strict=True))),
-        "loss": sp.simplify(l1 - l0),
+        "margins": simplified(sum(abs(sp.expand(a - b_)) for a, b_ in zip(us1, us0, strict=True))),
+        "loss": simplified(l1 - l0),
         "reg": sp.expand(r1 - r0),
         "pert": sp.expand(p1 - p0),
         "t": t,
@@ -647,7 +647,7 @@ def negative_corner_probability(dd: int = 1) -> sp.Expr:
     fro = sp.sqrt(sum(v**2 for v in ent))
     dens = _noise_stated.subs(r, fro)
     flipped = dens.subs(ent[-1], -ent[-1], simultaneous=True)
-    if sp.simplify(flipped - dens) != 0:
+    if simplified(flipped - dens) != 0:
         raise ArithmeticError("the density (7) is not symmetric under b_(d+1,d+1) -> -b_(d+1,d+1)")
     return sp.Rational(1, 2)
 
@@ -663,7 +663,7 @@ def _unbounded_witness(dep) -> tuple[bool, sp.Expr, sp.Expr]:
     change = sp.expand(wit["pert"])
     at_minus_one = change.subs(bl, -1)
     to_minus_inf = sp.limit(at_minus_one, t, sp.oo) == -sp.oo
-    return bool(flat and sp.simplify(change - 2 * t * bl) == 0 and to_minus_inf), change, at_minus_one
+    return bool(flat and simplified(change - 2 * t * bl) == 0 and to_minus_inf), change, at_minus_one
 
 
 def _existence_check(dep, exact: bool = True) -> Check:
@@ -698,7 +698,7 @@ def _eq8_checks(st: Statement, dep) -> list[Check]:
     I_phi = sp.diag(*([1] * dd + [0]))
     extra = lam * (I_phi * P * I_phi).trace() + sum(bm[i, j] * P[i, j] for i in range(dd + 1) for j in range(dd + 1))
     grad = sp.Matrix(dd + 1, dd + 1, lambda i, j: sp.diff(extra, P[i, j]))
-    eq9 = sp.simplify(grad - (lam * I_phi + bm)) == sp.zeros(dd + 1, dd + 1)
+    eq9 = simplified(grad - (lam * I_phi + bm)) == sp.zeros(dd + 1, dd + 1)
     return [
         _ok("gradient (9): ∂/∂Φ_c[N + Σ b_ij Φ_cij] = λI_Φ + b", eq9, "symbolic",
             "the regulariser and perturbation terms differentiate to λI_Φ + b (d = 1, sympy)", severity="mismatch"),
@@ -735,14 +735,14 @@ def _xx_frobenius_identity() -> bool:
     xt = xs.col_join(sp.Matrix([[1]]))
     X = xt * xt.T
     fro = sp.sqrt(sp.factor(sum(v**2 for v in X)))
-    return sp.simplify(fro - (sum(v**2 for v in xs) + 1)) == 0
+    return simplified(fro - (sum(v**2 for v in xs) + 1)) == 0
 
 
 def _lemma1_grad_derive(dep) -> sp.Expr:
     # ‖ℓ'(u) x̃x̃ᵀ‖_F = |ℓ'(u)| ‖x̃‖² with ‖x̃‖² = ‖x‖² + 1 (the appended unit element)
     ell = dep("pr.eq6.huber")
     pcs = _pieces(ell)
-    sup1 = sp.simplify(sp.Max(*[_sup_abs_on(sp.diff(e, u), s) for e, s in pcs]))
+    sup1 = simplified(sp.Max(*[_sup_abs_on(sp.diff(e, u), s) for e, s in pcs]))
     assert _xx_frobenius_identity(), "‖x̃x̃ᵀ‖_F = ‖x̃‖² failed"
     return sup1 * (R_x**2 + 1)
 
@@ -759,8 +759,8 @@ def _lemma1_grad_witness(st: Statement, dep) -> Check:
                "Φ_y = 10I, Φ_c = 0, h = 1/2); the derived bound 1 + R_x² = 2 is attained here",
                severity="invalid", details={"error": ERR_XTILDE, "value": float(norm),
                                             **({} if norm <= st.stated else {"smallest_correction": {
-                   "proof": {"factor": sp.sstr(sp.simplify(dep(st.key) / st.stated)),
-                             "text": f"the bound × {sp.sstr(sp.simplify(dep(st.key) / st.stated))} (= 2 at ‖x‖ ≤ 1): "
+                   "proof": {"factor": sp.sstr(simplified(dep(st.key) / st.stated)),
+                             "text": f"the bound × {sp.sstr(simplified(dep(st.key) / st.stated))} (= 2 at ‖x‖ ≤ 1): "
                                      "‖x̃x̃ᵀ‖_F = ‖x̃‖² = ‖x‖² + 1 with the appended unit element, times sup|ℓ_h'| = 1"},
                    "tight": {"factor": float(norm / st.stated), "tool": "exact supremum",
                              "text": f"the bound × {float(norm / st.stated):g} at ‖x‖ ≤ 1: the derived bound is attained "
@@ -914,7 +914,7 @@ def loss_modulus(dep=None) -> sp.Expr:
     Uses the corrected (continuous) Huber loss :data:`HUBER`; the printed (6) gives the same value.
     """
     ell = HUBER
-    return sp.Min(*[sp.simplify(sp.diff(e, u, 2)) for e, _ in _pieces(ell)])
+    return sp.Min(*[simplified(sp.diff(e, u, 2)) for e, _ in _pieces(ell)])
 
 
 def _lemma2_derive(dep) -> sp.Expr:
@@ -947,20 +947,20 @@ def lemma2_witness(dep=None) -> dict[str, sp.Expr]:
     """
     wit = flat_direction_witness(dep)
     t = wit["t"]
-    dJ = sp.simplify(wit["loss"] + wit["reg"])          # J(Φ + tE) − J(Φ), for every t ≥ 0
+    dJ = simplified(wit["loss"] + wit["reg"])          # J(Φ + tE) − J(Φ), for every t ≥ 0
     dJ_half = dJ.subs(t, t / 2)                         # J(Φ + tE/2) − J(Φ)
     KK, a = 2, sp.Rational(1, 2)
     dist2 = KK * t**2                                   # Σ_c ‖tE‖²_F
-    lhs_minus_rhs = sp.simplify(dJ_half - (a * 0 + (1 - a) * dJ - LEMMA2_MODULUS * a * (1 - a) / 2 * dist2))
+    lhs_minus_rhs = simplified(dJ_half - (a * 0 + (1 - a) * dJ - LEMMA2_MODULUS * a * (1 - a) / 2 * dist2))
     return {"lhs_minus_rhs": lhs_minus_rhs, "t": t, "dJ": dJ, "margins": wit["margins"]}
 
 
 def _lemma2_checks(st: Statement, dep) -> list[Check]:
     mod = dep(st.key)
-    holds = sp.simplify(mod - st.stated).is_nonnegative is True
+    holds = simplified(mod - st.stated).is_nonnegative is True
     flat, viol = _flat_numeric()
     w = lemma2_witness(dep)
-    exceeds = w["dJ"] == 0 and w["margins"] == 0 and sp.simplify(w["lhs_minus_rhs"] - lam * w["t"] ** 2 / 4) == 0
+    exceeds = w["dJ"] == 0 and w["margins"] == 0 and simplified(w["lhs_minus_rhs"] - lam * w["t"] ** 2 / 4) == 0
     slug = {"error": ERR_FLAT}
     return [
         _ok("Lemma 2 at α = 1/2 along the common shift Φ_c + tE", not exceeds, "exact",
@@ -1050,7 +1050,7 @@ def _lemma4_derive(dep) -> sp.Expr:
     s = sp.Symbol("s_thr", positive=True)
     sol = sp.solve(sp.Eq(_Dm * sp.exp(-s / theta), delta), s)[0]
     canon = theta * sp.log(_Dm / delta)  # the same number, written as θ·log(D/δ)
-    if sp.simplify(sp.expand_log(sol - canon, force=True)) != 0:
+    if simplified(sp.expand_log(sol - canon, force=True)) != 0:
         raise ArithmeticError(f"union-bound threshold {sol} is not θ·log(D/δ)")
     return (_Dm * canon).subs(_Dm, _D)
 
@@ -1100,7 +1100,7 @@ def _lemma4_checks(st: Statement, dep) -> list[Check]:
     lo_d, hi_d = _delta_range()
     # ε drops out: the decay rate ε/2 of (7) times the threshold leaves D·log(d/δ)
     scaled = _decay_rate(dep("pr.eq7.noise")) * st.stated
-    eps_free = eps not in scaled.free_symbols and sp.simplify(scaled - _D * sp.log(d / delta)) == 0
+    eps_free = eps not in scaled.free_symbols and simplified(scaled - _D * sp.log(d / delta)) == 0
     n_in = n_out = f_in = f_out = 0
     worst = (0.0, 0, 0.0)
     for dd in L4_DGRID:
@@ -1273,12 +1273,12 @@ def _thm51_checks(st: Statement, dep) -> list[Check]:
     _THM51_TAGS["smallest_correction"] = thm5_1_correction(st.stated, dep(st.key))
     c = _decay_rate(dep("pr.eq7.noise"))
     sens_stated = PAPER.stated("pr.lemma1")
-    step = sp.simplify(c * sens_stated / eps)
+    step = simplified(c * sens_stated / eps)
     sens = dep("pr.lemma1")
     # the surface-area step: with ‖b‖^k / surf(‖b‖), any k, the ratio is exp(c(‖b2‖ − ‖b1‖))
     r1, r2, kk, s1 = sp.symbols("r_1 r_2 k_e s_1", positive=True)
     ratio = (r1**kk * sp.exp(-c * r1) / (s1 * r1**kk)) / (r2**kk * sp.exp(-c * r2) / (s1 * r2**kk))
-    cancels = sp.simplify(ratio - sp.exp(c * (r2 - r1))) == 0
+    cancels = simplified(ratio - sp.exp(c * (r2 - r1))) == 0
     gN = reg_modulus()
     dim_b, dim_phi = _D, K * _D
     ranks = {KK: jacobian_rank(KK, dd) for KK in (2, 3, 4) for dd in (1, 2)}
@@ -1296,7 +1296,7 @@ def _thm51_checks(st: Statement, dep) -> list[Check]:
     return [
         _ok("density-ratio step (11) with Lemma 1's stated sensitivity", step <= 1, "symbolic",
             f"(ε/2)·2 = {sp.sstr(step)}·ε; with the derived sensitivity Δ = {sp.sstr(sens)} the step gives "
-            f"(ε/2)·Δ = {sp.sstr(sp.simplify(c * sens))}"),
+            f"(ε/2)·Δ = {sp.sstr(simplified(c * sens))}"),
         _ok("surface-area step of (11)", cancels, "symbolic",
             "the ratio is exp((ε/2)(‖b₂‖ − ‖b₁‖)) whatever the radial power, so the proof's ‖b‖^d and "
             "'(d+1)-dimensional hypersphere' (b has (d+1)² entries: ‖b‖^((d+1)²−1)) do not affect it",
@@ -1306,7 +1306,7 @@ def _thm51_checks(st: Statement, dep) -> list[Check]:
             "Jacobian determinant in (12) vanishes and exp(k) has no finite bound (the paper omits this part of "
             "the proof)", severity="gap",
             details={"error": ERR_FLAT}),
-        _ok("b ↦ Φ^p is a bijection (12)", sp.simplify(dim_phi - dim_b) == 0, "symbolic",
+        _ok("b ↦ Φ^p is a bijection (12)", simplified(dim_phi - dim_b) == 0, "symbolic",
             f"dim b = {sp.sstr(dim_b)} but dim Φ = {sp.sstr(dim_phi)}: one b is shared by the C classes, so the "
             "Jacobian of (12) is not square and Φ^p lies on a (d+1)²-dimensional set {Φ: ∂J/∂Φ_c equal for all c} "
             "that moves with the data (neighbours x = 0.3, x' = −0.8, same label, C = 2: the two class "
@@ -1375,7 +1375,7 @@ add(
 # --------------------------------------------------------------------------- §5.2 Theorem 5.2
 def _lemma2_premise(st: Statement, dep) -> Check:
     mod = dep("pr.lemma2")
-    ok = sp.simplify(mod - LEMMA2_MODULUS).is_nonnegative is True
+    ok = simplified(mod - LEMMA2_MODULUS).is_nonnegative is True
     return _ok("premise: J and J_p are λ-strongly convex (Lemma 2)", ok, "symbolic",
                f"the proof uses modulus {sp.sstr(LEMMA2_MODULUS)} at α = 1/2; the modulus derived in Lemma 2 is "
                f"{sp.sstr(mod)}, so (15) and its J_p analogue do not follow", severity="gap",
@@ -1412,7 +1412,7 @@ add(
 
 def _thm52_derive(dep) -> sp.Expr:
     S18 = dep("pr.eq18")
-    excess = sp.simplify(sp.sqrt(K * r**2 * S18))  # (19): Σ bΔ ≤ √(C‖b‖² S) ≤ 2C‖b‖²/λ
+    excess = simplified(sp.sqrt(K * r**2 * S18))  # (19): Σ bΔ ≤ √(C‖b‖² S) ≤ 2C‖b‖²/λ
     # Lemma 4 as stated: it holds in the paper's regime (its own exact tail, checked in pr.lemma4); the
     # union-bound threshold is only a sufficient one and would make the comparison a spurious failure (A6)
     return excess.subs(r, PAPER.stated("pr.lemma4"))
@@ -1448,7 +1448,7 @@ def exponent_of(bound: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """lim log(bound)/log(var) as var → ∞ (``var = inv_eps`` means ε = 1/inv_eps → 0)."""
     if var == w:
         bound = bound.subs(eps, 1 / w)
-    return sp.simplify(leading_exponent(bound, var))
+    return simplified(leading_exponent(bound, var))
 
 
 def _exponent_statement(key: str, label: str, source: str, var: sp.Symbol, claim: sp.Expr, **kw) -> Statement:
@@ -1511,7 +1511,7 @@ _thm53_stated = _t53_first + _t53_second + _t53_third
 
 def _eq22_derive(dep) -> sp.Expr:
     sq = sp.sqrt(dep("pr.lemma3") * dep("pr.eq18"))  # Lemma 3, then (18)
-    return sp.simplify(sq).subs(r, PAPER.stated("pr.lemma4"))  # Lemma 4 as stated (valid in the regime)
+    return simplified(sq).subs(r, PAPER.stated("pr.lemma4"))  # Lemma 4 as stated (valid in the regime)
 
 
 add(
@@ -1540,7 +1540,7 @@ def stacked_lipschitz(dep=None) -> sp.Expr:
     m = K - 1
     bracket = sp.factor(m**2 + m)
     # sup|ℓ'| from the (corrected) Huber loss, as in the proof of Lemma 1: lemma1.grad = sup|ℓ'|·(R_x² + 1)
-    sup_slope = sp.simplify(dep("pr.lemma1.grad") / (R_x**2 + 1)) if dep is not None else sp.Integer(1)
+    sup_slope = simplified(dep("pr.lemma1.grad") / (R_x**2 + 1)) if dep is not None else sp.Integer(1)
     return sup_slope * (R_x**2 + 1) * sp.sqrt(bracket)
 
 
@@ -1556,7 +1556,7 @@ def _sridharan_hypotheses(st: Statement, dep) -> list[Check]:
     # the cited bound: (1/n)Σℓ(⟨w, φ(x)⟩) + ΛN(w), ℓ 1-Lipschitz, ‖φ(x)‖ ≤ 1, N 1-strongly convex
     gN = reg_modulus()
     G = stacked_lipschitz(dep)
-    G1 = sp.simplify(G.subs(R_x, 1))
+    G1 = simplified(G.subs(R_x, 1))
     factor = sp.factor(sp.expand(G1**2))            # the cited term scales with G² (Lipschitz constant squared)
     wit = {KK: _stacked_gradient_witness(KK) for KK in (2, 3, 4)}
     attained = all(abs(v - float(G1.subs(K, KK))) < 1e-9 for KK, v in wit.items())
@@ -1631,7 +1631,7 @@ def _eq23_derive(dep) -> sp.Expr:
     # the cited bound in the averaged scale (weight Λ) → the paper's J = n·(averaged J) with λ = nΛ
     # (L̃ = E[L] of (20) is n times the per-example risk): term_paper = n·term(Λ = λ/n)
     cited = dep("pr.thm5_3.sridharan")
-    term = sp.simplify(n * cited.subs(lam, lam / n))
+    term = simplified(n * cited.subs(lam, lam / n))
     return 2 * dep("pr.thm5_2") + term
 
 
@@ -1652,10 +1652,10 @@ def eq23_correction(q1: sp.Expr, q2: sp.Expr, dep) -> dict:
     ('2', 'not tested')
     """
     return {
-        "proof": {"factor": sp.sstr(sp.simplify(1 / q1)),
-                  "text": f"the first term × {sp.sstr(sp.simplify(1 / q1))}: the cited bound is 2[J(Φ^p) − J(Φ*)] + "
+        "proof": {"factor": sp.sstr(simplified(1 / q1)),
+                  "text": f"the first term × {sp.sstr(simplified(1 / q1))}: the cited bound is 2[J(Φ^p) − J(Φ*)] + "
                           "term, so Theorem 5.2 enters twice (both readings of L̃); under reading 'sum' the cited term "
-                          f"also needs × {sp.sstr(sp.simplify(1 / q2))} (16n[32 + log(1/δ)]/λ, the averaged bound "
+                          f"also needs × {sp.sstr(simplified(1 / q2))} (16n[32 + log(1/δ)]/λ, the averaged bound "
                           "rescaled to the summed J).  What the printed chain needs, not a corrected bound: the cited "
                           "bound's hypotheses fail"},
         "tight": {"factor": None, "tool": "",
@@ -1668,11 +1668,11 @@ def eq23_correction(q1: sp.Expr, q2: sp.Expr, dep) -> dict:
 
 
 def _eq23_checks(st: Statement, dep) -> list[Check]:
-    q1 = sp.simplify(_t53_second / (2 * PAPER.stated("pr.thm5_2")))
+    q1 = simplified(_t53_second / (2 * PAPER.stated("pr.thm5_2")))
     cited = PAPER.stated("pr.thm5_3.sridharan")
-    q2 = sp.simplify(cited / (n * cited.subs(lam, lam / n)))
+    q2 = simplified(cited / (n * cited.subs(lam, lam / n)))
     Ls, Nr = sp.symbols("L_sum N_reg", positive=True)
-    same_objective = sp.simplify((Ls + lam * Nr) / n - (Ls / n + lam * Nr)) == 0   # J/n against L/n + λN
+    same_objective = simplified((Ls + lam * Nr) / n - (Ls / n + lam * Nr)) == 0   # J/n against L/n + λN
     return [
         _ok("Theorem 5.2 enters (23) twice (factor 2 of the cited bound)", q1 == 1, "symbolic",
             f"stated first term / (2 × Theorem 5.2) = {sp.sstr(q1)}: (23) drops the factor 2 (both readings of L̃)",
@@ -1749,8 +1749,8 @@ def thm5_3_correction(q: sp.Expr, dep) -> dict:
     """
     unbounded = _unbounded_witness(dep)[0] if dep is not None else None
     return {
-        "proof": {"factor": sp.sstr(sp.simplify(1 / q)),
-                  "text": f"the first term × {sp.sstr(sp.simplify(1 / q))}: (21) multiplies (22) by λ, giving "
+        "proof": {"factor": sp.sstr(simplified(1 / q)),
+                  "text": f"the first term × {sp.sstr(simplified(1 / q))}: (21) multiplies (22) by λ, giving "
                           "4√d(d+1)²C log(d/δ)/ε; with δ/2 for each of the two events (union bound) and the factor 2 "
                           "of (23) on the second term (counted at pr.eq23).  What the printed chain needs, not a "
                           "corrected bound: the chain's premise (a strongly convex J) fails and the derived form is "
@@ -1771,18 +1771,18 @@ def thm5_3_correction(q: sp.Expr, dep) -> dict:
 
 
 def _thm53_checks(st: Statement, dep) -> list[Check]:
-    q = sp.simplify(_t53_first / (lam * PAPER.stated("pr.eq22")))
+    q = simplified(_t53_first / (lam * PAPER.stated("pr.eq22")))
     fails = [sp.Symbol("delta_b", positive=True), sp.Symbol("delta_S", positive=True)]
     union = sum(fails).subs({fails[0]: delta, fails[1]: delta})
     gN = reg_modulus()
     bound = dep(st.key)
-    second = sp.simplify((st.stated - _t53_first - _t53_third) / (2 * PAPER.stated("pr.thm5_2")))
+    second = simplified((st.stated - _t53_first - _t53_third) / (2 * PAPER.stated("pr.thm5_2")))
     return [
         _ok("first term = λ × (22), as (21) requires", q == 1, "symbolic",
             f"stated first term / (λ·(22)) = {sp.sstr(q)}: the theorem keeps the 1/λ of (22) although (21) "
             "multiplies (22) by λ; the stated term is too small whenever λ > 1",
             details={"error": ERR_T53_LAMBDA, **({} if q == 1 else {"smallest_correction": thm5_3_correction(q, dep)})}),
-        _ok("confidence: Lemma 4 and the cited bound each fail w.p. δ", sp.simplify(union - delta) == 0,
+        _ok("confidence: Lemma 4 and the cited bound each fail w.p. δ", simplified(union - delta) == 0,
             "symbolic",
             f"union bound: failure probability ≤ {sp.sstr(union)}, so the stated bound holds w.p. 1 − 2δ "
             "(the derived bound uses δ/2 for each event)", details={"error": ERR_T53_DELTA}),
@@ -1793,7 +1793,7 @@ def _thm53_checks(st: Statement, dep) -> list[Check]:
             f"the trace regulariser has modulus {sp.sstr(gN)} (see Lemma 2)", severity="gap",
             details={"error": ERR_FLAT}),
         _ok("stated and derived bounds depend on n alike",
-            sp.simplify(leading_exponent(bound, n) - leading_exponent(st.stated, n)) == 0, "limit",
+            simplified(leading_exponent(bound, n) - leading_exponent(st.stated, n)) == 0, "limit",
             f"reading 'sum' (L̃ = E[L], L summed over n examples): lim log(bound)/log(n) = "
             f"{sp.sstr(leading_exponent(bound, n))} for the derived bound and {sp.sstr(leading_exponent(st.stated, n))} "
             "for the stated one; the privacy terms do not decrease with n (the cited term of (23) not rescaled, "

@@ -108,7 +108,7 @@ import numpy as np
 import sympy as sp
 
 from .._lazy import lazy_module
-from ..checks import balance, leading_exponent, rate_check, schedule_check
+from ..checks import balance, leading_exponent, rate_check, schedule_check, simplified
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
@@ -330,7 +330,7 @@ GW_SIMPLEX = add(
 
 
 def _polytope_check(st: Statement, dep) -> Check:
-    red = sp.simplify(st.stated.subs({smax: 1, k: 2 * p}) - PAPER.stated("ttz.gw.l1"))
+    red = simplified(st.stated.subs({smax: 1, k: 2 * p}) - PAPER.stated("ttz.gw.l1"))
     return _ok("the ℓ1 ball is conv{±e_j}: k = 2p, max‖s‖₂ = 1 gives ttz.gw.l1", red == 0, "symbolic",
                f"difference after substitution: {sp.sstr(red)}", severity="mismatch")
 
@@ -514,7 +514,7 @@ def _md_regret_derive(dep) -> sp.Expr:
     A = Lstar**2 + sig**2 * (GC**2 + rQ**2)
     f = D2 / (eta * T) + eta * A
     e_opt = [s for s in sp.solve(sp.diff(f, eta), eta) if s.is_positive is not False][0]
-    return sp.simplify(f.subs(eta, e_opt))
+    return simplified(f.subs(eta, e_opt))
 
 
 def _dual_variance_check(st: Statement, dep) -> Check:
@@ -829,12 +829,12 @@ def _fw_scale_derive(dep) -> sp.Expr:
     # report-noisy-min is (2Δ/λ)-DP: λ = 2Δ/ε₀ with ε₀ = ε/√(8T ln 1/δ)
     rnm = dep("ttz.fw.rnm")  # = 2Δ/λ
     lam_needed = sp.solve(sp.Eq(rnm.subs(Dsens, dep("ttz.fw.sens")), EPS0_COR321), lam_n)[0]
-    return sp.simplify(lam_needed)
+    return simplified(lam_needed)
 
 
 def _fw_scale_check(st: Statement, dep) -> list[Check]:
     """The printed λ against the scale the proof's accounting needs: their ratio, exactly (a proof gap)."""
-    same = bool(sp.simplify(dep("ttz.fw.scale") - FW_SCALE_NEEDED) == 0)
+    same = bool(simplified(dep("ttz.fw.scale") - FW_SCALE_NEEDED) == 0)
     value = Check("FW_SCALE_NEEDED (the scale the utility statements use) = the derived scale", same, "symbolic",
                   "4L₁‖C‖₁√(8T ln(1/δ))/(nε) (sympy)", severity="" if same else "mismatch")
     return [value, _fw_scale_gap(st, dep)]
@@ -909,8 +909,8 @@ def fw_scale_correction(eps_: float = FW_POINT["eps"], delta_: float = FW_POINT[
 
 
 def _fw_scale_gap(st: Statement, dep) -> Check:
-    ratio = sp.simplify(_fw_scale_stated / dep("ttz.fw.scale"))
-    ok = bool(sp.simplify(ratio - 1) == 0) or bool(ratio.is_number and ratio >= 1)
+    ratio = simplified(_fw_scale_stated / dep("ttz.fw.scale"))
+    ok = bool(simplified(ratio - 1) == 0) or bool(ratio.is_number and ratio >= 1)
     if ok:
         return Check("stated vs derived", True, "symbolic", f"printed λ / derived λ = {sp.sstr(ratio)} (sympy)")
     sc = fw_scale_correction()
@@ -978,7 +978,7 @@ FW_SCALE = add(
 
 def _fw_privacy_derive(dep) -> sp.Expr:
     e0 = dep("ttz.fw.rnm").subs({Dsens: dep("ttz.fw.sens"), lam_n: dep("ttz.fw.scale")})
-    return dep("ttz.fw.adv_comp").subs(eps0, sp.simplify(e0))
+    return dep("ttz.fw.adv_comp").subs(eps0, simplified(e0))
 
 
 def _pld_printed(loss: float) -> float:
@@ -990,11 +990,11 @@ def _pld_printed(loss: float) -> float:
 
 def _fw_privacy_stated_scale(st: Statement, dep) -> list[Check]:
     e0 = PAPER.stated("ttz.fw.rnm").subs({Dsens: PAPER.stated("ttz.fw.sens"), lam_n: _fw_scale_stated})
-    tot = PAPER.stated("ttz.fw.adv_comp").subs(eps0, sp.simplify(e0))
+    tot = PAPER.stated("ttz.fw.adv_comp").subs(eps0, simplified(e0))
     pt = {eps: 0.5, delta: 1e-6, T: 100}
     v = float(tot.subs(pt))
     gap = _ok("the proof's accounting certifies total loss ≤ ε at the printed scale", v <= 0.5 * (1 + 1e-9), "numeric",
-              f"with the printed λ the per-step worst-case loss is {sp.sstr(sp.simplify(e0 / EPS0_COR321))}·ε₀ and "
+              f"with the printed λ the per-step worst-case loss is {sp.sstr(simplified(e0 / EPS0_COR321))}·ε₀ and "
               f"advanced composition gives ε_total = {v:.3f} at ε = 0.5, δ = 1e-6, T = 100 ({v / 0.5:.2f}ε; optimal "
               f"composition of the same steps, pld_epsilon: {_pld_printed(float(e0.subs(pt))) / 0.5:.2f}ε): the "
               "proof does not certify the claim; a sufficient bound, so no counterexample (see the exact instance)",

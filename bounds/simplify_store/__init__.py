@@ -53,6 +53,8 @@ DATA = Path(__file__).resolve().parent / "data.json.gz"
 FORMAT = "dp-erm-verify simplify seed v1"
 #: the environment variable that switches the store off (``off``, ``0``, ``none`` or empty)
 ENV = "DP_ERM_VERIFY_SIMPLIFY_SEED"
+#: the environment variable naming a directory where every computed outcome is recorded (the regeneration)
+RECORD_ENV = "DP_ERM_VERIFY_SIMPLIFY_RECORD"
 #: points at which a stored outcome must equal its input (each satisfying every symbol's assumptions)
 N_POINTS = 4
 #: significant digits of the comparison where exact rational arithmetic does not decide
@@ -120,6 +122,9 @@ def write(entries: dict[str, list[str]], version: str, budget: int, path: Path |
 def _namespace() -> dict[str, Any]:
     ns: dict[str, Any] = {}
     exec("from sympy import *", ns)     # noqa: S102 - the names srepr writes, and nothing else
+    from sympy.functions.elementary.piecewise import ExprCondPair
+
+    ns["ExprCondPair"] = ExprCondPair   # srepr of a Piecewise writes its pairs (not exported by sympy)
     ns["__builtins__"] = {}
     return ns
 
@@ -262,6 +267,22 @@ def _agree(expr: sp.Expr, outcome: sp.Expr, pt: dict[sp.Symbol, sp.Expr], exact:
         return None
     with mpmath.workdps(2 * DIGITS):
         return bool(abs(va - vb) <= RTOL * max(abs(va), abs(vb), TINY))
+
+
+def record(key: str, expr: Any, outcome: Any) -> None:
+    """Write ``[srepr(expr), srepr(outcome)]`` to ``$DP_ERM_VERIFY_SIMPLIFY_RECORD/<key>.json`` (the regeneration).
+
+    Nothing happens when the variable is unset, or when either side is not an expression
+    (a relational, a boolean, a matrix) or does not survive ``srepr`` and back.
+    """
+    where = os.environ.get(RECORD_ENV)
+    if not where or not (isinstance(expr, sp.Expr) and isinstance(outcome, sp.Expr)):
+        return
+    if not (round_trips(expr) and round_trips(outcome)):
+        return
+    out = Path(where)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{key}.json").write_text(json.dumps([sp.srepr(expr), sp.srepr(outcome)]), encoding="utf-8")
 
 
 def lookup(key: str, expr: sp.Expr, version: str, budget: int) -> sp.Expr | None:
