@@ -4,7 +4,14 @@
   (:func:`simulations.private_erm.private_fw_lasso`), given the Laplace noise of a block of steps;
 * :func:`sobolev_gram` — the Gram matrix of a circle kernel whose profile is a polynomial in the
   folded distance min(d, 1 − d) (:class:`simulations.kernels.PeriodicSobolevKernel` with a
-  closed-form Bernoulli profile).
+  closed-form Bernoulli profile);
+* :func:`sobolev1_eval_sorted` — Σ_i α_i K(c_i, t) for the s = 1 Sobolev kernel from prefix sums
+  over the sorted centres (:func:`simulations.trials.jamp.sobolev1_eval`, called hundreds of times
+  per conjugate-gradient fit), in one pass without its ten temporaries;
+* :func:`hinge_row_means` — the SVM trial's empirical hinge risk for every noise draw;
+* :func:`pairwise_sum` — ``np.sum`` of a contiguous float64 vector, reproduced: NumPy's pairwise
+  summation (eight running sums per block of at most 128 elements, blocks halved on multiples
+  of 8) added to the reduction's identity 0.0; the two kernels above sum as ``np.sum`` does with it.
 
 Each performs the same floating-point operations in the same order as its NumPy twin (no
 ``fastmath``, so no reassociation or fused multiply-add), hence returns bit-identical numbers;
@@ -17,9 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._sobolev1_numba import _pairwise
-
-__all__ = ["fw_l1_steps", "hinge_row_means", "online_sup_grid", "sobolev_gram"]
+__all__ = ["fw_l1_steps", "hinge_row_means", "online_sup_grid", "pairwise_sum", "sobolev1_eval_sorted",
+           "sobolev_gram"]
 
 
 @njit(cache=True, nogil=True)
@@ -204,12 +210,132 @@ def online_sup_grid(Kc: np.ndarray, V: np.ndarray, kE: np.ndarray, U: np.ndarray
 
 
 @njit(cache=True, nogil=True)
+def _block(a: np.ndarray, lo: int, n: int) -> float:
+    # NumPy's DOUBLE_pairwise_sum over a[lo:lo + n] for n ≤ 128 (a block)
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    end = n - (n % 8)
+    i = 8
+    while i < end:
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, nogil=True)
+def _pairwise(a: np.ndarray, lo: int, n: int) -> float:
+    # NumPy's DOUBLE_pairwise_sum over a[lo:lo + n]: blocks of ≤ 128, else
+    # pairwise(first n2) + pairwise(rest) with n2 = n/2 rounded down to a multiple of 8.  The
+    # recursion is run on an explicit stack (numba's disk cache does not hold recursive functions).
+    if n <= 128:
+        return _block(a, lo, n)
+    los = np.empty(64, np.int64)
+    ns = np.empty(64, np.int64)
+    state = np.zeros(64, np.int64)      # 0: to split, 1: left half pending, 2: right half pending
+    left = np.empty(64)
+    sp = 0
+    los[0], ns[0], state[0] = lo, n, 0
+    while True:
+        nn = ns[sp]
+        if nn > 128:                    # split: descend into the left half
+            state[sp] = 1
+            n2 = nn // 2
+            n2 -= n2 % 8
+            los[sp + 1], ns[sp + 1], state[sp + 1] = los[sp], n2, 0
+            sp += 1
+            continue
+        ret = _block(a, los[sp], nn)
+        sp -= 1
+        while sp >= 0:                  # hand the value up until a right half remains to do
+            if state[sp] == 1:
+                left[sp] = ret
+                state[sp] = 2
+                n2 = ns[sp] // 2
+                n2 -= n2 % 8
+                los[sp + 1], ns[sp + 1], state[sp + 1] = los[sp] + n2, ns[sp] - n2, 0
+                sp += 1
+                break
+            ret = left[sp] + ret
+            sp -= 1
+        if sp < 0:
+            return ret
+
+
+@njit(cache=True, nogil=True)
+def pairwise_sum(a: np.ndarray) -> float:
+    """``np.sum(a)`` of a contiguous 1-D float64 array, to the bit: NumPy's pairwise summation added to
+    the reduction's identity 0.0 (so that a sum of −0.0 is +0.0, as NumPy's)."""
+    return 0.0 + _pairwise(a, 0, a.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def sobolev1_eval_sorted(order: np.ndarray, xs: np.ndarray, tt: np.ndarray, k: np.ndarray, alpha: np.ndarray,
+                         mu0: float, spi2: float) -> np.ndarray:
+    """Σ_i α_i K(c_i, t) at the points ``tt`` for the plan ``(order, xs, tt, k)`` of ``_sobolev1_plan``.
+
+    ``spi2`` is ``kernel.scale * math.pi**2`` (as the NumPy code forms it).  Same operations, same
+    order as :func:`simulations.trials.jamp.sobolev1_eval`.
+    """
+    m = order.shape[0]
+    n = tt.shape[0]
+    ca = np.empty(m + 1)
+    cax = np.empty(m + 1)
+    sq = np.empty(m)
+    ca[0] = 0.0
+    cax[0] = 0.0
+    s0 = 0.0
+    s1 = 0.0
+    for i in range(m):
+        ai = alpha[order[i]]
+        x = xs[i]
+        p = ai * x
+        # np.cumsum starts from the first element itself (no 0.0 + a[0]: the same value, but
+        # -0.0 would become +0.0)
+        s0 = ai if i == 0 else s0 + ai
+        s1 = p if i == 0 else s1 + p
+        ca[i + 1] = s0
+        cax[i + 1] = s1
+        sq[i] = p * x
+    A0 = ca[m]
+    A1 = cax[m]
+    A2 = 0.0 + _pairwise(sq, 0, m)                 # np.sum: the identity 0.0 plus the pairwise sum
+    head = mu0 * A0
+    a6 = A0 / 6.0
+    out = np.empty(n)
+    for j in range(n):
+        t = tt[j]
+        kj = k[j]
+        le = t * ca[kj] - cax[kj]
+        gt = (A1 - cax[kj]) - t * (A0 - ca[kj])
+        quad = t * (t * A0 - 2.0 * A1) + A2
+        out[j] = head + spi2 * ((quad - (le + gt)) + a6)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def hinge_row_means(y: np.ndarray, fx: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.mean(np.maximum(0.0, 1 - y[None, :] * (fx[None, :] + b[:, None])), axis=1)``, to the bit.
 
     Per noise value b_i the row is formed by the same operations (fx + b, times y, 1 minus, the
     maximum with 0 passing a NaN through as ``np.maximum``), summed by NumPy's pairwise summation
-    from the identity 0.0 (:func:`simulations._sobolev1_numba.pairwise_sum`) and divided by m, as
+    from the identity 0.0 (:func:`pairwise_sum`) and divided by m, as
     ``np.mean`` does; no (n_noise × m) temporaries.
     """
     m = y.shape[0]

@@ -1,7 +1,7 @@
 """Compile the numba kernels ahead of the first run: ``python -m simulations.jit``.
 
 The compiled inner loops (:mod:`simulations._svm_numba`, :mod:`simulations._loops_numba`,
-:mod:`simulations._large_margin_numba`, :mod:`simulations._scan_numba`, :mod:`simulations._sobolev1_numba`) are compiled on first use and cached on disk
+:mod:`simulations._large_margin_numba`, :mod:`simulations._scan_numba`) are compiled on first use and cached on disk
 (``cache=True``, in ``simulations/__pycache__``).  A process that finds the cache loads machine
 code in a fraction of a second; one that does not compiles, which costs seconds per kernel
 family (the large-margin solver about 9 s) — and on a fresh checkout every worker of a parallel
@@ -40,8 +40,7 @@ def _svm() -> None:
 
 
 def _loops() -> None:
-    from ._loops_numba import hinge_row_means, online_sup_grid
-    from ._sobolev1_numba import pairwise_sum, sobolev1_eval_sorted
+    from ._loops_numba import hinge_row_means, online_sup_grid, pairwise_sum, sobolev1_eval_sorted
     from .kernels import PeriodicSobolevKernel
     from .private_erm import private_fw_lasso
 

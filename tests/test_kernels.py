@@ -212,13 +212,13 @@ def test_sobolev_gram_outside_unit_takes_general_path():
 
 
 # --------------------------------------------------------------------------------------
-# sobolev1_eval (jamp): the compiled pass (simulations._sobolev1_numba)
+# sobolev1_eval (jamp): the compiled pass (simulations._loops_numba)
 # --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 255, 256, 257, 1000, 1601, 8192,
                                8193, 20011])
 def test_pairwise_sum_is_numpy_sum(n):
     """NumPy's pairwise summation, reproduced: the same float for every length (block edges included)."""
-    from simulations._sobolev1_numba import pairwise_sum
+    from simulations._loops_numba import pairwise_sum
 
     rng = np.random.default_rng(n)
     for scale in (1.0, 1e-290, 1e280):

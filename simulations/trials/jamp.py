@@ -217,7 +217,7 @@ def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: Flo
         conjugate-gradient products of :func:`sobolev1_kls_fit`): the sort and the ranks are then
         not redone; the result is the same to the bit.
     compiled : bool
-        Run the arithmetic in :func:`simulations._sobolev1_numba.sobolev1_eval_sorted` (default; the
+        Run the arithmetic in :func:`simulations._loops_numba.sobolev1_eval_sorted` (default; the
         NumPy code's operations in its order, one pass without temporaries: bit-identical), or in
         NumPy (the reference; also when numba is unavailable).
 
@@ -232,7 +232,7 @@ def sobolev1_eval(kernel: PeriodicSobolevKernel, centers: FloatArray, alpha: Flo
     _check_s1(kernel)
     order, xs, tt, k = _sobolev1_plan(centers, t) if plan is None else plan
     a = np.asarray(alpha, dtype=float).reshape(-1)
-    nb = compiled_module("_sobolev1_numba") if compiled else None
+    nb = compiled_module("_loops_numba") if compiled else None
     if nb is not None:
         return nb.sobolev1_eval_sorted(order, xs, tt, k, np.ascontiguousarray(a), kernel.mu0,
                                        kernel.scale * math.pi**2)

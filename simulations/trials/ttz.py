@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -124,10 +125,9 @@ def lasso_data_stats(n: int, p: int, theta0: list[float], noise: float, rng: np.
 def fw_lasso_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One data set, its certified minimiser, ``n_rep`` private Frank–Wolfe runs (see the module docstring)."""
     n, p, eps, delta = int(config["n"]), int(config["p"]), float(config["eps"]), float(config["delta"])
-    T = int(config["T"]) if config.get("T") else fw_T(n, eps)
+    T, scale = _fw_setup(n, eps, delta, int(config["T"]) if config.get("T") else 0, str(config["calibration"]))
     A, c, yy = lasso_data_stats(n, p, list(config["theta0"]), float(config["noise"]), rng)
     sol = lasso_l1_solve(A, c, yy)
-    scale = fw_scale(LASSO_L1, LASSO_C1, T, n, eps, delta, which=str(config["calibration"]))
     th = private_fw_lasso(A, c, T, scale, rng, n_rep=int(config["n_rep"]))
     ex = lasso_loss(th, A, c, yy) - sol.loss
     return {"excess": float(ex.mean()), "excess_sd": float(ex.std(ddof=1)) if ex.size > 1 else 0.0,
@@ -140,14 +140,7 @@ def md_linear_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict
     """Private mirror descent on linear losses with d̄ = a·e₁, for every a of ``a_grid`` (module docstring)."""
     n, p, eps, delta = int(config["n"]), int(config["p"]), float(config["eps"]), float(config["delta"])
     T, geometry, R = int(config["T"]), str(config["geometry"]), int(config["n_rep"])
-    sigma = md_sigma(1.0, n, T, eps, delta)
-    if geometry == "l2":
-        D2, G = 0.5, float(B.chi_mean(p))
-    elif geometry == "l1":
-        D2, G = math.log(2 * p), B.expected_max_abs_gaussian(p)
-    else:
-        raise ValueError(f"parameter 'geometry' = {geometry!r} must be 'l2' or 'l1'")
-    eta = md_step_size(D2, 1.0, sigma, G, 1.0, T)
+    sigma, eta = _md_setup(n, p, eps, delta, T, geometry)
     out: dict[str, float] = {"sigma": sigma, "eta": eta}
     # the data sets: round(n(1 + a)/2) records e₁, the rest −e₁; their mean is a_n·e₁.  All a run at once:
     # chains i·R … (i+1)·R − 1 belong to the i-th a.
@@ -164,6 +157,27 @@ def md_linear_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict
         out[f"excess_{i}"] = float(ex[i])
         out[f"a_{i}"] = float(a_n[i])
     return out
+
+
+@lru_cache(maxsize=64)
+def _fw_setup(n: int, eps: float, delta: float, T: int, calibration: str) -> tuple[int, float]:
+    """(T, Laplace scale) of a Frank–Wolfe configuration (T = 0: ``fw_T``); computed once per process and
+    configuration, not once per trial (a pure function of its arguments)."""
+    T = T or fw_T(n, eps)
+    return T, fw_scale(LASSO_L1, LASSO_C1, T, n, eps, delta, which=calibration)
+
+
+@lru_cache(maxsize=64)
+def _md_setup(n: int, p: int, eps: float, delta: float, T: int, geometry: str) -> tuple[float, float]:
+    """(σ, η) of a mirror-descent configuration, computed once per process and configuration."""
+    sigma = md_sigma(1.0, n, T, eps, delta)
+    if geometry == "l2":
+        D2, G = 0.5, float(B.chi_mean(p))
+    elif geometry == "l1":
+        D2, G = math.log(2 * p), B.expected_max_abs_gaussian(p)
+    else:
+        raise ValueError(f"parameter 'geometry' = {geometry!r} must be 'l2' or 'l1'")
+    return sigma, md_step_size(D2, 1.0, sigma, G, 1.0, T)
 
 
 @trial(requires=('d1', 'd2', 'n_mc', 'set'))
