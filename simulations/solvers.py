@@ -84,7 +84,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import ModuleType
 from typing import Literal
 
@@ -231,6 +231,14 @@ def _handle(cert: Certificate, result: object, on_failure: OnFailure) -> None:
 # --------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=64)
+def _check_rows(m: int) -> NDArray[np.intp]:
+    """The (at most 64) rows on which :func:`_gram` checks symmetry; the same for every matrix of size m."""
+    rows = np.unique(np.linspace(0, m - 1, min(m, 64)).astype(np.intp))
+    rows.setflags(write=False)
+    return rows
+
+
 def _gram(K: ArrayLike, name: str = "K") -> FloatArray:
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -242,7 +250,7 @@ def _gram(K: ArrayLike, name: str = "K") -> FloatArray:
     if not math.isfinite(float(K.sum())) and not np.all(np.isfinite(K)):
         raise ValueError(f"{name} has non-finite entries")
     m = K.shape[0]
-    rows = np.unique(np.linspace(0, m - 1, min(m, 64)).astype(np.intp))
+    rows = _check_rows(m)
     scale = max(float(np.max(np.abs(np.diag(K)))), float(np.max(np.abs(K[rows]))), 1e-300)
     asym = float(np.max(np.abs(K[rows, :] - K[:, rows].T)))
     if asym > 1e-10 * scale:
