@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["fw_l1_steps", "hinge_row_means", "online_sup_grid", "pairwise_sum", "sobolev1_eval_sorted",
+__all__ = ["fw_l1_steps", "hinge_row_means", "online_sup_grid", "pairwise_sum", "sobolev1_eval_sorted", "sobolev1_gram_into",
            "sobolev_gram"]
 
 
@@ -349,3 +349,19 @@ def hinge_row_means(y: np.ndarray, fx: np.ndarray, b: np.ndarray) -> np.ndarray:
             row[j] = q if (q > 0.0 or q != q) else 0.0
         out[i] = (0.0 + _pairwise(row, 0, m)) / m
     return out
+
+
+@njit(cache=True, nogil=True)
+def sobolev1_gram_into(G: np.ndarray, x: np.ndarray, z: np.ndarray, c: float, k0: float) -> None:
+    """G[i, j] = (((x_i − z_j) − ⌊x_i − z_j⌋ − ½)²·c) + k0, the NumPy steps of
+    :func:`simulations.trials.jcc.gram` (``subtract.outer``, ``-= floor``, ``-= 0.5``, ``square``,
+    ``*= c``, ``+= k0``) element by element: the same bits."""
+    for i in range(x.shape[0]):
+        xi = x[i]
+        for j in range(z.shape[0]):
+            d = xi - z[j]
+            d = d - np.floor(d)
+            d = d - 0.5
+            d = d * d
+            d = d * c
+            G[i, j] = d + k0

@@ -40,7 +40,13 @@ def _svm() -> None:
 
 
 def _loops() -> None:
-    from ._loops_numba import hinge_row_means, online_sup_grid, pairwise_sum, sobolev1_eval_sorted
+    from ._loops_numba import (
+        hinge_row_means,
+        online_sup_grid,
+        pairwise_sum,
+        sobolev1_eval_sorted,
+        sobolev1_gram_into,
+    )
     from .kernels import PeriodicSobolevKernel
     from .private_erm import private_fw_lasso
 
@@ -53,6 +59,7 @@ def _loops() -> None:
     sobolev1_eval_sorted(idx, np.ones(2), np.ones(3), np.zeros(3, dtype=np.intp), np.ones(2), 1.0, 1.0)
     pairwise_sum(np.ones(3))
     hinge_row_means(np.ones(2), np.ones(2), np.ones(3))
+    sobolev1_gram_into(np.empty((2, 3)), np.ones(2), np.ones(3), 1.0, 1.0)
 
 
 def _large_margin() -> None:

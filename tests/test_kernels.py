@@ -261,3 +261,19 @@ def test_hinge_row_means_equals_numpy(m, seed):
     with np.errstate(all="ignore"):
         ref = np.mean(np.maximum(0.0, 1 - y[None, :] * (fx[None, :] + b[:, None])), axis=1)
     assert _same(hinge_row_means(y, fx, b), ref)
+
+
+@pytest.mark.parametrize("n,k,seed", [(1, 1, 0), (65, 0, 1), (130, 300, 2)])
+def test_jcc_gram_compiled_equals_numpy(n, k, seed):
+    """jcc's s = 1 Gram (compiled pass vs the NumPy blocks), into a fresh array and into a reused flat
+    buffer, with points at 0, near 1 and outside [0, 1)."""
+    from simulations.trials import jcc
+
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([[0.0, 1 - 2.0**-53, -0.25, 1.5], rng.random(n)])
+    z = None if k == 0 else np.concatenate([rng.random(k), [0.0, 2.0**-60]])
+    K = jcc.sobolev(1.3)
+    ref = jcc.gram(K, x, z, compiled=False)
+    assert _same(jcc.gram(K, x, z), ref)
+    buf = np.full(x.size * (x.size if z is None else z.size) + 5, np.nan)
+    assert _same(jcc.gram(K, x, z, out=buf), ref)

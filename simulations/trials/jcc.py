@@ -83,6 +83,7 @@ from scipy import optimize
 from scipy.linalg import solve_triangular
 
 from bounds.papers.jcc import THM1_C_T, THM1_DENSITY
+from simulations._compiled import compiled_module
 from simulations.data import CircleRegression, TrigSeries
 from simulations.kernels import PeriodicSobolevKernel
 from simulations.mechanisms import Mechanism
@@ -125,12 +126,15 @@ def min_t0(kappa: float, theta: float) -> float:
     return (kappa**2 + 1) ** (1 / theta) * (1 + 1e-12)
 
 
-def gram(kernel: PeriodicSobolevKernel, x: Array, z: Array | None = None, out: Array | None = None) -> Array:
+def gram(kernel: PeriodicSobolevKernel, x: Array, z: Array | None = None, out: Array | None = None,
+         compiled: bool = True) -> Array:
     """Gram matrix K(x_i, z_j); for s = 1 from K = μ₀ − cπ²/12 + cπ²(d − ½)², d = (x − z) mod 1.
 
     Same values as ``kernel(x, z)`` (to rounding), computed in blocks of 64 rows that stay
     in cache, into ``out`` (a flat float buffer of size ≥ len(x)·len(z), reused across
     trials so that a T × T matrix for T in the thousands does not page-fault every time).
+    ``compiled`` (default): one pass of :func:`simulations._loops_numba.sobolev1_gram_into` (the
+    same operations per element, bit-identical); ``False``: the NumPy blocks (the reference).
 
     Examples
     --------
@@ -145,6 +149,10 @@ def gram(kernel: PeriodicSobolevKernel, x: Array, z: Array | None = None, out: A
         return kernel(x, z)
     G = np.empty((x.size, z.size)) if out is None else out[: x.size * z.size].reshape(x.size, z.size)
     c = kernel.scale * math.pi**2
+    nb = compiled_module("_loops_numba") if compiled else None
+    if nb is not None and G.flags.c_contiguous:   # the steps below element by element: the same bits
+        nb.sobolev1_gram_into(G, np.ascontiguousarray(x), np.ascontiguousarray(z), c, kernel.mu0 - c / 12.0)
+        return G
     B = 64
     tmp = np.empty((min(B, x.size), z.size))
     for i in range(0, x.size, B):
