@@ -399,6 +399,7 @@ def test_the_larger_mathtext_cache_changes_no_byte_and_is_hit(tmp_path) -> None:
         assert F.larger_mathtext_cache(0) == 50
         small = _overview_pngs(tmp_path / "small")
         assert F.larger_mathtext_cache() == F.MATHTEXT_CACHE
+        MathTextParser._parse_cached.cache_clear()              # earlier tests' labels must not count
         before = MathTextParser._parse_cached.cache_info()
         large = _overview_pngs(tmp_path / "large")
         info = MathTextParser._parse_cached.cache_info()

@@ -483,6 +483,8 @@ def wrap_title(text: str, width: int) -> str:
 MATHTEXT_CACHE = 4096
 #: matplotlib's own ``MathTextParser._parse_cached`` (put back by :func:`larger_mathtext_cache` with size 0)
 _MATHTEXT_ORIGINAL: Any = None
+#: the shared caches made so far, by size
+_MATHTEXT_SHARED: dict[int, Any] = {}
 
 
 def larger_mathtext_cache(size: int | None = None) -> int:
@@ -522,6 +524,9 @@ def larger_mathtext_cache(size: int | None = None) -> int:
         return int(_MATHTEXT_ORIGINAL.cache_info().maxsize)
     if getattr(current, "_shared_size", None) == size:
         return size
+    if size in _MATHTEXT_SHARED:                  # switched back on: the same cache, with what it holds
+        MathTextParser._parse_cached = _MATHTEXT_SHARED[size]
+        return size
     parse = _MATHTEXT_ORIGINAL.__wrapped__
     parsers: dict[tuple[type, str], Any] = {}
 
@@ -536,7 +541,8 @@ def larger_mathtext_cache(size: int | None = None) -> int:
 
     _parse_cached._shared_size = size            # type: ignore[attr-defined]
     _parse_cached.cache_info = shared.cache_info  # type: ignore[attr-defined]
-    MathTextParser._parse_cached = _parse_cached
+    _parse_cached.cache_clear = shared.cache_clear  # type: ignore[attr-defined]
+    MathTextParser._parse_cached = _MATHTEXT_SHARED[size] = _parse_cached
     return size
 
 
