@@ -13,9 +13,6 @@ a peer run in the same process:
   decluttered, the PNG written, the PNG's palette version prepared for the HTML page); and once
   more with the opt-in SVG copies (``$DP_ERM_VERIFY_SVG=1``, issue 33), whose PNGs must be
   byte-identical to the first drawing's;
-* ``figures (all, matplotlib's 50-entry mathtext cache)``: the same jobs again with matplotlib's
-  own parse cache instead of :func:`verify.figures.larger_mathtext_cache` (issue 33, helper C),
-  every PNG and palette PNG compared byte for byte with the first drawing's;
 * ``html embed``: :func:`verify.html.render_html` of ``REPORT.md`` with its figures embedded, once
   with the palette versions the figure jobs prepared (``prepared``) and once without
   (``cold``: every PNG quantised here);
@@ -98,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="comma-separated figure kinds to draw (default: all)")
     ap.add_argument("--keep", default=None, help="leave the drawn figures in this directory")
-    ap.add_argument("--skip", default="", help="comma-separated rows to skip: figures, mathtext, svg, html, latex, picks")
+    ap.add_argument("--skip", default="", help="comma-separated rows to skip: figures, svg, html, latex, picks")
     a = ap.parse_args(argv)
     skip = set(filter(None, a.skip.split(",")))
     kinds = set(filter(None, a.only.split(",")))
@@ -126,45 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 per[job[0]].append(_cpu(report._figure_job, job)[0])
             for kind, ts in per.items():
                 rows.append((f"figures {kind}", sum(ts), len(ts)))
-            t_all = sum(sum(ts) for ts in per.values())
-            rows.append(("figures (all)", t_all, sum(len(ts) for ts in per.values())))
-            from verify import figures as vfig
-
-            if "mathtext" not in skip and hasattr(vfig, "larger_mathtext_cache"):
-                # issue 33 (helper C): every job drawn again twice, with the shared mathtext cache and with
-                # matplotlib's own 50-entry caches, in alternating order (no side gains from warming first)
-                smalldir, largedir = work / "out-mathtext50", work / "out-mathtext-shared"
-                jobs50 = report.figure_jobs(smalldir / "figures", emp, pk, util, aud)
-                jobsl = report.figure_jobs(largedir / "figures", emp, pk, util, aud)
-                t_50 = t_l = 0.0
-                from matplotlib.mathtext import MathTextParser
-
-                MathTextParser._parse_cached.cache_clear()   # what the first drawing parsed does not count
-                try:
-                    for i, (j50, jl) in enumerate(zip(jobs50, jobsl, strict=True)):
-                        if kinds and j50[0] not in kinds:
-                            continue
-                        for which in ((0, None) if i % 2 else (None, 0)):
-                            vfig.larger_mathtext_cache(which)
-                            dt = _cpu(report._figure_job, j50 if which == 0 else jl)[0]
-                            if which == 0:
-                                t_50 += dt
-                            else:
-                                t_l += dt
-                finally:
-                    vfig.larger_mathtext_cache()
-                rows.append(("figures (all, shared mathtext cache, alternating)", t_l, len(jobsl)))
-                rows.append(("figures (all, matplotlib's 50-entry mathtext caches)", t_50, len(jobs50)))
-                print(f"mathtext cache shared ({vfig.MATHTEXT_CACHE}) vs matplotlib's: figures CPU {t_l:.2f} s vs "
-                      f"{t_50:.2f} s, ratio {t_l / t_50:.3f}")
-                files = sorted(q.relative_to(smalldir) for q in smalldir.rglob("*.png"))
-                differ = [str(q) for q in files if not (largedir / q).is_file()
-                          or (smalldir / q).read_bytes() != (largedir / q).read_bytes()
-                          or (smalldir / q).read_bytes() != (figdir / q).read_bytes()]
-                if differ or not files:
-                    print(f"MISMATCH: PNGs differ with the small mathtext cache: {differ[:5]}", file=sys.stderr)
-                    return 1
-                print(f"{len(files)} PNGs (figures and their palette versions) byte-identical")
+            rows.append(("figures (all)", sum(sum(ts) for ts in per.values()), sum(len(ts) for ts in per.values())))
             if "svg" not in skip and hasattr(report, "_figure_job"):
                 import os
 

@@ -375,38 +375,3 @@ def test_svg_is_opt_in_and_the_png_does_not_depend_on_it(tmp_path, monkeypatch) 
     both = draw(tmp_path / "both")
     assert [p.suffix for p in both] == [".png", ".svg"] and both[1].read_bytes().startswith(b"<?xml")
     assert plain[0].read_bytes() == both[0].read_bytes()      # the PNG is the same with or without the SVG
-
-
-def _overview_pngs(directory: Path) -> dict[str, bytes]:
-    """An overview figure of mathtext tick labels (linear ratio axes), drawn twice; its PNG bytes by name."""
-    rows = [_sens("jx.a", f"m={m}", 0.5 + 0.01 * i, 1.0, m=m, lo=0.4, hi=0.6)
-            for i, m in enumerate((50, 100, 200, 400))]
-    rows += [_sens("jx.b", f"m={m}", 0.3 + 0.05 * i, 1.0, m=m, lo=0.2, hi=0.5) for i, m in enumerate((50, 100, 200))]
-    out = {}
-    for name in ("a", "b"):
-        d = directory / name
-        F.overview_figures(rows, d)
-        out.update({f"{name}/{p.name}": p.read_bytes() for p in sorted(d.glob("*.png"))})
-    return out
-
-
-def test_the_larger_mathtext_cache_changes_no_byte_and_is_hit(tmp_path) -> None:
-    """Issue 33: the parse cache kept for every mathtext label (:func:`verify.figures.larger_mathtext_cache`)
-    draws the same PNG bytes as matplotlib's own 50-entry cache, and the second drawing is served from it."""
-    from matplotlib.mathtext import MathTextParser
-
-    try:
-        assert F.larger_mathtext_cache(0) == 50
-        small = _overview_pngs(tmp_path / "small")
-        assert F.larger_mathtext_cache() == F.MATHTEXT_CACHE
-        MathTextParser._parse_cached.cache_clear()              # earlier tests' labels must not count
-        before = MathTextParser._parse_cached.cache_info()
-        large = _overview_pngs(tmp_path / "large")
-        info = MathTextParser._parse_cached.cache_info()
-    finally:
-        F.larger_mathtext_cache()
-    assert set(small) == set(large) and len(small) == 2
-    assert all(small[k] == large[k] for k in small)              # byte for byte
-    assert small["a/overview_jx.png"] == small["b/overview_jx.png"]
-    assert info.misses > before.misses                          # the labels were parsed ...
-    assert info.hits - before.hits >= info.misses - before.misses   # ... and the second drawing reused every parse

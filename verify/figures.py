@@ -479,73 +479,6 @@ def wrap_title(text: str, width: int) -> str:
     return "\n".join(out)
 
 
-#: entries of the mathtext parse cache while figures are drawn (matplotlib keeps 50: :func:`larger_mathtext_cache`)
-MATHTEXT_CACHE = 4096
-#: matplotlib's own ``MathTextParser._parse_cached`` (put back by :func:`larger_mathtext_cache` with size 0)
-_MATHTEXT_ORIGINAL: Any = None
-#: the shared caches made so far, by size
-_MATHTEXT_SHARED: dict[int, Any] = {}
-
-
-def larger_mathtext_cache(size: int | None = None) -> int:
-    """One mathtext parse cache of ``size`` entries (default :data:`MATHTEXT_CACHE`) shared by every renderer.
-
-    Every tick label of a linear axis here is mathtext (``ScalarFormatter(useMathText=True)``), and a
-    parse (pyparsing) is most of the cost of such a label.  matplotlib caches 50 parses per parser,
-    and every Agg renderer has a parser of its own: each figure, and each resolution of a figure (the
-    layout pass at the figure's dpi, the PNG at 150 dpi), parses its labels again.  Here the cache is
-    keyed by what a parse reads (the parser's class and output type, the string, dpi, font,
-    antialiasing and hinting; never the parser object) and returns what a parse of those returns, so
-    no pixel depends on it: the same labels at the same size are parsed once per process.  ``size``
-    0 puts matplotlib's own cache back.  Idempotent; returns the size in force.
-
-    Examples
-    --------
-    >>> larger_mathtext_cache(4096)
-    4096
-    >>> from matplotlib.mathtext import MathTextParser
-    >>> a, b = MathTextParser("agg"), MathTextParser("agg")
-    >>> a.parse("$x^2$", 100) is b.parse("$x^2$", 100)        # one parse for both renderers' parsers
-    True
-    >>> larger_mathtext_cache(0)
-    50
-    """
-    import functools
-
-    from matplotlib.mathtext import MathTextParser
-
-    global _MATHTEXT_ORIGINAL
-    size = MATHTEXT_CACHE if size is None else int(size)
-    current = MathTextParser.__dict__["_parse_cached"]
-    if _MATHTEXT_ORIGINAL is None:
-        _MATHTEXT_ORIGINAL = current
-    if size <= 0:
-        MathTextParser._parse_cached = _MATHTEXT_ORIGINAL
-        return int(_MATHTEXT_ORIGINAL.cache_info().maxsize)
-    if getattr(current, "_shared_size", None) == size:
-        return size
-    if size in _MATHTEXT_SHARED:                  # switched back on: the same cache, with what it holds
-        MathTextParser._parse_cached = _MATHTEXT_SHARED[size]
-        return size
-    parse = _MATHTEXT_ORIGINAL.__wrapped__
-    parsers: dict[tuple[type, str], Any] = {}
-
-    @functools.lru_cache(size)
-    def shared(cls: type, output: str, s: str, dpi: float, prop: Any, antialiased: Any, flags: Any) -> Any:
-        return parse(parsers[(cls, output)], s, dpi, prop, antialiased, flags)
-
-    def _parse_cached(self: Any, s: str, dpi: float, prop: Any, antialiased: Any, flags: Any) -> Any:
-        key = (type(self), self._output_type)
-        parsers.setdefault(key, self)            # the parse reads only these two and class attributes
-        return shared(key[0], key[1], s, dpi, prop, antialiased, flags)
-
-    _parse_cached._shared_size = size            # type: ignore[attr-defined]
-    _parse_cached.cache_info = shared.cache_info  # type: ignore[attr-defined]
-    _parse_cached.cache_clear = shared.cache_clear  # type: ignore[attr-defined]
-    MathTextParser._parse_cached = _MATHTEXT_SHARED[size] = _parse_cached
-    return size
-
-
 def layout_pass(fig: Any) -> Any:
     """Lay ``fig`` out as a draw on Agg does (ticks, text extents, the layout engine) without rasterising.
 
@@ -564,8 +497,6 @@ def layout_pass(fig: Any) -> Any:
     True
     >>> plt.close(fig)
     """
-    if _MATHTEXT_ORIGINAL is None:
-        larger_mathtext_cache()
     renderer = fig.canvas.get_renderer()
     disabled = getattr(renderer, "_draw_disabled", None)
     if disabled is None:                                 # a matplotlib without it: a full draw
@@ -813,8 +744,6 @@ def save_figure(fig: Any, stem: Path, dpi: int = 150, svg: bool | None = None) -
     out = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     if not (svg_wanted() if svg is None else svg):
         out = out[:1]
-    if _MATHTEXT_ORIGINAL is None:
-        larger_mathtext_cache()
     fresh = bool(fit_titles(fig))                     # each step starts from the last one's layout pass
     fresh = _declutter(fig, fresh=fresh)
     fit_titles(fig, fresh=fresh)
