@@ -4,7 +4,7 @@ For every mechanism of :mod:`audit_catalogue`, at n = 10⁴ and 10⁵ releases p
 samples (d0 on D, d1 on D′) is drawn with ``audit_seed(32, name, n)`` and given to every auditor:
 
 * **this auditor**: :func:`verify.audit.audit_samples` (its own selection split, statistic and tests,
-  weighted Bonferroni over its tests), ε_lower at 95 %;
+  Bonferroni over its ``tests``), ε_lower at 95 %;
 * **jax-privacy** (``jax_privacy.auditing.CanaryScoreAuditor``; in = D′, out = D):
   ``epsilon_clopper_pearson`` with its ``Bonferroni`` strategy (every threshold, valid), with
   ``Split(0.5)`` (its own split, valid) and with ``Explicit(threshold)`` where the threshold is chosen on
@@ -29,7 +29,7 @@ estimate, which uses it all (it is not a bound).  A pure-ε claim is given δ = 
 
 Per mechanism the script prints ε_lower of each, the ratio ours / best valid peer, and where a peer wins
 by how much and whether our confidence accounting explains it: the winning peer method run again at
-α·w, w the share of α of our test that gave ε_lower (weighted Bonferroni; printed as α/k, k = 1/w) (``explained``; privacy-estimates' CP recomputed by the same Clopper–Pearson
+α/(our number of tests) (``explained``; privacy-estimates' CP recomputed by the same Clopper–Pearson
 formula) — if that is not above ours, the win is the Bonferroni price of our extra event families, not a
 lost event.
 
@@ -128,7 +128,7 @@ def selection_threshold(t0: np.ndarray, t1: np.ndarray, n_ev: int, delta: float)
 
 
 def peers(e0: np.ndarray, e1: np.ndarray, all0: np.ndarray, all1: np.ndarray, tau: float, delta: float,
-          seed: int, tests: float) -> dict:
+          seed: int, tests: int) -> dict:
     """Every peer bound on the evaluation scores e0 (D), e1 (D′); all0/all1 for the raw-count estimate."""
     out: dict = {}
     d1 = delta if delta > 0 else PURE_DELTA
@@ -142,7 +142,7 @@ def peers(e0: np.ndarray, e1: np.ndarray, all0: np.ndarray, all1: np.ndarray, ta
                 ALPHA, delta, threshold_strategy=jpa.Split(0.5, seed=seed)))
             out["jax CP our-split τ"] = float(a.epsilon_clopper_pearson(
                 ALPHA, delta, threshold_strategy=jpa.Explicit(tau)))
-            k = max(tests, 1)               # each valid method again at α/k: our (weighted) Bonferroni price
+            k = max(tests, 1)               # each valid method again at α/k: our Bonferroni price
             out["explained"] = {
                 "jax CP Bonferroni": float(a.epsilon_clopper_pearson(ALPHA / k, delta)),
                 "jax CP split": float(a.epsilon_clopper_pearson(ALPHA / k, delta,
@@ -179,9 +179,7 @@ def run(ns: tuple[int, ...]) -> list[dict]:
             row = {"name": e.name, "n": n, "correct": e.correct, "claim": e.claim_eps, "true": e.true_eps}
             try:
                 ours = audit_samples(d0, d1, claim_eps=e.claim_eps, delta=e.delta, seed=0, tradeoff=False)
-                # our price: the share of α of the test that gave ε_lower (weighted Bonferroni), as an α/k with k = 1/w
-                w = float(ours.details.get("weight_chosen") or 1.0 / (ours.details.get("tests") or 1))
-                row.update(ours=ours.eps_lower, tests=round(1.0 / w, 2), kind=ours.details["output"])
+                row.update(ours=ours.eps_lower, tests=int(ours.details.get("tests") or 1), kind=ours.details["output"])
             except Exception as exc:  # noqa: BLE001 - the auditor is changed by others: report and go on
                 row.update(ours=math.nan, tests=1, kind=f"error: {type(exc).__name__}: {exc}")
             few = few_values(d0[: max(20, n // 10)], d1[: max(20, n // 10)])
@@ -208,7 +206,7 @@ def _line(r: dict) -> str:
     valid = {k: r[k] for k in VALID if isinstance(r.get(k), float)}
     best = max(valid, key=valid.get) if valid else None
     ratio = r["ours"] / valid[best] if best and valid[best] > 0 else math.nan
-    s = (f"{r['name']:<42} n={r['n']:.0e} ours {r['ours']:.4f} [{r['kind']}, at α/{r['tests']:g}] | "
+    s = (f"{r['name']:<42} n={r['n']:.0e} ours {r['ours']:.4f} [{r['kind']}, {r['tests']} tests] | "
          + " | ".join(f"{k} {_fmt(r.get(k))}" for k in VALID)
          + f" | ours/best valid peer {ratio:.3f}")
     s += "\n      apart: " + " | ".join(f"{k} {_fmt(r.get(k))}" for k in APART) + f" | peers' score: {r['score']}"

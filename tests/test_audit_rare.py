@@ -98,16 +98,12 @@ def test_eps_max_is_what_a_perfect_distinguisher_gets():
     r = audit_samples(d0 + np.arange(5000) * 1e-9, d1 + np.arange(5000) * 1e-9, claim_eps=1.0)
     # the pooled guess tests (issue 32) reach the perfect pooled bound, up to their bisection's precision
     assert r.eps_lower == pytest.approx(r.eps_max, rel=1e-3) and r.eps_lower <= r.eps_max
-    # weighted Bonferroni: a perfect test reaches most at the largest share of α (a two-tail one at the largest
-    # share among the two-tail tests)
-    w = r.details["weights"]
-    conf = 1 - 0.05 * max(w)
-    w_tails = max(wk for wk, e in zip(w, r.details["kinds"], strict=True) if e == "tails")
+    conf = 1 - 0.05 / r.details["tests"]
     ne0, ne1 = r.details["n_evaluation0"], r.details["n_evaluation1"]
     from verify.audit.pooled import tails_eps_lower
 
     assert r.eps_max == max(eps_lower_bound(0, ne0, 0, ne1, 0.0, conf),
-                            tails_eps_lower(2 * ne0, 0, ne0, delta=0.0, confidence=1 - 0.05 * w_tails))
+                            tails_eps_lower(2 * ne0, 0, ne0, delta=0.0, confidence=conf))
 
 
 def test_a_consistent_verdict_says_how_far_it_could_see():

@@ -39,15 +39,10 @@ saved outputs are permuted with a seeded generator before splitting):
 * a user's ``score``: any fixed statistic ``x -> (k,)`` (or a classifier to fit),
   for any kind of output; its name is stated in the result.
 
-Candidate tests, all fixed on the selection split (a **weighted Bonferroni**
-correction over the K distinct ones, whatever their family: test k is scored on
-the evaluation split at α·w_k — two Clopper–Pearson limits at α·w_k/2, or one
-conditional test at α·w_k — with Σ w_k = 1, so all K together err with
-probability ≤ α; the best is reported).  The weights are fixed on the selection
-split (:func:`selection_weights`): half of α to the favourite, the test with the
-largest ε_lower projected on one scale (:meth:`_Test.common_projection`), the other
-half equally over all K; the p-value is min_k p_k / w_k (Rubin, Dudoit & van der
-Laan 2006; ``docs/audit-weights.md``):
+Candidate tests, all fixed on the selection split (Bonferroni over the K
+distinct ones, whatever their family: each is scored on the evaluation split at
+α/K — two Clopper–Pearson limits at α/(2K), or one conditional test at α/K — so
+all K together err with probability ≤ α; the best is reported):
 
 * two **threshold tests** T > τ or T < τ: τ among candidates spanning the whole
   range (every order statistic when there are few, otherwise ranks spaced
@@ -133,7 +128,7 @@ from .kinds import (
 
 __all__ = ["MAX_CATEGORIES", "MIN_OUTPUTS", "OUTPUT_KINDS", "SELECTION", "AuditResult", "Event", "Releases",
            "as_outputs", "audit", "audit_mechanism", "audit_samples", "audit_seed", "candidate_thresholds",
-           "choose_tails", "choose_threshold", "cp_upper", "selection_weights", "eps_from_rates", "eps_lower_bound", "event_families", "families_text",
+           "choose_tails", "choose_threshold", "cp_upper", "eps_from_rates", "eps_lower_bound", "event_families", "families_text",
            "few_values", "min_event_prob", "output_kind", "p_value", "rare_events", "value_and_groups",
            "_categorical_score", "_fitted_score", "_keys", "_mostly_unrepeated"]
 
@@ -143,19 +138,10 @@ Releases = Callable[[np.random.Generator, int], Any]
 #: levels of the pessimistic rates of the selection split (one-sided upper limits), one test each:
 #: a high level curbs the winner's curse of choosing among thousands of thresholds (noise in the
 #: tails), a lower one reaches deeper into a tail whose likelihood ratio keeps growing (Gaussian);
-#: the evaluation split scores each distinct test at its share of α (weighted Bonferroni) and keeps the best
+#: the evaluation split scores each distinct test at α/K (Bonferroni) and keeps the best
 PESSIMISM = (0.95, 0.75)
 #: thresholds tried on the selection split (fewer candidates, a smaller winner's curse)
 MAX_CANDIDATES = 4000
-#: weighted Bonferroni (issue 32): the share of α given to the favourite test (the largest ε_lower projected on the
-#: selection split); the rest is spread equally over all K tests (the favourite included).  Fixed before any draw,
-#: the same for every output kind (Rubin, Dudoit & van der Laan 2006; Genovese, Roeder & Wasserman 2006)
-FAVOURITE_SHARE = 0.5
-#: the tests whose ``projected`` is an ε_lower projected to the evaluation split (Clopper–Pearson or the pooled
-#: two-tail bound, from pessimistic selection rates): only they can be the favourite.  Range edges (``rare``) and
-#: pooled rare sets (``rare pair``) cannot: their events are the selection split's own extremes and repeats, so the
-#: selection split cannot project their rates (their count on the defining side is 0 or ≥ 2 by construction)
-PROJECTED_KINDS = ("threshold", "tails", "pooled")
 
 
 # ---------------------------------------------------------------------------
@@ -164,38 +150,6 @@ PROJECTED_KINDS = ("threshold", "tails", "pooled")
 
 
 
-
-
-def selection_weights(tests: list[Event], scores: Any = None) -> tuple[np.ndarray, int | None]:
-    """The weights w_k (Σ w_k = 1) of the weighted Bonferroni correction and the favourite test's index.
-
-    Test k is scored at level α·w_k, so the K tests together err with probability ≤ Σ α·w_k = α.  The
-    weights depend only on what the selection split fixed (the tests and their ``projected`` ε), never on
-    the evaluation split, so they are constants for the evaluation counts: the correction stays valid
-    (Rubin, Dudoit & van der Laan 2006).  Rule: :data:`FAVOURITE_SHARE` of α to the test with the largest
-    projected ε among :data:`PROJECTED_KINDS` (ties: the first), the rest equally over all K tests.  Without
-    such a test (or K = 1) the weights are equal (plain Bonferroni, α/K).  ``scores``: the projected ε of
-    each test on one scale (the auditor passes :meth:`_Test.common_projection`); default each ``projected``.
-
-    Examples
-    --------
-    >>> tests = [Event(0.0, 1, projected=0.4), Event(1.0, 1, projected=0.7), Event(2.0, 1, "rare")]
-    >>> w, fav = selection_weights(tests)
-    >>> fav, [round(float(x), 4) for x in w], round(float(w.sum()), 12)
-    (1, [0.1667, 0.6667, 0.1667], 1.0)
-    """
-    K = len(tests)
-    if K == 0:
-        return np.zeros(0), None
-    scores = [e.projected for e in tests] if scores is None else list(scores)
-    proj = [float(p) if e.kind in PROJECTED_KINDS and math.isfinite(p) else -math.inf
-            for e, p in zip(tests, scores, strict=True)]
-    fav = int(np.argmax(proj))                 # the first of the largest: ties broken by test order
-    if K == 1 or not math.isfinite(proj[fav]):
-        return np.full(K, 1.0 / K), None if K > 1 else 0
-    w = np.full(K, (1 - FAVOURITE_SHARE) / K)
-    w[fav] += FAVOURITE_SHARE
-    return w, fav
 
 
 def check_claim(value: Any) -> float | None:
@@ -812,46 +766,6 @@ class _Test:
         if n_ev0 == n_ev1:
             self._add_rare_pair(sel0, sel1, n_ev0, delta)
         self.K = len(self.tests)   # Bonferroni over the distinct tests fixed before the evaluation split is seen
-        # the weighted Bonferroni correction, from the selection split only (the evaluation split is not drawn yet)
-        h0, h1 = (sel0.shape[0] // 2, sel1.shape[0] // 2) if kind in ("vector", "pair") else (0, 0)
-        self.common = self.common_projection(sel0[h0:], sel1[h1:], n_ev0, n_ev1, delta, alpha)
-        self.weights, self.favourite = selection_weights(self.tests, self.common)
-
-    def common_projection(self, x0: np.ndarray, x1: np.ndarray, n_ev0: int, n_ev1: int, delta: float,
-                          alpha: float) -> np.ndarray:
-        """Every test's ε_lower projected to the evaluation split on one scale: the favourite's rule compares these.
-
-        The tests were chosen at two levels of pessimism (:data:`PESSIMISM`), so their own ``projected`` are not
-        comparable: a milder level projects higher.  Here every test is projected from its counts on the
-        selection outputs ``x0``, ``x1`` (the part not used to fit a classifier) with the strong pessimism
-        ``PESSIMISM[0]``, by the bound that scores it (Clopper–Pearson limits of each side's rate; for a two-tail
-        test the pooled bound, whose counts are pooled over both sides before the pessimistic limits, as on the
-        evaluation split), at the favourite's level α·(FAVOURITE_SHARE + (1 − FAVOURITE_SHARE)/K).  Range edges and
-        pooled rare sets get −inf (:data:`PROJECTED_KINDS`: their selection counts are not rates).
-        """
-        K = len(self.tests)
-        a_fav = alpha * (FAVOURITE_SHARE + (1 - FAVOURITE_SHARE) / K) if K > 1 else alpha
-        a = 1 - PESSIMISM[0]
-        s0, s1 = self.says_dprime(x=x0), self.says_dprime(x=x1)
-        S0, S1 = x0.shape[0], x1.shape[0]
-        fp, fn = s0.sum(axis=1), (~s1).sum(axis=1)
-        out = np.full(K, -np.inf)
-        cp = np.array([k for k, e in enumerate(self.tests) if e.kind in ("threshold", "pooled")], dtype=np.int64)
-        if cp.size:
-            rfp, rfn = _cp_upper_fast(fp[cp], S0, a), _cp_upper_fast(fn[cp], S1, a)
-            out[cp] = _eps_vec(_cp_upper_fast(rfp * n_ev0, n_ev0, a_fav), _cp_upper_fast(rfn * n_ev1, n_ev1, a_fav),
-                               delta)
-        tl = np.array([k for k, e in enumerate(self.tests) if e.kind == "tails"], dtype=np.int64)
-        if tl.size:
-            d0, d1 = self.says_d(s0, self._t(x0))[tl].sum(axis=1), self.says_d(s1, self._t(x1))[tl].sum(axis=1)
-            # pooled over both sides before the pessimistic limits, as the pooled bound scores them on the evaluation
-            right = _cp_lower_fast(S1 - fn[tl] + d0, S0 + S1, a)
-            wrong = _cp_upper_fast(fp[tl] + d1, S0 + S1, a)
-            N = 2 * n_ev0
-            c_low, w_up = _cp_lower_fast(right * N, N, a_fav), _cp_upper_fast(wrong * N, N, a_fav)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out[tl] = np.where(c_low > delta, np.log(np.maximum(c_low - delta, 1e-300)) - np.log(w_up), -np.inf)
-        return out
 
     def _add_rare_pair(self, sel0: np.ndarray, sel1: np.ndarray, n_ev: int, delta: float) -> None:
         """The rare sets of both sides pooled into one guess test (issue 32): StatDP's pooled construction.
@@ -1143,14 +1057,11 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
 
     ``min_prob``: the smallest p such that an event *of that family*, with probability p on one data set
     and 0 on the other and chosen as a test, gives ε_lower above the claim (above 0 without one) with
-    probability ≥ :data:`verify.audit.events.POWER` (90 %) at this n and at the family's own level under
-    the weighted Bonferroni correction: its smallest share of α (``weight``; α/K when the audit records
-    none), so any test of the family chosen there reaches it.  When the favourite test (the larger share)
-    belongs to the family, ``min_prob_favourite`` is the same at the favourite's share.  Exact binomial law
-    of its count on the evaluation split (thinned by e^{−claim} for a conditional test), times, for a point
-    mass, the probability that it repeats in the selection split (else it is not an atom).  None when no
-    such p ≤ 1 exists.  Nothing is said about events outside these families, nor about whether the
-    selection split picks the event.
+    probability ≥ :data:`verify.audit.events.POWER` (90 %) at this n and the audit's Bonferroni level:
+    exact binomial law of its count on the evaluation split (thinned by e^{−claim} for a conditional test),
+    times, for a point mass, the probability that it repeats in the selection split (else it is not an
+    atom).  None when no such p ≤ 1 exists.  Nothing is said about events outside these families, nor
+    about whether the selection split picks the event.
 
     Examples
     --------
@@ -1165,10 +1076,11 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
     ne0, ne1 = details["n_evaluation0"], details["n_evaluation1"]
     s0, s1 = details["n_selection0"], details["n_selection1"]
     K = details.get("tests", 1)
+    conf_k = 1 - (1 - confidence) / K
+    a = (1 - conf_k) / 2
     target = max(0.0, claim or 0.0)
 
-    def cp(repeat: bool, conf_k: float) -> float:
-        a = (1 - conf_k) / 2
+    def cp(repeat: bool) -> float:
         best = math.inf
         for ne_zero, ne_hit, s_hit in ((ne0, ne1, s1), (ne1, ne0, s0)):
             need = _cp_need(ne_zero, ne_hit, delta, a, target)
@@ -1176,7 +1088,7 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
                 best = min(best, power_min_prob(need, ne_hit, POWER, repeat_in=s_hit if repeat else None))
         return best
 
-    def cond(repeat: bool, conf_k: float) -> float:
+    def cond(repeat: bool) -> float:
         best = math.inf
         for ne_zero, ne_hit, s_hit in ((ne0, ne1, s1), (ne1, ne0, s0)):
             need = conditional_need(ne_hit, ne_zero, 1 - conf_k)
@@ -1185,9 +1097,9 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
                                                 repeat_in=s_hit if repeat else None))
         return best
 
-    def tails(ne: int, conf_k: float) -> float:
+    def tails(ne: int) -> float:
         # an event in one tail with probability p on one data set, never on the other: p·ne right guesses, none
-        # wrong, out of 2·ne (pooled.tails_eps_lower at the family's level)
+        # wrong, out of 2·ne (pooled.tails_eps_lower at the Bonferroni level)
         from .pooled import tails_eps_lower
 
         if ne0 != ne1 or tails_eps_lower(ne, 0, ne, delta=delta, confidence=conf_k) <= target:
@@ -1198,25 +1110,18 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
             lo, hi = (lo, mid) if tails_eps_lower(mid, 0, ne, delta=delta, confidence=conf_k) > target else (mid, hi)
         return power_min_prob(hi, ne, POWER)
 
-    def family_prob(f: dict[str, Any], weight: float) -> float:
-        conf_k = 1 - (1 - confidence) * weight
-        if f["family"] == "point masses":
-            return cond(True, conf_k) if delta == 0.0 else cp(True, conf_k)
-        if f["family"] in ("two tails", "pooled rare sets"):
-            return tails(ne0, conf_k)   # the pooled Clopper–Pearson bound (the conditional one, where used, is stronger)
-        p = cp(False, conf_k)
-        if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
-            p = min(p, cond(False, conf_k))
-        return p
-
     out = []
     for f in details.get("families", []):
         g = dict(f)
-        p = family_prob(f, f.get("weight") or 1.0 / K)
+        if f["family"] == "point masses":
+            p = cond(True) if delta == 0.0 else cp(True)
+        elif f["family"] in ("two tails", "pooled rare sets"):
+            p = tails(ne0)          # the pooled Clopper–Pearson bound (the conditional one, where used, is stronger)
+        else:
+            p = cp(False)
+            if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
+                p = min(p, cond(False))
         g["min_prob"] = None if not math.isfinite(p) or p > 1 else float(p)
-        if f.get("favourite_weight"):
-            p = family_prob(f, f["favourite_weight"])
-            g["min_prob_favourite"] = None if not math.isfinite(p) or p > 1 else float(p)
         out.append(g)
     return out
 
@@ -1236,17 +1141,8 @@ def families_text(families: list[dict[str, Any]]) -> str:
         p = f.get("min_prob")
         when = ("no event of this family can exceed the claim at this n" if p is None else
                 f"detected with probability ≥ {POWER:.0%} from probability {p:.2g} on one data set when never on the other")
-        pf = f.get("min_prob_favourite")
-        if p is not None and pf is not None and pf < p:
-            when += (f", from {pf:.2g} if it is the favourite test (largest ε projected on the selection split, "
-                     f"{f['favourite_weight']:.3g} of α)")
         parts.append(f"{f['what']} ({when}{'; ' + f['note'] if f.get('note') else ''})")
     return "events tested: " + "; ".join(parts) + "; no other events were tested"
-
-
-def _levels(test: _Test, confidence: float) -> np.ndarray:
-    """conf_k = 1 − (1 − confidence)·w_k: the level of each test under the weighted Bonferroni correction."""
-    return 1 - (1 - confidence) * np.asarray(test.weights, dtype=float)
 
 
 def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n0: int, n1: int, s0: int,
@@ -1254,14 +1150,13 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
             seed: np.random.SeedSequence | None = None, dhits: tuple[np.ndarray, np.ndarray] | None = None,
             tradeoff_rule: str = "") -> AuditResult:
     K = test.K
-    w = np.asarray(test.weights, dtype=float)
-    confs = _levels(test, confidence)     # weighted Bonferroni over the K tests fixed on the selection split
+    conf_k = 1 - (1 - confidence) / K          # Bonferroni over the K tests fixed on the selection split
     seeds = [_event_seed(seed, i) for i in range(K)]
     if dhits is None:
         dhits = (np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64))
-    rows = list(zip(test.tests, fps, fns, dhits[0], dhits[1], seeds, confs, strict=True))
-    lowers = [_test_lower(e, int(a), int(c), ne0, ne1, delta, float(ck), s, (int(h0), int(h1)))
-              for e, a, c, h0, h1, s, ck in rows]
+    rows = list(zip(test.tests, fps, fns, dhits[0], dhits[1], seeds, strict=True))
+    lowers = [_test_lower(e, int(a), int(c), ne0, ne1, delta, conf_k, s, (int(h0), int(h1)))
+              for e, a, c, h0, h1, s in rows]
     b = int(np.argmax(lowers))
     fp, fn = int(fps[b]), int(fns[b])
     ev = test.tests[b]
@@ -1271,50 +1166,31 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                  max(0.0, math.log(max(right / (2 * ne0) - delta, 1e-300)) - math.log(wrong / (2 * ne0))))
     else:
         point = max(0.0, eps_from_rates(fp / ne0, fn / ne1, delta))
-    # the weighted Bonferroni p-value: min_k p_k / w_k (valid: P[∃k: p_k ≤ α·w_k] ≤ Σ α·w_k = α)
-    pv = None if claim is None else min(1.0, min(_test_p(e, int(a), int(c), ne0, ne1, delta, claim, s,
-                                                         (int(h0), int(h1))) / float(wk)
-                                                 for (e, a, c, h0, h1, s, _), wk in zip(rows, w, strict=True)))
+    pv = None if claim is None else min(1.0, K * min(_test_p(e, int(a), int(c), ne0, ne1, delta, claim, s,
+                                                             (int(h0), int(h1))) for e, a, c, h0, h1, s in rows))
     fams = []
     for fam, what in test.families.items():
-        ws = [float(wk) for e, wk in zip(test.tests, w, strict=True) if e.family == fam]
-        f: dict[str, Any] = {"family": fam, "what": what, "tests": len(ws),
-                             "conditional": any(e.family == fam and _conditional(e, delta) for e in test.tests),
-                             # the family's smallest share of α (any test of it is scored at least at this level)
-                             # and, when the favourite is one of its tests, the favourite's
-                             "weight": min(ws) if ws else float(w.min()),
-                             "favourite_weight": (float(w[test.favourite]) if test.favourite is not None and
-                                                  test.tests[test.favourite].family == fam and K > 1 else None)}
+        f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests),
+                             "conditional": any(e.family == fam and _conditional(e, delta) for e in test.tests)}
         if fam == "point masses":
             f["note"] = (test.atoms.describe() + " in the selection split") if test.atoms is not None else ""
         elif f["conditional"]:
             f["note"] = "a tail beyond every output of the other data set must also occur in the selection split"
         fams.append(f)
     stat_name = test.name if ev.stat == 0 else test.extra_names[ev.stat - 1]
-    fav = test.favourite
-    w_cp = [float(wk) for e, wk in zip(test.tests, w, strict=True) if e.kind not in ("tails", "rare pair")]
-    w_tails = [float(wk) for e, wk in zip(test.tests, w, strict=True) if e.kind == "tails"]
-    conf_max = 1 - (1 - confidence) * float(w.max())
     details = {"n_selection": s0, "n_evaluation": ne0, "n_selection0": s0, "n_selection1": s1,
                "n_evaluation0": ne0, "n_evaluation1": ne1, "false_positives": fp, "false_negatives": fn,
                "output": test.kind, "statistic": test.name, "projected_eps": ev.projected, "tests": K,
-               "weights": [float(x) for x in w], "kinds": [e.kind for e in test.tests], "favourite": fav,
-               "projected_common": [float(x) for x in test.common],
-               "favourite_event": None if fav is None else test.tests[fav].describe(
-                   "T" if test.tests[fav].stat == 0 else "S"),
-               "weight_chosen": float(w[b]),
                "event": ev.describe("T" if ev.stat == 0 else "S"), "event_kind": ev.kind,
                "event_statistic": stat_name, "event_family": ev.family,
-               # a perfect test's bound at the largest level any test has (the favourite's); a conditional test's
-               # bound depends on its thinning draws and may pass it, so the ε_lower reached counts too (eps_max is
-               # never below what was certified)
-               "eps_max": max(eps_lower_bound(0, ne0, 0, ne1, delta, conf_max), lowers[b],
-                              _tails_perfect(ne0, delta, 1 - (1 - confidence) * max(w_tails)) if w_tails else 0.0),
+               # a perfect test's Clopper–Pearson bound; a conditional test's bound depends on its thinning draws and
+               # may pass it, so the ε_lower reached counts too (eps_max is never below what was certified)
+               "eps_max": max(eps_lower_bound(0, ne0, 0, ne1, delta, conf_k), lowers[b],
+                              _tails_perfect(ne0, delta, conf_k) if any(e.kind == "tails" for e in test.tests)
+                              else 0.0),
                "tradeoff_rule": tradeoff_rule,
-               # the Clopper–Pearson tests' smallest share: an event of this probability is detected by any of them
-               "min_event_prob": min_event_prob(ne0, ne1, delta, 1 - (1 - confidence) * min(w_cp or [float(w.min())]),
-                                                claim),
-               "tradeoff": tradeoff, "families": fams}
+               "min_event_prob": min_event_prob(ne0, ne1, delta, conf_k, claim), "tradeoff": tradeoff,
+               "families": fams}
     if ev.kind in ("tails", "rare pair"):
         details["right_guesses"], details["wrong_guesses"] = _tails_counts(fp, fn, int(dhits[0][b]),
                                                                            int(dhits[1][b]), ne1)

@@ -27,9 +27,8 @@ instead of two α/2 — the stronger bound when the event (almost) never occurs 
 Clopper–Pearson limits like every other test.
 
 **Bonferroni.**  The pooled tests are two more of the K distinct tests the auditor fixes on the
-selection split; each is scored at its share α·w_k of the weighted Bonferroni correction
-(:func:`verify.audit.core.selection_weights`) on the evaluation split, whatever its bound (a Clopper–Pearson
-pair at α·w_k/2 each, or one conditional test at α·w_k), so the union of all K tests has error ≤ α.
+selection split; each is scored at α/K on the evaluation split, whatever its bound (a Clopper–Pearson
+pair at α/(2K) each, or one conditional test at α/K), so the union of all K tests has error ≤ α.
 When no feature repeats in the selection split no pooled test is added (K unchanged).
 
 Examples
