@@ -88,7 +88,7 @@ def _module_file(name: str, rel: str) -> str:
 
 
 def digest() -> str:
-    """The key of the store: the sources of ``bounds/``, sympy's and mpmath's versions, Python's, the
+    """The key of the store: the sources of ``bounds/`` (with the seeded simplify store's data), sympy's and mpmath's versions, Python's, the
     project's ``pyproject.toml`` and the report's ``summary.json`` (whose verdicts the answers print).
 
     Examples
@@ -100,7 +100,7 @@ def digest() -> str:
     files = []
     for base, dirs, names in os.walk(_HERE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        files += [os.path.join(base, n) for n in names if n.endswith(".py")]
+        files += [os.path.join(base, n) for n in names if n.endswith((".py", ".json.gz"))]   # and the seeded store
     for p in sorted(files, key=lambda p: os.path.relpath(p, _HERE).replace(os.sep, "/")):
         h.update(os.path.relpath(p, _HERE).replace(os.sep, "/").encode() + b"\0" + _file_bytes(p) + b"\0")
     for name, rel in (("sympy", "release.py"), ("mpmath", "__init__.py")):
@@ -675,8 +675,28 @@ def generate(key: str, which: str | None, allow_unverified: bool, extra: list[di
     return doc
 
 
+def _writable(dig: str) -> bool:
+    """Whether this key's directory of the store exists or can be made, and takes files (else no entry is
+    built: a store that cannot be written would make every sympy-path call pay for a generation)."""
+    root = store_dir()
+    if root is None:
+        return False
+    where = os.path.join(root, dig)
+    try:
+        if not os.path.isdir(where):
+            _prune(root, keep=dig)
+        os.makedirs(where, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(where, os.W_OK)
+
+
 def generate_missed() -> None:
-    """After a call answered on the sympy path because its entry was missing: build that entry."""
+    """After a call answered on the sympy path because its entry was missing: build that entry (only where the
+    store can be written)."""
+    if MISSED and not _writable(digest()):
+        MISSED.clear()
+        return
     while MISSED:
         key, which, au, assigns = MISSED.pop()
         try:

@@ -170,3 +170,24 @@ def test_a_new_key_removes_the_stale_entries(store):
     assert numeric.write_entry(doc, "b" * 32)
     assert sorted(p.name for p in store.iterdir()) == ["b" * 32, "not-a-key"]
     assert numeric.read_entry("jia.thm2", None, False, "a" * 32) is None
+
+
+def test_an_unwritable_store_builds_no_entry(tmp_path, monkeypatch):
+    """Review (R1, finding 3): where the store cannot be written, a sympy-path call must not pay for a generation."""
+    blocker = tmp_path / "numeric"
+    blocker.write_text("a file where the store's directory should be")
+    monkeypatch.setattr(numeric, "store_dir", lambda: str(blocker))
+    called = []
+    monkeypatch.setattr(numeric, "generate", lambda *a, **k: called.append(a))
+    numeric.MISSED.append(("jia.thm2", None, False, (("m", "100"),)))
+    numeric.generate_missed()
+    assert called == [] and numeric.MISSED == []
+
+
+def test_the_key_covers_the_seeded_simplify_store(monkeypatch):
+    """Review (R1, finding 6): the seeded store's data can change the forms the papers build, so it is in the key."""
+    real = numeric._file_bytes
+    before = numeric.digest()
+    monkeypatch.setattr(numeric, "_file_bytes",
+                        lambda p: real(p) + (b"x" if str(p).endswith("data.json.gz") else b""))
+    assert numeric.digest() != before

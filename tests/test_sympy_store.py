@@ -129,3 +129,36 @@ def test_the_packaged_outcomes_of_simplified_are_what_sympy_computes_here() -> N
         e, out = ss.parse(a), ss.parse(b)
         assert key in (checks.simplified_key(e), checks.simplify_key(e))
         assert sp.simplify(e) == out and ss.verified(e, out, key)
+
+
+def test_a_case_split_or_another_form_of_zero_is_refused():
+    """Review of issue 33 (R1, finding 1): points cannot show a case split right everywhere, nor make a caller's
+    ``== 0`` see the same answer; such outcomes are refused and sympy is asked."""
+    import sympy as sp
+
+    from bounds.simplify_store import verified
+
+    x = sp.Symbol("x", positive=True)
+    eps = sp.Symbol("epsilon", positive=True)
+    assert not verified(x, sp.Min(x, 10**4), "k1")                       # a Min the input lacks
+    assert not verified(eps, sp.Piecewise((eps, eps < 1), (2 * eps, True)), "k2")
+    zero_in_disguise = sp.sin(x) ** 2 + sp.cos(x) ** 2 - 1
+    assert not verified((x + 1) ** 2 - x**2 - 2 * x - 1, zero_in_disguise, "k3")   # 0 must be stored as 0
+    assert verified((x + 1) ** 2 - x**2 - 2 * x - 1, sp.Integer(0), "k3")
+
+
+@pytest.mark.slow
+def test_every_shipped_outcome_is_what_sympy_computes_here():
+    """Every entry of the shipped file recomputed: the outcome is sympy's own, not only equal at points (R1, finding 1)."""
+    import gzip
+    import json
+
+    import sympy as sp
+
+    from bounds.simplify_store import DATA, parse
+
+    data = json.loads(gzip.open(DATA).read())
+    if data["sympy"] != sp.__version__:
+        pytest.skip(f"the file was made with sympy {data['sympy']}")
+    for key, (src, out) in data["entries"].items():
+        assert sp.simplify(parse(src)) == parse(out), key

@@ -31,3 +31,11 @@ def test_undecidable_inputs_fall_back():
     f = sp.Function("f")
     assert not _nonzero_somewhere(f(x) - 1)             # not a number at the point: "not shown"
     assert not _nonzero_somewhere(sp.sqrt(-sp.Symbol("y", positive=True)) - 1)   # complex: "not shown"
+
+
+def test_a_value_with_no_correct_digit_is_not_taken_as_nonzero():
+    """Review (R1, finding 2): evalf(30) of a huge factor times an exact 0 gave '-0.e+80'; strict evalf refuses."""
+    x, y = sp.symbols("x y", positive=True)
+    z = sp.exp(400 * x) * (sp.log(x * y) - sp.log(x) - sp.log(y))
+    assert sp.simplify(z) == 0
+    assert not _nonzero_somewhere(z)

@@ -10,7 +10,9 @@ outcomes a full symbolic run computed:
 * **verified on read** (:func:`verified`): a stored outcome is used only when it parses back into
   an expression whose free symbols are among the input's and which equals the input at several
   points drawn to satisfy every symbol's assumptions, compared exactly (rational arithmetic) or at
-  60 significant digits.  An entry that fails (edited, foreign, or a bug) is ignored, counted
+  40 significant digits, over magnitudes 1e-4 to 1e4 (integers up to 1e3); an outcome with a case split (Piecewise, Min, Max,
+  Abs, …) its input lacks is refused, and so is any outcome but the literal 0 for an input that is 0 at
+  every point.  An entry that fails (edited, foreign, or a bug) is ignored, counted
   (:func:`rejected`) and the outcome is computed as without the store;
 * **regenerable by one command**: ``python -m bounds.simplify_store`` derives every statement of
   every discovered paper into an empty snapshot with the store switched off and writes the file
@@ -57,6 +59,9 @@ ENV = "DP_ERM_VERIFY_SIMPLIFY_SEED"
 RECORD_ENV = "DP_ERM_VERIFY_SIMPLIFY_RECORD"
 #: points at which a stored outcome must equal its input (each satisfying every symbol's assumptions)
 N_POINTS = 4
+#: function classes that split cases: an outcome holding one its input lacks is never used (points cannot show
+#: that a case split is right everywhere)
+BRANCHING = (sp.Piecewise, sp.Min, sp.Max, sp.Abs, sp.sign, sp.Heaviside, sp.floor, sp.ceiling)
 #: significant digits of the comparison where exact rational arithmetic does not decide
 DIGITS = 40
 #: relative agreement required at :data:`DIGITS` digits
@@ -149,8 +154,9 @@ def round_trips(expr: sp.Expr) -> bool:
 
 
 def _magnitude(rng: np.random.Generator) -> sp.Rational:
-    """A positive rational with three significant digits, log-uniform over [1e-3, 1e3]."""
-    v = 10.0 ** rng.uniform(-3.0, 3.0)
+    """A positive rational with three significant digits, log-uniform over [1e-4, 1e4] (wide: an outcome that
+    agrees with its input only on moderate values, e.g. 0 for Max(0, x − 5000), must fail)."""
+    v = 10.0 ** rng.uniform(-4.0, 4.0)
     k = 2 - math.floor(math.log10(v))
     num = max(1, round(v * 10.0 ** k))
     return sp.Rational(num, 10 ** k) if k >= 0 else sp.Integer(num * 10 ** -k)
@@ -232,13 +238,15 @@ def verified(expr: sp.Expr, outcome: sp.Expr, key: str) -> bool:
     free = expr.free_symbols
     if not outcome.free_symbols <= free or outcome.has(sp.nan, sp.zoo):
         return False
+    if any(outcome.has(c) and not expr.has(c) for c in BRANCHING):
+        return False        # a case split the input lacks: right on the points drawn, perhaps wrong elsewhere
     syms = sorted(free, key=sp.default_sort_key)
     rng = np.random.default_rng(np.random.SeedSequence(zlib.crc32(key.encode())))
     # exact rational arithmetic only for rational functions: elsewhere a power such as
     # (2/δ)^(t^(1/2-θ)(t+t₀)^θ) would be expanded into a huge exact number, so sympy's evalf
     # evaluates the rational point to DIGITS digits (raising its working precision where terms cancel)
     exact = all(x.is_rational_function(*syms) for x in (expr, outcome)) if syms else True
-    decided = 0
+    decided, zero = 0, True
     for _ in range(10 * N_POINTS):
         pt = _point(syms, rng)
         if pt is None:
@@ -246,27 +254,34 @@ def verified(expr: sp.Expr, outcome: sp.Expr, key: str) -> bool:
         agree = _agree(expr, outcome, pt, exact)
         if agree is False:
             return False
-        decided += agree is True
+        if agree is not None:
+            decided += 1
+            zero = zero and agree == "zero"
         if decided >= N_POINTS:
-            return True
+            # an input that is 0 at every point must have the literal 0 as its outcome: another form of 0
+            # would pass the points but not a caller's `== 0` (sympy itself is then asked)
+            return not zero or outcome == 0
     return False
 
 
-def _agree(expr: sp.Expr, outcome: sp.Expr, pt: dict[sp.Symbol, sp.Expr], exact: bool) -> bool | None:
-    """Whether the two sides agree at ``pt`` (None: undefined there, the point decides nothing)."""
+def _agree(expr: sp.Expr, outcome: sp.Expr, pt: dict[sp.Symbol, sp.Expr], exact: bool) -> bool | str | None:
+    """Whether the two sides agree at ``pt`` (None: undefined there, the point decides nothing; "zero": they
+    agree and both are 0 there)."""
     if exact:
         try:
             a, b = expr.xreplace(pt), outcome.xreplace(pt)
         except Exception:  # noqa: BLE001 - a pole
             return None
         if a.is_Rational and b.is_Rational:
-            return bool(a == b)
+            return ("zero" if a == 0 else True) if a == b else False
         expr, outcome, pt = a, b, {}               # numbers such as E: compared to DIGITS digits
     va, vb = _value(expr, pt), _value(outcome, pt)
     if va is None or vb is None:
         return None
     with mpmath.workdps(2 * DIGITS):
-        return bool(abs(va - vb) <= RTOL * max(abs(va), abs(vb), TINY))
+        if not abs(va - vb) <= RTOL * max(abs(va), abs(vb), TINY):
+            return False
+        return "zero" if abs(va) <= TINY and abs(vb) <= TINY else True
 
 
 def record(key: str, expr: Any, outcome: Any) -> None:

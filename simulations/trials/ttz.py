@@ -125,7 +125,7 @@ def lasso_data_stats(n: int, p: int, theta0: list[float], noise: float, rng: np.
 def fw_lasso_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[str, float]:
     """One data set, its certified minimiser, ``n_rep`` private Frank–Wolfe runs (see the module docstring)."""
     n, p, eps, delta = int(config["n"]), int(config["p"]), float(config["eps"]), float(config["delta"])
-    T, scale = _fw_setup(n, eps, delta, int(config["T"]) if config.get("T") else 0, str(config["calibration"]))
+    T, scale = _fw_setup(n, eps, delta, int(config["T"]) if config.get("T") else None, str(config["calibration"]))
     A, c, yy = lasso_data_stats(n, p, list(config["theta0"]), float(config["noise"]), rng)
     sol = lasso_l1_solve(A, c, yy)
     th = private_fw_lasso(A, c, T, scale, rng, n_rep=int(config["n_rep"]))
@@ -160,10 +160,11 @@ def md_linear_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict
 
 
 @lru_cache(maxsize=64)
-def _fw_setup(n: int, eps: float, delta: float, T: int, calibration: str) -> tuple[int, float]:
-    """(T, Laplace scale) of a Frank–Wolfe configuration (T = 0: ``fw_T``); computed once per process and
-    configuration, not once per trial (a pure function of its arguments)."""
-    T = T or fw_T(n, eps)
+def _fw_setup(n: int, eps: float, delta: float, T: int | None, calibration: str) -> tuple[int, float]:
+    """(T, Laplace scale) of a Frank–Wolfe configuration (T None: ``fw_T``; a given T, even 0, is checked by
+    ``fw_scale``); computed once per process and configuration, not once per trial (a pure function of its
+    arguments)."""
+    T = fw_T(n, eps) if T is None else T
     return T, fw_scale(LASSO_L1, LASSO_C1, T, n, eps, delta, which=calibration)
 
 

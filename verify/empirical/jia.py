@@ -155,9 +155,9 @@ def _nonzero_somewhere(expr: sp.Expr) -> bool:
             return False
         else:
             point[s] = sp.Rational(37 + 6 * i, 29 + 4 * i)     # in (1, 1.3): no special value, positive
-    try:
-        v = sp.sympify(expr.xreplace(point)).evalf(30)
-    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+    try:      # strict: a value with no correct digit (cancellation beyond the working precision) raises
+        v = sp.sympify(expr.xreplace(point)).evalf(30, strict=True)
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):    # PrecisionExhausted is one
         return False
     if not (v.is_number and v.is_real and v.is_finite):
         return False
