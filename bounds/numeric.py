@@ -12,7 +12,7 @@ over rationals, floats and parameters), the parameters' domains, the joint assum
 premises, the ceiling and the texts the answer prints that do not depend on the numbers (the basis
 line with the verdict, its note and warning, the report's note).
 
-* **Keyed**: ``<digest>`` hashes every ``bounds/**/*.py``, the installed sympy and mpmath versions,
+* **Keyed**: ``<digest>`` hashes every ``bounds/**/*.py`` and the seeded simplify store's data, the installed sympy and mpmath versions,
   Python's version, ``pyproject.toml`` and the report's ``summary.json`` (the verdict reads it).
   Any change is a different directory: a stale entry is never read.  Each file carries the
   SHA-256 of its payload and its own key, checked on read (a bad file is a miss).
@@ -22,13 +22,15 @@ line with the verdict, its note and warning, the report's note).
   numeric path at the call's own values and at 24 seeded points of the parameters' sampling
   ranges; the outputs must be equal byte for byte (stdout, stderr, status) wherever the numeric
   path answers, else the entry is stored as *unsupported* and that statement stays on sympy.
-  ``python -m bounds.numeric [KEY ...]`` generates every statement's entries at once.
+  ``python -m bounds.numeric [KEY ...]`` generates every statement's entries at once (without
+  ``--allow-unverified``).  No entry is built where the store cannot be written.
 * **Refuses rather than guesses** (the call then runs on the sympy path, same output): anything but
   the plain ``eval KEY name=value ... [--stated|--derived] [--allow-unverified]`` (``--json`` and
   ``--repr`` print the full float, which only the sympy path gives bit for bit); any input the
   sympy path would refuse or warn about (unknown, repeated or missing parameter, a domain or joint
-  assumption violated, an advice limit such as ε ≥ 1 reached); a statement declaring ``value_of``;
-  a vacuous value (its explanation searches over m); and any number whose printed digits are not
+  assumption violated, an advice limit such as ε ≥ 1 reached; the refusal of a statement with no
+  established form is answered from the store); a ``value_of`` value within 1e-12 of the edge of its
+  meaning; a vacuous value (its explanation searches over m); and any number whose printed digits are not
   settled: the expression is evaluated with 53-bit and with 256-bit arithmetic, and the answer is
   given only when both agree to 2e-14 (well conditioned at that point) and the printed digits
   (``%.10g``, ``%.6g``) do not change under a relative perturbation of 1e-13 (not at a rounding

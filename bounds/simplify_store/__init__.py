@@ -1,11 +1,12 @@
-"""The seeded store of :func:`bounds.checks.small_simplify`'s outcomes, shipped with the package.
+"""The seeded store of the outcomes of :func:`bounds.checks.small_simplify` and :func:`bounds.checks.simplified`.
 
 A fresh clone has no outcomes on disk (``<snapshot root>/simplify``), and sympy's ``simplify`` is
 about half of a cold symbolic evaluation's CPU.  This package ships, in ``data.json.gz``, the
 outcomes a full symbolic run computed:
 
 * **keyed** like the disk outcomes, by :func:`bounds.checks.simplify_key` (SHA-256 of sympy's
-  version, the operation budget and ``srepr`` of the input); the file also records the sympy
+  version, the operation budget and ``srepr`` of the input) or :func:`bounds.checks.simplified_key`
+  (sympy's version, ``simplify`` and ``srepr``; no budget); the file also records the sympy
   version and budget it was made with, and a file of another version or budget is not read at all;
 * **verified on read** (:func:`verified`): a stored outcome is used only when it parses back into
   an expression whose free symbols are among the input's and which equals the input at several
