@@ -39,3 +39,11 @@ def test_a_value_with_no_correct_digit_is_not_taken_as_nonzero():
     z = sp.exp(400 * x) * (sp.log(x * y) - sp.log(x) - sp.log(y))
     assert sp.simplify(z) == 0
     assert not _nonzero_somewhere(z)
+
+
+def test_symbols_the_points_would_violate_are_not_shown():
+    """Review (R1, nit of finding 2): an even, nonpositive or negative symbol gets no point outside its assumptions."""
+    k = sp.Symbol("k", integer=True, even=True)
+    u = sp.Symbol("u", nonpositive=True)
+    assert not _nonzero_somewhere((-1) ** k - 1)            # 0 for every even k; −2 at an odd point
+    assert not _nonzero_somewhere(sp.sqrt(u**2) + u)        # 0 for every u ≤ 0; 2u at a positive point

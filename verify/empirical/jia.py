@@ -149,10 +149,10 @@ def _nonzero_somewhere(expr: sp.Expr) -> bool:
     syms = sorted(expr.free_symbols, key=lambda s: s.name)
     point = {}
     for i, s in enumerate(syms):
+        if s.is_nonpositive or s.is_negative or s.is_even or s.is_zero:
+            return False                                        # no point chosen for these: "not shown"
         if s.is_integer:
-            point[s] = sp.Integer(2 * i + 7)
-        elif s.is_negative:
-            return False
+            point[s] = sp.Integer(2 * i + 7)                     # odd, positive
         else:
             point[s] = sp.Rational(37 + 6 * i, 29 + 4 * i)     # in (1, 1.3): no special value, positive
     try:      # strict: a value with no correct digit (cancellation beyond the working precision) raises
