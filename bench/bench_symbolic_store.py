@@ -1,4 +1,4 @@
-"""``python -m bounds.simplify_store.bench``: the CPU of a cold serial symbolic evaluation, before and after.
+"""``bench/bench_symbolic_store.py``: the CPU of a cold serial symbolic evaluation, before and after.
 
 Runs, each in a fresh child process, every statement of every discovered paper evaluated serially
 into an empty snapshot (``bounds.snapshot.warm(Store(empty), workers=1)``), and prints the CPU
@@ -18,7 +18,7 @@ The hashes must agree: the store and the memo change CPU, never a result.
 
 Examples
 --------
-``python -m bounds.simplify_store.bench --base 3a84671`` prints one line per variant and the
+``bench/bench_symbolic_store.py --base 3a84671`` prints one line per variant and the
 differences, e.g. ``after  cpu 27.1 s (warm 25.3 s) ... sha256 3f9c…``.
 """
 
@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 #: the files this bench swaps back to ``--base`` for the ``before`` variant
 OWNED = ("bounds/simplify_store", "bounds/checks.py", "bounds/_store_io.py", "bounds/snapshot.py",
          "bounds/symbols.py", "bounds/papers")
@@ -90,7 +90,7 @@ def run(tree: Path, env: dict[str, str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bounds.simplify_store.bench", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="bench/bench_symbolic_store.py", description=__doc__.splitlines()[0])
     ap.add_argument("--base", default="HEAD", help="commit of the 'before' variant's owned files")
     ap.add_argument("--variants", default="before,off,after", help="comma-separated: before, off, after")
     args = ap.parse_args(argv)
