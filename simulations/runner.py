@@ -204,14 +204,15 @@ def _run_batch(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random
 
 
 def _run_batch_timed(task: tuple[TrialFn, Mapping[str, Any], list[tuple[int, np.random.SeedSequence]]]
-                     ) -> tuple[list[dict], float, float, tuple[str, int]]:
-    """:func:`_run_batch`, with the CPU and wall seconds it took in this process and where it ran.
+                     ) -> tuple[list[dict], float, float, tuple[str, int], float]:
+    """:func:`_run_batch`, with the CPU and wall seconds it took in this process, where it ran and when it started.
 
-    Returns ``(rows, cpu_s, wall_s, (host, pid))``; the rows are those of :func:`_run_batch`.
+    Returns ``(rows, cpu_s, wall_s, (host, pid), started)`` (``started``: Unix time); the rows are
+    those of :func:`_run_batch`.
     """
-    c0, w0 = time.process_time(), time.perf_counter()
+    t0, c0, w0 = time.time(), time.process_time(), time.perf_counter()
     rows = _run_batch(task)
-    return rows, time.process_time() - c0, time.perf_counter() - w0, _where()
+    return rows, time.process_time() - c0, time.perf_counter() - w0, _where(), t0
 
 
 def _where() -> tuple[str, int]:
@@ -363,7 +364,7 @@ def _calibrate_grid(trial: TrialFn, configs: Sequence[Mapping[str, Any]], tasks:
     ex = get_executor(executor) if own else executor
     stop = False
     try:
-        for j, (rows, cpu, wall, _) in ex.map_unordered(_run_batch_timed, samples):
+        for j, (rows, cpu, wall, _, _) in ex.map_unordered(_run_batch_timed, samples):
             out[j] = rows
             per[j] = (cpu / len(rows), wall / len(rows))
     except BaseException as exc:
@@ -476,13 +477,14 @@ def run_grid(
         here = _where()
         stop = False
         try:
-            for j, (rows, cpu, wall, where_) in runner.map_unordered(_run_batch_timed, [tasks[i] for i in todo]):
+            for j, (rows, cpu, wall, where_, started) in runner.map_unordered(_run_batch_timed,
+                                                                              [tasks[i] for i in todo]):
                 i = todo[j]
                 results[i] = rows
                 if cache is not None:       # each batch is stored as it arrives: an interrupted run resumes
                     cache.put(keys[i], rows)
                     _record_batch(cache, fn_name, desc, configs[where[i]], keys[i], tasks[i][2][0][0], len(rows),
-                                  cpu, wall, tuple(where_) == here, seq)
+                                  cpu, wall, tuple(where_) == here, seq, t0=round(started, 3), pid=where_[1])
                 _BATCHES[0] += 1
                 if bar is not None:
                     bar.update(1)

@@ -10,11 +10,12 @@ A run of the report job with a trial cache records what it computed, in the appe
     range), ``cpu_s`` and ``wall_s`` (``time.process_time`` and ``time.perf_counter`` around the
     batch, in the process that ran it), ``in_main`` (it ran in the main process), ``seq`` (the
     number of its trial grid in the run's order), ``in_job`` (the job it ran inside, if any),
-    ``t`` (Unix time), and the run's tags ``run``, ``profile``, ``seed``.
+    ``t`` (Unix time of its record), ``t0`` and ``pid`` (when it started, Unix time, and the process
+    that ran it: the run's timeline), and the run's tags ``run``, ``profile``, ``seed``.
 ``kind = "job"``
     one whole job the report job submitted to its executor (:class:`TimingExecutor`): the
     symbolic evaluation of a paper, an audit, the auditor's calibration, a group of figures;
-    ``label``, ``group``, ``fn``, ``cpu_s``, ``wall_s``, ``in_main``, ``seq``, ``t``, the run's
+    ``label``, ``group``, ``fn``, ``cpu_s``, ``wall_s``, ``in_main``, ``seq``, ``t``, ``t0``, ``pid``, the run's
     tags, and the batches it ran inside: ``nested_keys`` (run or read) and ``nested_cpu_s`` (CPU of
     those it ran).
 ``kind = "run"``
@@ -507,6 +508,8 @@ class _Timed:
     where: tuple[str, int]
     records: list[dict[str, Any]]
     grids: list[list[Any]]
+    #: Unix time at which the job started where it ran (0.0: unknown)
+    started: float = 0.0
 
 
 @dataclass
@@ -530,10 +533,10 @@ class TimedJob:
 
     def __call__(self, item: Any) -> _Timed:
         with timing_tags(keep=True, inherit=False, **self.tags, in_job=self.label) as col:
-            c0, w0 = time.process_time(), time.perf_counter()
+            t0, c0, w0 = time.time(), time.process_time(), time.perf_counter()
             value = self.fn(item)
             cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-        return _Timed(value, cpu, wall, _where(), col.records, col.grids)
+        return _Timed(value, cpu, wall, _where(), col.records, col.grids, t0)
 
 
 def job_label(fn: Callable[..., Any], item: Any, index: int = 0) -> tuple[str, str]:
@@ -597,7 +600,7 @@ class TimingExecutor(Executor):
         nested = [r for r in out.records if r.get("kind") == "batch"]
         rec = {"kind": "job", "label": label, "group": group, "fn": f"{fn.__module__}.{getattr(fn, '__qualname__', '?')}",
                "cpu_s": round(out.cpu_s, 6), "wall_s": round(out.wall_s, 6), "in_main": tuple(out.where) == _where(),
-               "seq": seq, "t": round(time.time(), 3),
+               "seq": seq, "t": round(time.time(), 3), "t0": round(out.started, 3), "pid": out.where[1],
                "nested_keys": [k for _, keys in out.grids for k in keys],
                "nested_cpu_s": round(sum(float(r.get("cpu_s", 0.0)) for r in nested), 4),
                "nested_wall_s": round(sum(float(r.get("wall_s", 0.0)) for r in nested), 4)}
