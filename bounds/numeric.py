@@ -441,7 +441,10 @@ MISSED: list[tuple] = []
 
 def fast_eval(argv: list[str]) -> int | None:
     """Answer ``eval`` from the numeric store: prints and returns 0, or returns None (nothing printed)
-    where the sympy path must answer (see the module's notes)."""
+    where the sympy path must answer (see the module's notes).  A ``calibrate`` call is passed to
+    :func:`fast_calibrate` (``python -m bounds`` asks this function first for every command)."""
+    if argv and argv[0] == "calibrate":
+        return fast_calibrate(argv)
     parsed = _parse(list(argv))
     if parsed is None or os.environ.get("DP_ERM_VERIFY_NUMERIC", "").strip().lower() in ("off", "0", "no"):
         return None
@@ -703,9 +706,551 @@ def generate_missed() -> None:
         key, which, au, assigns = MISSED.pop()
         try:
             vals = {k: float(r) for k, r in assigns}
-            generate(key, which, au, extra=[vals])
+            if which == "calibrate":
+                generate_calibrate(key, au, extra=[vals])
+            else:
+                generate(key, which, au, extra=[vals])
         except Exception:  # noqa: BLE001 - the store is an optimisation: never fail the command for it
             pass
+
+
+# --------------------------------------------------------------------------- calibrate (issue 33, item 4)
+#: the options of ``calibrate`` the numeric path answers (anything else, ``--json`` first: the sympy path)
+_CAL_FLAGS = ("--allow-unverified",)
+#: a number typed on the command line that the numeric path reads (what ``float`` reads the same way as
+#: :func:`bounds.cli._number`; anything else goes to the sympy path)
+_PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+#: the stand-in of the hook's argument x (the calibration's value) in a traced hook or branch cost
+_X = "__x__"
+
+
+def _parse_calibrate(argv: list[str]) -> tuple[str, bool, list[tuple[str, str]]] | None:
+    """``(key, allow_unverified, [(name, raw)])`` of a plain ``calibrate`` call, else None."""
+    import re
+
+    if len(argv) < 2 or argv[0] != "calibrate":
+        return None
+    key, flags, assigns = None, set(), []
+    for t in argv[1:]:
+        if not isinstance(t, str):
+            return None
+        if t in _CAL_FLAGS:
+            if t in flags:
+                return None
+            flags.add(t)
+        elif t.startswith("-"):
+            return None
+        elif "=" in t:
+            name, _, raw = t.partition("=")
+            if not re.fullmatch(_PLAIN_NUMBER, raw):
+                return None
+            assigns.append((name.strip(), raw))
+        elif key is None:
+            key = t
+        else:
+            return None
+    if key is None:
+        return None
+    return key, "--allow-unverified" in flags, assigns
+
+
+def _at(t: Any, env: dict[str, float]) -> float:
+    """:func:`_settled` of tree ``t``, ``_Unsure`` where ``env`` lacks a name it reads."""
+    if not _names(t) <= set(env):
+        raise _Unsure("a value the hook reads is not given")
+    return _settled(t, env)
+
+
+def _plain_name(s: Any) -> str:
+    return s.name
+
+
+def _trace_pair(fn: Any, x: Any, syms: dict) -> tuple[Any, Any]:
+    import sympy as sp
+
+    out = _trace(fn, (x,), dict(syms), keep=True)
+    noise, extra = out
+    return sp.sympify(noise), sp.sympify(extra)
+
+
+def _close(a: float, b: float, tol: float = CMP_TOL) -> bool:
+    """``a`` and ``b`` within ``tol`` (relative): a comparison of them is not decided here."""
+    return abs(a - b) <= tol * max(abs(a), abs(b), 1e-300)
+
+
+def _form_value(f: dict, full: dict[str, float], params: list[str]) -> tuple[float | None, str]:
+    """The value of one stored form (``f``: tree, free names, value_of) at ``full`` (``params``: the statement's
+    parameters): ``(value, "")``, or ``(None, "outside")`` for a value outside the meaning of its ``value_of``
+    parameter (the row is n/a)."""
+    if any(n not in full for n in f["free"]):
+        raise _Unsure("a missing parameter")
+    if any(n not in params and n not in f["free"] for n in full):
+        raise _Unsure("a parameter this form does not take")
+    v = _settled(f["expr"], full)
+    if v < 0 and f["nonneg"]:
+        raise _Unsure("negative by rounding")
+    if f["value_of"]:
+        _name, lo, _lo_open, _lo_text, hi, _hi_open, _hi_text = f["value_of"]
+        for edge, below in ((lo, True), (hi, False)):
+            if edge is None:
+                continue
+            if _close(v, edge):
+                raise _Unsure("the value at the edge of its meaning")
+            if (v < edge) if below else (v > edge):
+                return None, "outside"
+    return v, ""
+
+
+def _check_values(doc: dict, full: dict[str, float], names: list[str]) -> None:
+    """The checks of :func:`bounds.core.validate` for the values ``names`` of ``full`` against entry part
+    ``doc`` (``_Unsure`` wherever the sympy path could refuse)."""
+    for name in names:
+        dom = doc["params"].get(name)
+        if dom is None or _violates(dom, float(full[name])):
+            raise _Unsure("a parameter outside the statement's assumptions")
+    for rel in doc["constraints"]:
+        if not _decide(rel, full):
+            raise _Unsure("a joint assumption violated")
+
+
+def _cal_values(doc: dict, assigns: list[tuple[str, str]]) -> dict[str, float]:
+    """The typed values as ``bounds.cli._cmd_calibrate``'s checks accept them (else ``_Unsure``)."""
+    vals: dict[str, float] = {}
+    for name, raw in assigns:
+        if name not in doc["ns"] or name in vals:
+            raise _Unsure("an unknown or repeated parameter")
+        v = float(raw)
+        if not math.isfinite(v) or _violates(doc["params"][name], v):
+            raise _Unsure("a parameter outside its domain")
+        vals[name] = v
+    return vals
+
+
+def _command_text(key: str, params: list[str], relaxes: dict, vals: dict[str, float]) -> str:
+    """:func:`bounds.calibrate._command` (the relaxed premises at the paper's value left out)."""
+    vals = {k: v for k, v in vals.items() if not (k in relaxes and float(v) == float(relaxes[k][0]))}
+    given = " ".join(f"{p}={_num(vals[p])}" if p in vals else f"{p}=…" for p in params)
+    return f"python -m bounds calibrate {key} {given}".rstrip()
+
+
+def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple], str]:
+    """``(label line, rows, recommendation)`` of :func:`bounds.calibrate._compare_branches` from the entry."""
+    g = doc["branches"]
+    rows = []          # (key, name, which, value, noise, regulariser, note)
+    for m in g["members"]:
+        mvals = {k: v for k, v in vals.items() if k in m["ns"]}
+        for name, (pv, _premise) in m["relaxes"].items():
+            mvals.setdefault(name, float(pv))
+        _check_values(m, mvals, list(mvals))
+        for which in ("stated", "derived"):
+            f = m[which]
+            if f is None:
+                continue
+            x, out = _form_value(f, mvals, m["allowed"])
+            if out:
+                rows.append((m["key"], m["name"], which, None, None, None, m["outside_note"]))
+                continue
+            noise = _at(m["cost"][0], {**vals, _X: x})
+            extra = _at(m["cost"][1], {**vals, _X: x})
+            note = "" if which == "stated" or m["established"] else "not established"
+            rows.append((m["key"], m["name"], which, x, noise, extra, note))
+    est = {m["key"]: m["established"] for m in g["members"]}
+    cands = [r for r in rows if r[2] == "derived" and r[4] is not None and est.get(r[0])]
+    if not cands:
+        return g["label"], rows, "none: no established derived form of a branch applies here"
+    for a in cands:                     # every comparison below must be decided by a clear margin
+        for b in cands:
+            if a is not b and ((a[4] != b[4] and _close(a[4], b[4], 1e-10))
+                               or (a[5] != b[5] and _close(a[5], b[5], 1e-10))):
+                raise _Unsure("two branches too close to rank")
+    least = min(r[4] for r in cands)
+    near = [r for r in cands if r[4] <= least * (1 + 1e-12)]
+    best = min(near, key=lambda r: (r[5], r[4]))
+    others = [r for r in cands if r[0] != best[0]]
+    if not others:
+        why = "the only branch whose derived form applies here"
+    else:
+        o = min(others, key=lambda r: (r[4], r[5]))
+        if o[4] > best[4] * (1 + 1e-12):
+            why = (f"the least noise ({_text(best[4], '.6g')} against {_text(o[4], '.6g')} for {o[0]}, "
+                   f"{_text(o[4] / best[4], '.3g')}×)")
+        else:
+            why = (f"the same noise as {o[0]} with less extra regularisation ({_text(best[5], '.6g')} against "
+                   f"{_text(o[5], '.6g')})")
+        if best[5] > o[5]:
+            why += f", at the cost of extra regularisation {_text(best[5], '.6g')} (against {_text(o[5], '.6g')})"
+    here = " (this statement)" if best[0] == doc["key"] else ""
+    mb = next(m for m in g["members"] if m["key"] == best[0])
+    return g["label"], rows, f"{best[0]}{here}, derived: {why}; run: {_command_text(best[0], mb['cal_params'], mb['relaxes'], vals)}"
+
+
+def _g6(x: float | None, exact: bool = False) -> str:
+    if x is None:
+        return "—"
+    return format(x, ".6g") if exact else _text(x, ".6g")
+
+
+def answer_calibrate(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, str, str]:
+    """``(status, stdout, stderr)`` of ``calibrate`` from entry ``doc`` (``_Unsure``: the sympy path answers)."""
+    if doc.get("unsupported"):
+        raise _Unsure(doc["unsupported"])
+    vals = _cal_values(doc, assigns)
+    full = dict(vals)
+    for name, (pv, _premise) in doc["relaxes"].items():
+        full.setdefault(name, float(pv))
+    _check_values(doc, full, list(full))
+    eps = full.get("eps")
+    out: dict[str, float | None] = {}
+    for which in ("stated", "derived"):
+        f = doc[which]
+        if f is None:
+            out[which] = None
+            continue
+        v, outside = _form_value(f, full, doc["allowed"])
+        if outside:                      # an n/a row, or the derived form's refusal naming the branch: sympy
+            raise _Unsure("a form outside its meaning here")
+        out[which] = v
+
+    def spent(x: float) -> tuple[float | None, bool]:
+        """The ε spent by noise ``x`` and whether it is exact (``eps`` itself)."""
+        if doc["spent"] is not None:
+            return _at(doc["spent"], {**full, _X: x}), False
+        if doc["power"] is not None and eps is not None and out["derived"]:
+            if not doc["established"]:
+                return None, True
+            if not x > 0:
+                raise _Unsure("a noise at or below 0")
+            return eps * (out["derived"] / x) ** (-doc["power"]), False
+        return None, True
+
+    tight = out["derived"] if out["derived"] is not None else out["stated"]
+    status = dict(doc["status"])
+    moved = {n: full[n] for n, (pv, _p) in doc["relaxes"].items() if n in full and float(full[n]) != float(pv)}
+    if moved and doc["printed"]:
+        status["stated"] = ("the paper's form generalised to " + ", ".join(f"{n} = {_num(v)}" for n, v in moved.items())
+                            + " (relaxed premises; the printed form itself is for "
+                            + ", ".join(f"{n} = {_num(float(doc['relaxes'][n][0]))}" for n in moved) + "): "
+                            + status["stated"].split(": ", 1)[-1])
+    rows = []
+    for name, x in (("stated", out["stated"]), ("derived", out["derived"]), ("tight", tight)):
+        e, exact = None, True
+        if x is not None:
+            by_proof = name == "derived" and doc["spent"] is None
+            if by_proof and eps is not None:
+                e = eps if doc["established"] else None
+            else:
+                e, exact = spent(x)
+        how = doc["how"][name]
+        rows.append((name, x, e, exact, status[name], how))
+    notes = []
+    x = out.get(doc["form"]) if out.get(doc["form"]) is not None else tight
+    if doc["rate"] and x is not None:
+        if _close(x, 0.0):
+            raise _Unsure("a rate at 0")
+        if x > 0:
+            sym = doc["rate"]
+            notes.append(f"{sym} = {_text(x, '.6g')} is a rate (density ∝ exp(−{sym}‖b‖)), not a scale: the noise's "
+                         f"scale is 1/{sym} = {_text(1 / x, '.6g')}")
+    lines = [f"{doc['key']} ({doc['label']}): {doc['quantity']}",
+             f"  at {', '.join(f'{k}={_num(v)}' for k, v in full.items())}",
+             f"  statement {doc['line']}"]
+    if doc["note"]:
+        lines.append(f"  note: {doc['note']}")
+    if doc["warning"]:
+        lines.append(f"  warning: {doc['warning']}")
+    given = {k: (vals[k], p) for k, (_, p) in doc["relaxes"].items() if k in vals}
+    paper = {k: (float(pv), p) for k, (pv, p) in doc["relaxes"].items() if k not in vals}
+    if given:
+        lines.append("  premises relaxed: " + "; ".join(f"{k} = {_num(x)} ({p})" for k, (x, p) in given.items()))
+    if paper:
+        lines.append("  premises at the paper's value: "
+                     + "; ".join(f"{k} = {_num(x)} ({p})" for k, (x, p) in paper.items()))
+    cells = [(_g6(r[1]), _g6(r[2], r[3])) for r in rows]
+    name = doc["noise_name"]
+    w = max(len(name), *(len(c[0]) for c in cells))
+    lines.append(f"  {'':<9}{name:>{w}}  {'eps spent':>10}  status")
+    for r, (noise, sp_) in zip(rows, cells, strict=True):
+        lines.append(f"  {r[0]:<9}{noise:>{w}}  {sp_:>10}  {r[4]}")
+    for r in rows:
+        if r[5]:
+            lines.append(f"  {r[0]}: {r[5]}")
+    lines += [f"  note: {n}" for n in notes]
+    if doc["branches"] is not None:
+        label, brows, recommended = _branch_answer(doc, full)
+        lines.append(f"  {label}")
+        w = max(len(f"{r[0]} ({r[1]})") for r in brows)
+        shown = set()
+        for r in brows:
+            both = [q for q in brows if q[0] == r[0] and q[4] is None and q[6] == r[6]]
+            if r[4] is None and len(both) > 1:
+                if r[0] in shown:
+                    continue
+                shown.add(r[0])
+                lines.append(f"    {r[0] + ' (' + r[1] + ')':<{w}}  both forms n/a: {r[6]}")
+                continue
+            head = f"    {r[0] + ' (' + r[1] + ')':<{w}}  {r[2]:<8}"
+            if r[4] is None:
+                lines.append(f"{head}n/a: {r[6]}")
+            else:
+                lines.append(f"{head}noise {_text(r[4], '<10.6g')} regulariser {_text(r[5], '.6g')}"
+                             + (f"  ({r[6]})" if r[6] else ""))
+        if recommended:
+            lines.append(f"  recommended: {recommended}")
+    return 0, "\n".join(lines) + "\n", doc["stderr"]
+
+
+def fast_calibrate(argv: list[str]) -> int | None:
+    """Answer ``calibrate`` from the numeric store: prints and returns the status, or returns None (nothing
+    printed) where the sympy path must answer."""
+    parsed = _parse_calibrate(list(argv))
+    if parsed is None or os.environ.get("DP_ERM_VERIFY_NUMERIC", "").strip().lower() in ("off", "0", "no"):
+        return None
+    key, au, assigns = parsed
+    if store_dir() is None:
+        return None
+    try:
+        dig = digest()
+        doc = read_entry(key, "calibrate", au, dig)
+    except OSError:
+        return None
+    if doc is None:
+        MISSED.append((key, "calibrate", au, assigns))
+        return None
+    try:
+        rc, out, err = answer_calibrate(doc, assigns)
+    except Exception:  # noqa: BLE001 - _Unsure, or an entry this code cannot read: the sympy path answers
+        return None
+    return _emit(rc, out, err)
+
+
+def _emit(rc: int, out: str, err: str) -> int:
+    try:
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 141
+    if err:
+        sys.stderr.write(err)
+        sys.stderr.flush()
+    return rc
+
+
+class _SymMath:
+    """``math`` for tracing a hook on sympy symbols (only the functions a tree covers)."""
+
+    def __init__(self) -> None:
+        import sympy as sp
+
+        self.log, self.exp, self.sqrt, self.pi, self.e = sp.log, sp.exp, sp.sqrt, sp.pi, sp.E
+
+
+def _trace(fn: Any, args: tuple, kwargs: dict, keep: bool = False) -> Any:
+    """``fn(*args, **kwargs)`` on sympy symbols, with ``float`` the identity and ``math`` sympy's (a hook written
+    for floats, traced to the expression it computes; any other use of the numbers raises)."""
+    import types
+
+    import sympy as sp
+
+    g = dict(fn.__globals__)
+    g["float"] = sp.sympify
+    g["math"] = _SymMath()
+    f2 = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    out = f2(*args, **kwargs)
+    return out if keep else sp.sympify(out)
+
+
+def _no_value(*_a: Any, **_k: Any) -> Any:
+    raise Unsupported("a hook that evaluates other statements")
+
+
+def _form_part(reg: Any, st: Any, expr: Any, name_of: Any) -> dict | None:
+    if expr is None:
+        return None
+    value_of = None
+    if st.value_of:
+        p = st.ns[st.value_of]
+        if p.integer:
+            raise Unsupported("an integer value_of")
+        value_of = [p.name, None if p.lo == -math.inf else float(p.lo), bool(p.lo_open), "",
+                    None if p.hi == math.inf else float(p.hi), bool(p.hi_open), ""]
+    return {"expr": to_tree(expr, name_of), "free": sorted({name_of(s) for s in expr.free_symbols}),
+            "nonneg": bool(expr.is_nonnegative is True), "value_of": value_of}
+
+
+def _params_part(st: Any, name_of: Any) -> dict:
+    ns = st.ns
+    params = {}
+    for n in ns:
+        p = ns[n]
+        params[n] = [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
+                     bool(p.lo_open), bool(p.hi_open), bool(p.integer),
+                     None if p.soft_hi is None else float(p.soft_hi)]
+    cons = []
+    for c in st.constraints:
+        if type(c).__name__ not in _RELS:
+            raise Unsupported("a joint assumption that is not one comparison")
+        cons.append([_RELS[type(c).__name__], to_tree(c.lhs, name_of), to_tree(c.rhs, name_of)])
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v, _ in st.relaxes.values()):
+        raise Unsupported("a relaxed premise whose paper value is not a plain number")
+    return {"ns": sorted(ns), "params": params, "constraints": cons, "allowed": sorted(st.params)}
+
+
+def build_calibrate_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
+    """The entry of ``calibrate key`` from the sympy registry ``reg`` (unverified)."""
+    import io
+
+    import sympy as sp
+
+    from . import alternative as alt
+    from . import calibrate as cal
+    from . import pick
+    from .report_io import read_summary
+    from .validation import one_line
+
+    st = reg.get(key)
+    doc: dict[str, Any] = {"key": st.key, "which": "calibrate", "allow_unverified": bool(allow_unverified)}
+
+    def namer(s_st: Any) -> Any:
+        def name_of(s: Any) -> str:
+            if s.name == _X:
+                return _X
+            if not s_st.ns.has_symbol(s):
+                raise Unsupported(f"symbol {s} is no parameter")
+            return s_st.ns.by_symbol(s).name
+        return name_of
+
+    try:
+        with pick.using(reg):
+            if not cal._is_mechanism(st):
+                raise Unsupported("not a mechanism statement")
+            try:
+                b = pick.basis(st.key, None, allow_unverified)
+            except pick.UnverifiedError:
+                raise Unsupported("a refusal (its private alternative depends on the values)") from None
+            ev = reg.evaluate(st.key)
+            name_of = namer(st)
+            hook = cal._hook(st) or {}
+            if any(h in hook for h in ("tight", "derived", "composes_with")):
+                raise Unsupported("a declared tight or derived calibration or a composition")
+            doc.update(_params_part(st, name_of))
+            doc.update(stated=_form_part(reg, st, st.stated, name_of), derived=_form_part(reg, st, ev.derived, name_of))
+            syms = {n: sp.Symbol(n) for n in st.ns}
+            X = sp.Symbol(_X)
+            spent = None
+            how_spent = ""
+            if "spent" in hook:
+                expr = _trace(hook["spent"], (_no_value, X), dict(syms))
+                spent = to_tree(expr, _plain_name)
+                how_spent = hook.get("accountant", "the paper's declared accountant")
+            eps_sym = st.ns["eps"].symbol if "eps" in st.ns else None
+            power = cal._eps_power(ev.derived if ev.derived is not None else st.stated, eps_sym) \
+                if eps_sym is not None else None
+            if spent is None and power is not None and "eps" in st.ns:
+                how_spent = ("one release of pure ε-DP noise: ε spent = ε·(derived/noise)" if power == -1
+                             else "one release of pure ε-DP noise: ε spent = ε·(noise/derived)")
+            if not b.established:
+                how_spent = ""
+            how_tight = ("= derived: one release, nothing composes (the derived calibration is what its privacy "
+                         "proof needs)" if b.established else
+                         "= derived: one release, nothing composes; the derived form is not established, so no "
+                         "privacy proof stands behind it")
+            status = cal._statuses(b, st, ev)
+            noise_name = hook.get("noise_name") or st.value_of or cal._value_name(st.quantity)
+            rate = st.quantity.split(" of ", 1)[0].split()[-1] if st.quantity.startswith("rate ") else ""
+            branches = None
+            group = cal._branch_group(st)
+            if group:
+                members = []
+                for mkey, m in group["members"].items():
+                    mst = reg.get(mkey)
+                    mev = reg.evaluate(mkey)
+                    mname = namer(mst)
+                    try:
+                        mest = pick.basis(mkey, None, False).established
+                    except pick.UnverifiedError:
+                        mest = False
+                    noise, extra = _trace_pair(m["cost"], X, syms)
+                    part = _params_part(mst, mname)
+                    part.update(
+                        key=mst.key, name=m.get("name", mkey), established=bool(mest),
+                        stated=_form_part(reg, mst, mst.stated, mname),
+                        derived=_form_part(reg, mst, mev.derived, mname),
+                        outside_note=(f"outside its meaning here: {mst.outside}" if mst.outside
+                                      else "outside its meaning here"),
+                        cost=[to_tree(noise, _plain_name), to_tree(extra, _plain_name)],
+                        cal_params=alt.parameters(mkey, reg),
+                        relaxes={k: [v, p] for k, (v, p) in (getattr(mst, "relaxes", {}) or {}).items()})
+                    members.append(part)
+                label = (f"branches of {group.get('label', st.label)} (noise added: {group.get('noise', 'noise')}; "
+                         f"extra regularisation: {group.get('regulariser', 'none')}), stated and derived forms:")
+                branches = {"label": label, "members": members}
+            summary = io.StringIO()
+            note = read_summary().note
+            if note:
+                summary.write(f"note: {one_line(note)}\n")
+            doc.update(
+                label=st.label, quantity=st.quantity, noise_name=noise_name, line=b.line(), note=b.note,
+                warning=b.warning, established=bool(b.established), form=b.form,
+                relaxes={k: [v, p] for k, (v, p) in st.relaxes.items()}, printed=bool(cal.printed_in_paper(st)),
+                spent=spent, power=power, status=status, rate=rate, branches=branches,
+                how={"stated": how_spent, "derived": "", "tight": how_tight}, stderr=summary.getvalue())
+    except (Unsupported, ValueError, LookupError, TypeError, AttributeError, KeyError) as exc:
+        doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
+        doc["unsupported"] = f"{type(exc).__name__}: {exc}"
+    return doc
+
+
+def verify_calibrate_entry(doc: dict, points: list[dict[str, float]]) -> tuple[int, int, str]:
+    """Compare the numeric ``calibrate`` of ``doc`` with :func:`bounds.cli.main` at ``points``."""
+    flags = ["--allow-unverified"] if doc["allow_unverified"] else []
+    answered = 0
+    for pt in points:
+        assigns = [(k, repr(v)) for k, v in pt.items()]
+        try:
+            fast = answer_calibrate(doc, assigns)
+        except Exception:  # noqa: BLE001 - _Unsure, or anything fast_calibrate would leave to the sympy path
+            continue
+        got = _run_cli(["calibrate", doc["key"], *[f"{k}={r}" for k, r in assigns], *flags])
+        if got != fast:
+            return answered, len(points), f"at {pt}: sympy {got!r} != numeric {fast!r}"
+        answered += 1
+    return answered, len(points), ""
+
+
+def generate_calibrate(key: str, allow_unverified: bool, extra: list[dict[str, float]] = (), reg: Any = None) -> dict:
+    """Build, verify and store the entry of ``calibrate key``; returns it."""
+    from . import alternative as alt
+
+    dig = digest()
+    reg = reg or _registry_for(key)
+    if reg is None or key not in reg.keys() or reg.get(key).key != key:      # an alias: never stored under it
+        return {"key": key, "which": "calibrate", "allow_unverified": allow_unverified,
+                "unsupported": "no such statement"}
+    doc = build_calibrate_entry(reg, key, allow_unverified)
+    if getattr(reg, "light", False) and doc.get("unsupported", "").startswith("LookupError"):
+        import bounds
+
+        reg = bounds.registry
+        doc = build_calibrate_entry(reg, key, allow_unverified)
+    if not doc.get("unsupported"):
+        st = reg.get(key)
+        every = sorted(set(alt.parameters(key, reg)) | set(st.relaxes))
+        bare = [n for n in every if n not in doc.get("relaxes", {})]
+        points = [dict(p) for p in extra] + _grid(st, every, GRID_POINTS // 2) + _grid(st, bare, GRID_POINTS // 2, 1)
+        answered, total, bad = verify_calibrate_entry(doc, points)
+        if bad:
+            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
+            doc["unsupported"] = f"the numeric answer differs from the sympy path {bad}"
+        else:
+            doc["verified"] = f"{answered} of {total} points answered numerically, each equal to the sympy path"
+    if dig == digest():
+        write_entry(doc, dig)
+    return doc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -718,8 +1263,27 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m bounds.numeric", description=__doc__.splitlines()[0])
     ap.add_argument("keys", nargs="*", help="statements (default: every statement)")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="the entries of `calibrate` (default: every mechanism statement) instead of `eval`'s")
     a = ap.parse_args(argv)
     reg = bounds.registry
+    if a.calibrate:
+        from . import calibrate as cal
+        from . import pick
+
+        with pick.using(reg):
+            keys = a.keys or cal.mechanism_keys()
+        n_ok = 0
+        for k in keys:
+            try:
+                with contextlib.redirect_stderr(io.StringIO()):
+                    doc = generate_calibrate(k, False, reg=reg)
+            except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
+                doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
+            n_ok += not doc.get("unsupported")
+            print(f"{k:<32} calibrate {doc.get('verified') or doc.get('unsupported')}")
+        print(f"{n_ok} of {len(keys)} calibrate entries answer numerically (store {store_dir()}/{digest()})")
+        return 0
     keys = a.keys or reg.keys()
     n_ok = 0
     for k in keys:
