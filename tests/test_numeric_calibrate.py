@@ -1,0 +1,200 @@
+"""``bounds calibrate`` from the numeric store (issue 33, item 4): the sympy path's bytes, or no answer.
+
+Every answer of :func:`bounds.numeric.fast_calibrate` is compared with :func:`bounds.cli.main` (the
+sympy path) on the same arguments: stdout, stderr and status.  Entries are verified at seeded points
+when generated; a tampered file is a miss; inputs outside what an entry covers (a value outside a
+form's meaning, a domain violation, a missing or unknown parameter, ``--json``, a refused statement)
+are left to the sympy path (``fast_calibrate`` returns None and prints nothing).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from bounds import numeric
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: bench/bench_startup.py's calibrate rows answered numerically (the README's examples)
+BENCH = [
+    ["calibrate", "cms.alg2.eps_prime", "eps=1", "n=50000", "Lam=0.001", "c=0.25"],
+    ["calibrate", "cms.rff.beta", "n=20000", "Lam=0.01", "eps=1", "C_L=1", "R_z=1", "tau=1e-5"],
+    ["calibrate", "cms.alg2.delta", "eps=0.1", "n=50000", "Lam=1e-5", "c=0.25"],
+]
+#: the refusals of bench/bench_startup.py (no established form: the private alternative depends on the values)
+REFUSALS = [
+    ["calibrate", "jia.s5_1.scale", "eps=0.0597", "lam=0.0345", "m=50000", "kappa=1", "M=1"],
+    ["calibrate", "jia.s5_2.scale", "eps=1", "lam=0.005", "m=20000", "kappa=1"],
+]
+
+
+@pytest.fixture()
+def store(tmp_path, monkeypatch):
+    """A private numeric store (the snapshot it reads stays the default one)."""
+    monkeypatch.setattr(numeric, "store_dir", lambda: str(tmp_path / "numeric"))
+    monkeypatch.delenv("DP_ERM_VERIFY_NUMERIC", raising=False)
+    return tmp_path / "numeric"
+
+
+def _sympy_path(argv):
+    from bounds.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _numeric_path(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = numeric.fast_eval(list(argv))          # python -m bounds asks fast_eval first, for every command
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _generate(argv):
+    key, au, assigns = numeric._parse_calibrate(argv)
+    return numeric.generate_calibrate(key, au, extra=[{k: float(v) for k, v in assigns}])
+
+
+@pytest.mark.parametrize("argv", BENCH, ids=lambda a: a[1])
+def test_bench_rows_are_answered_numerically_and_byte_identical(store, argv):
+    assert _numeric_path(argv) == (None, "", "")           # nothing stored yet: the sympy path answers
+    doc = _generate(argv)
+    assert not doc.get("unsupported"), doc
+    got = _numeric_path(argv)
+    assert got[0] == 0, "the bench row must be answered by the numeric path"
+    assert got == _sympy_path(argv)
+
+
+@pytest.mark.parametrize("key", ["cms.alg1.beta", "cms.alg2.rate", "cms.rff.beta", "cms.alg2.eps_prime",
+                                 "cms.alg2.delta"])
+def test_entries_agree_with_the_sympy_path_at_other_seeded_points(key):
+    """Points the generation did not see (seed 7, relaxed premises given and left out), recomputed here."""
+    import bounds
+    from bounds import alternative as alt
+
+    reg = bounds.registry
+    doc = numeric.build_calibrate_entry(reg, key, False)
+    assert not doc.get("unsupported"), doc
+    st = reg.get(key)
+    names = sorted(set(alt.parameters(key, reg)) | set(st.relaxes))
+    bare = [n for n in names if n not in st.relaxes]
+    points = numeric._grid(st, names, 8, seed=7) + numeric._grid(st, bare, 8, seed=8)
+    if key == "cms.alg2.delta":        # the grid seldom reaches the second branch: points where it applies
+        points += [{"eps": e, "n": 50000.0, "Lam": lam, "c": 0.25} for e in (0.05, 0.1, 0.2)
+                   for lam in (1e-6, 1e-5, 3e-6)]
+    answered = 0
+    for pt in points:
+        argv = ["calibrate", key, *[f"{k}={v!r}" for k, v in pt.items()]]
+        try:
+            fast = numeric.answer_calibrate(doc, [(k, repr(v)) for k, v in pt.items()])
+        except numeric._Unsure:
+            continue
+        assert fast == _sympy_path(argv), pt
+        answered += 1
+    assert answered >= 3, (key, answered)
+
+
+def test_a_wrong_entry_fails_its_verification(monkeypatch):
+    """An entry whose tree computes something else is caught at generation: it is stored unsupported."""
+    import bounds
+
+    doc = numeric.build_calibrate_entry(bounds.registry, "cms.rff.beta", False)
+    wrong = dict(doc, derived=dict(doc["derived"], expr=("Mul", [("q", 1001, 1000), doc["derived"]["expr"]])))
+    pts = [{"n": 20000.0, "Lam": 0.01, "eps": 1.0, "C_L": 1.0, "R_z": 1.0, "tau": 1e-5}]
+    answered, total, bad = numeric.verify_calibrate_entry(wrong, pts)
+    assert bad and answered == 0 and total == 1
+    answered, _, bad = numeric.verify_calibrate_entry(doc, pts)
+    assert (answered, bad) == (1, "")
+
+
+def test_a_tampered_or_stale_entry_is_a_miss(store, monkeypatch):
+    argv = BENCH[1]
+    _generate(argv)
+    assert _numeric_path(argv)[0] == 0
+    real = numeric.digest()
+    path = Path(numeric._entry_path("cms.rff.beta", "calibrate", False, real))
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"99.8", b"98.8").replace(b"Kernel version", b"Kernel versiom"))
+    assert _numeric_path(argv) == (None, "", "")           # the payload fails its checksum
+    path.write_bytes(data)
+    assert _numeric_path(argv)[0] == 0
+    monkeypatch.setattr(numeric, "digest", lambda: "0" * 32)      # the sources (or the report) changed
+    assert _numeric_path(argv) == (None, "", "")
+    monkeypatch.setattr(numeric, "digest", lambda: real)
+    other = Path(numeric._entry_path("cms.alg1.beta", "calibrate", False, real))   # copied under another key
+    other.write_bytes(data)
+    assert numeric.read_entry("cms.alg1.beta", "calibrate", False, real) is None
+
+
+def test_values_outside_the_verified_regime_go_to_sympy(store):
+    _generate(BENCH[0])
+    base = BENCH[0]
+    outside = ["calibrate", "cms.alg2.eps_prime", "eps=0.1", "n=50000", "Lam=1e-5", "c=0.25"]   # ε′ ≤ 0 here
+    for argv in (outside, base + ["--json"], base[:-1] + ["c=-1"], base[:-1], base + ["nosuch=1"],
+                 base + ["eps=2"], base[:-1] + ["c=abc"], base[:-1] + ["c=0x10"], base + ["--reports", "x"]):
+        assert _numeric_path(argv) == (None, "", ""), argv
+    rc, _, err = _sympy_path(outside)
+    assert rc == 2 and "run: python -m bounds calibrate cms.alg2.delta" in err
+
+
+@pytest.mark.parametrize("argv", REFUSALS, ids=lambda a: a[1])
+def test_refusals_stay_on_sympy_with_the_same_status_and_stderr(store, argv):
+    doc = _generate(argv)
+    assert doc["unsupported"].startswith("Unsupported: a refusal")
+    assert _numeric_path(argv) == (None, "", "")
+    rc, out, err = _sympy_path(argv)
+    assert (rc, out) == (2, "") and err.startswith("error: statement ") and "private alternative" in err
+
+
+def test_command_line_status_and_stderr_identical_with_the_store_on_and_off(store):
+    """``python -m bounds calibrate`` with the store (a stored entry, a refusal) and with it switched off."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("DP_ERM_VERIFY_NUMERIC", None)
+    probe = ("import runpy, sys\nfrom bounds import numeric\nstore = sys.argv.pop()\nnumeric.store_dir = lambda: store\n"
+             "sys.argv = ['bounds', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('bounds', run_name='__main__', alter_sys=True)\nexcept SystemExit as e:\n"
+             "    rc = e.code\nsys.stdout.write('LOADED ' + ','.join(m for m in ('sympy', 'numpy', 'scipy') "
+             "if m in sys.modules) + f' RC {rc}')")
+    _generate(BENCH[2])
+    for argv, fast in ((BENCH[2], True), (REFUSALS[1], False)):
+        runs = []
+        for numeric_env in ("on", "off"):
+            e = {**env, "DP_ERM_VERIFY_NUMERIC": numeric_env}
+            runs.append(subprocess.run([sys.executable, "-c", probe, *argv, str(store)], cwd=ROOT, env=e,
+                                       capture_output=True, text=True, timeout=300))
+        on, off = runs
+        body_on, _, tail_on = on.stdout.rpartition("LOADED ")
+        body_off, _, tail_off = off.stdout.rpartition("LOADED ")
+        assert (body_on, on.stderr) == (body_off, off.stderr), argv
+        assert tail_on.split(" RC ")[1] == tail_off.split(" RC ")[1]
+        assert ("sympy" not in tail_on) == fast and "sympy" in tail_off
+
+
+def test_traced_hook_computes_what_the_hook_computes():
+    """The accountant hook of cms.alg2.eps_prime traced to a tree gives the hook's float at a point."""
+    import sympy as sp
+
+    from bounds.papers import cms
+
+    hook = cms.ACCOUNTING["alg2.eps_prime"]["spent"]
+    syms = {n: sp.Symbol(n) for n in ("eps", "n", "Lam", "c", "q")}
+    tree = numeric.to_tree(numeric._trace(hook, (numeric._no_value, sp.Symbol(numeric._X)), dict(syms)),
+                           numeric._plain_name)
+    pt = {"eps": 1.0, "n": 50000.0, "Lam": 1e-3, "c": 0.25, "q": 2.0}
+    want = hook(None, 0.99, **pt)
+    got = numeric._settled(tree, {**pt, numeric._X: 0.99})
+    assert math.isclose(got, want, rel_tol=1e-15)
+    cost = cms.BRANCHES["alg2"]["members"]["alg2.delta"]["cost"]
+    noise, extra = numeric._trace_pair(cost, sp.Symbol(numeric._X), syms)
+    assert numeric._settled(numeric.to_tree(noise, numeric._plain_name), {**pt, numeric._X: 0.3}) == 4 * 2.0 / 1.0
+    assert numeric._settled(numeric.to_tree(extra, numeric._plain_name), {**pt, numeric._X: 0.3}) == 0.3
