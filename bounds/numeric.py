@@ -445,6 +445,8 @@ def fast_eval(argv: list[str]) -> int | None:
     :func:`fast_calibrate` (``python -m bounds`` asks this function first for every command)."""
     if argv and argv[0] == "calibrate":
         return fast_calibrate(argv)
+    if argv and argv[0] == "pick":
+        return fast_prefix(argv)
     parsed = _parse(list(argv))
     if parsed is None or os.environ.get("DP_ERM_VERIFY_NUMERIC", "").strip().lower() in ("off", "0", "no"):
         return None
@@ -705,9 +707,15 @@ def generate_missed() -> None:
     while MISSED:
         key, which, au, assigns = MISSED.pop()
         try:
+            if which and which.startswith("prefix-"):     # assigns: the call's argv
+                generate_prefix(which[7:], key, assigns)
+                continue
             vals = {k: float(r) for k, r in assigns}
             if which == "calibrate":
-                generate_calibrate(key, au, extra=[vals])
+                doc = generate_calibrate(key, au, extra=[vals])
+                if doc.get("unsupported") == _NO_STATEMENT:     # a paper or section: the listing and the error
+                    generate_prefix("calibrate", key, ["calibrate", key, *(f"{k}={r}" for k, r in assigns),
+                                                       *(["--allow-unverified"] if au else [])])
             else:
                 generate(key, which, au, extra=[vals])
         except Exception:  # noqa: BLE001 - the store is an optimisation: never fail the command for it
@@ -720,6 +728,8 @@ _CAL_FLAGS = ("--allow-unverified",)
 #: a number typed on the command line that the numeric path reads (what ``float`` reads the same way as
 #: :func:`bounds.cli._number`; anything else goes to the sympy path)
 _PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+#: what the calibrate entry of a key that is no statement says (the call then asks the key's prefix entry)
+_NO_STATEMENT = "no such statement"
 #: the stand-in of the hook's argument x (the calibration's value) in a traced hook or branch cost
 _X = "__x__"
 
@@ -1016,6 +1026,8 @@ def fast_calibrate(argv: list[str]) -> int | None:
     if doc is None:
         MISSED.append((key, "calibrate", au, assigns))
         return None
+    if doc.get("unsupported") == _NO_STATEMENT:         # a paper or section: its listing or its error
+        return fast_prefix(argv)
     try:
         rc, out, err = answer_calibrate(doc, assigns)
     except Exception:  # noqa: BLE001 - _Unsure, or an entry this code cannot read: the sympy path answers
@@ -1228,9 +1240,14 @@ def generate_calibrate(key: str, allow_unverified: bool, extra: list[dict[str, f
 
     dig = digest()
     reg = reg or _registry_for(key)
-    if reg is None or key not in reg.keys() or reg.get(key).key != key:      # an alias: never stored under it
+    if reg is None or key not in reg.keys():
+        doc = {"key": key, "which": "calibrate", "allow_unverified": allow_unverified, "unsupported": _NO_STATEMENT}
+        if dig == digest():
+            write_entry(doc, dig)
+        return doc
+    if reg.get(key).key != key:      # an alias: never stored under it
         return {"key": key, "which": "calibrate", "allow_unverified": allow_unverified,
-                "unsupported": "no such statement"}
+                "unsupported": "an alias"}
     doc = build_calibrate_entry(reg, key, allow_unverified)
     if getattr(reg, "light", False) and doc.get("unsupported", "").startswith("LookupError"):
         import bounds
@@ -1248,6 +1265,111 @@ def generate_calibrate(key: str, allow_unverified: bool, extra: list[dict[str, f
             doc["unsupported"] = f"the numeric answer differs from the sympy path {bad}"
         else:
             doc["verified"] = f"{answered} of {total} points answered numerically, each equal to the sympy path"
+    if dig == digest():
+        write_entry(doc, dig)
+    return doc
+
+
+# --------------------------------------------------------------------------- a paper or section given as the key
+#: the options of ``pick`` that take a value, and its flags, that a prefix entry answers (anything else: sympy path)
+_PICK_VALUED = ("--m", "--eps", "--target", "--lam")
+_PICK_FLAGS = ("--unit", "--allow-unverified", "--unconstrained")
+
+
+def _parse_prefix(argv: list[str]) -> tuple[str, str, bool] | None:
+    """``(command, key, bare)`` of a ``pick``/``calibrate`` call whose answer depends on the key alone when the
+    key is a paper or section (a listing when ``bare``, else one error), or None for any other form."""
+    import re
+
+    if len(argv) < 2 or argv[0] not in ("pick", "calibrate") or not all(isinstance(t, str) for t in argv):
+        return None
+    cmd, key, rest = argv[0], argv[1], argv[2:]
+    if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", key):
+        return None
+    valued = _PICK_VALUED if cmd == "pick" else ()
+    flags = _PICK_FLAGS if cmd == "pick" else ("--allow-unverified",)
+    seen: set[str] = set()
+    i = 0
+    while i < len(rest):
+        t = rest[i]
+        name, eq, raw = t.partition("=")
+        if t.startswith("-"):
+            if name in seen:
+                return None
+            seen.add(name)
+            if name in valued:
+                if not eq:
+                    if i + 1 >= len(rest):
+                        return None
+                    i, raw = i + 1, rest[i + 1]
+                ok = re.fullmatch(_PLAIN_NUMBER, raw) or (name == "--lam" and raw in ("optimise", "paper"))
+                if not ok:
+                    return None
+            elif eq or name not in flags:
+                return None
+        elif eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and re.fullmatch(_PLAIN_NUMBER, raw):
+            pass
+        else:
+            return None
+        i += 1
+    return cmd, key, not rest
+
+
+def answer_prefix(doc: dict, bare: bool) -> tuple[int, str, str]:
+    """``(status, stdout, stderr)`` of a call on a paper or section from its entry (``_Unsure`` for a statement)."""
+    if doc.get("unsupported"):
+        raise _Unsure(doc["unsupported"])
+    rc, out, err = doc["bare" if bare else "other"]
+    return int(rc), out, err
+
+
+def fast_prefix(argv: list[str]) -> int | None:
+    """Answer ``pick``/``calibrate`` on a paper or section from the store (None: the sympy path answers)."""
+    parsed = _parse_prefix(list(argv))
+    if parsed is None or os.environ.get("DP_ERM_VERIFY_NUMERIC", "").strip().lower() in ("off", "0", "no"):
+        return None
+    cmd, key, bare = parsed
+    if store_dir() is None:
+        return None
+    try:
+        doc = read_entry(key, f"prefix-{cmd}", False, digest())
+    except OSError:
+        return None
+    if doc is None:
+        MISSED.append((key, f"prefix-{cmd}", False, list(argv)))
+        return None
+    try:
+        rc, out, err = answer_prefix(doc, bare)
+    except Exception:  # noqa: BLE001 - a statement, or an entry this code cannot read: the sympy path answers
+        return None
+    return _emit(rc, out, err)
+
+
+def generate_prefix(cmd: str, key: str, argv: list[str] = ()) -> dict:
+    """Build, verify and store the entry of ``cmd key`` for a paper or section ``key``: the listing (no other
+    argument) and the one error of any other call, each from :func:`bounds.cli.main`; ``argv`` (the call that
+    missed) and three other calls must give that error byte for byte, else the entry is unsupported."""
+    from . import cli
+
+    dig = digest()
+    doc: dict[str, Any] = {"key": key, "which": f"prefix-{cmd}", "allow_unverified": False}
+    if cli._prefix(key) is None:
+        doc["unsupported"] = "a statement (or no known key), not a paper or section"
+    else:
+        bare = _run_cli([cmd, key])
+        variants = [[cmd, key, "x=1"], [cmd, key, "--allow-unverified", "eps=0.5"]]
+        if cmd == "pick":
+            variants += [[cmd, key, "--m", "100", "kappa=2"], [cmd, key, "--target", "0.5", "--eps", "0.1", "--unit"]]
+        if argv and _parse_prefix(list(argv)) is not None and len(argv) > 2:
+            variants.insert(0, list(argv))
+        outs = [_run_cli(v) for v in variants]
+        one_error = outs[0][0] == 2 and outs[0][1] == "" and outs[0][2].startswith("error: unknown statement ") \
+            and outs[0][2].count("\n") == 1
+        if bare[0] != 0 or bare[2] != "" or not one_error or any(o != outs[0] for o in outs):
+            doc["unsupported"] = "the answer is not the same error for every call"
+        else:
+            doc.update(bare=list(bare), other=list(outs[0]),
+                       verified=f"the listing and {len(outs)} calls compared with the sympy path")
     if dig == digest():
         write_entry(doc, dig)
     return doc

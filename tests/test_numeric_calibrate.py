@@ -198,3 +198,30 @@ def test_traced_hook_computes_what_the_hook_computes():
     noise, extra = numeric._trace_pair(cost, sp.Symbol(numeric._X), syms)
     assert numeric._settled(numeric.to_tree(noise, numeric._plain_name), {**pt, numeric._X: 0.3}) == 4 * 2.0 / 1.0
     assert numeric._settled(numeric.to_tree(extra, numeric._plain_name), {**pt, numeric._X: 0.3}) == 0.3
+
+
+#: a section given where a statement is expected (bench/bench_startup.py's pick error row) and variants
+SECTION = ["pick", "jia.s5_1", "--m", "50000", "M=1", "kappa=1", "c_beta=1", "beta=0.5"]
+
+
+@pytest.mark.parametrize("argv", [SECTION, ["pick", "jia.s5_1"], ["pick", "jia", "--eps", "0.5", "--target", "0.2"],
+                                  ["calibrate", "jia.s5_1", "eps=1"], ["calibrate", "cms"]], ids=" ".join)
+def test_a_paper_or_section_is_answered_from_the_store_with_the_same_bytes(store, argv):
+    assert _numeric_path(argv) == (None, "", "")
+    numeric.generate_missed()               # what python -m bounds does after the sympy path answered
+    if argv[0] == "calibrate":              # the first miss stores "no statement", the listing and the error
+        assert numeric.read_entry(argv[1], "prefix-calibrate", False) is not None
+    got = _numeric_path(argv)
+    assert got[0] is not None
+    assert got == _sympy_path(argv)
+
+
+def test_prefix_entries_refuse_other_forms_and_statements(store):
+    numeric.generate_prefix("pick", "jia.s5_1", SECTION)
+    for argv in (SECTION + ["--json"], SECTION + ["--plot", "x.png"], SECTION + ["--m", "3"], SECTION + ["M=abc"],
+                 ["pick", "jia.s5_1", "--lam", "sometimes"], ["pick", "jia.s5_1", "--m"]):
+        assert numeric._parse_prefix(argv) is None, argv
+        assert _numeric_path(argv) == (None, "", "")
+    doc = numeric.generate_prefix("pick", "jia.thm4.bound")
+    assert doc["unsupported"].startswith("a statement")
+    assert _numeric_path(["pick", "jia.thm4.bound", "--m", "1e4", "--unit"]) == (None, "", "")
