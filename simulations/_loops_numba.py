@@ -9,6 +9,12 @@
   over the sorted centres (:func:`simulations.trials.jamp.sobolev1_eval`, called hundreds of times
   per conjugate-gradient fit), in one pass without its ten temporaries;
 * :func:`hinge_row_means` — the SVM trial's empirical hinge risk for every noise draw;
+* :func:`laplace_from_uniform` — NumPy's ``Generator.laplace`` from the uniforms it would draw
+  (``random_laplace``: loc ∓ scale·log(…) with libm's ``log``), in place, for
+  :func:`simulations.private_erm.private_fw_lasso`;
+* :func:`md_linear_steps` — steps of noisy mirror descent with a constant gradient (a linear loss:
+  :func:`simulations.private_erm.private_mirror_descent_linear`) over the ℓ2 ball or with the
+  entropy (ℓ1 ball, simplex), given the Gaussian noise of a block of steps;
 * :func:`pairwise_sum` — ``np.sum`` of a contiguous float64 vector, reproduced: NumPy's pairwise
   summation (eight running sums per block of at most 128 elements, blocks halved on multiples
   of 8) added to the reduction's identity 0.0; the two kernels above sum as ``np.sum`` does with it.
@@ -21,11 +27,13 @@ the tests compare the two paths exactly.  Functions compile on first use and are
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-__all__ = ["fw_l1_steps", "hinge_row_means", "online_sup_grid", "pairwise_sum", "sobolev1_eval_sorted", "sobolev1_gram_into",
-           "sobolev_gram"]
+__all__ = ["fw_l1_steps", "hinge_row_means", "laplace_from_uniform", "md_linear_steps", "online_sup_grid", "pairwise_sum",
+           "sobolev1_eval_sorted", "sobolev1_gram_into", "sobolev_gram"]
 
 
 @njit(cache=True, nogil=True)
@@ -365,3 +373,78 @@ def sobolev1_gram_into(G: np.ndarray, x: np.ndarray, z: np.ndarray, c: float, k0
             d = d * d
             d = d * c
             G[i, j] = d + k0
+
+
+@njit(cache=True, nogil=True)
+def laplace_from_uniform(u: np.ndarray, loc: float, scale: float) -> None:
+    """In place on a contiguous 1-D array of uniforms U ∈ (0, 1) (``Generator.random``): NumPy's
+    ``random_laplace``, U ≥ ½ → loc − scale·log(2 − U − U), else loc + scale·log(U + U).
+
+    ``Generator.laplace`` draws one uniform per value and rejects U = 0 (drawing again): the caller
+    must not pass a 0 (:func:`simulations.private_erm.private_fw_lasso` falls back to
+    ``Generator.laplace`` then).  NumPy's C code calls libm's ``log``, as numba does, so the values
+    are NumPy's to the bit.
+    """
+    for i in range(u.shape[0]):
+        U = u[i]
+        if U >= 0.5:
+            u[i] = loc - scale * math.log(2.0 - U - U)
+        else:
+            u[i] = loc + scale * math.log(U + U)
+
+
+@njit(cache=True, nogil=True)
+def md_linear_steps(state: np.ndarray, acc: np.ndarray, G: np.ndarray, z: np.ndarray, n_steps: int, eta: float,
+                    sigma: float, radius: float, geometry: int) -> None:
+    """``n_steps`` steps of noisy mirror descent with the constant gradient rows ``G`` (R, p), in place.
+
+    ``geometry`` 0 (ℓ2 ball): ``state`` is θ (R, p); 1 (ℓ1 ball, entropy on 2p weights) and
+    2 (simplex): ``state`` is log w (R, 2p) or (R, p).  ``acc`` (R, p) accumulates θ_t before each
+    step; ``z[s]`` (R, p) is the standard normal noise of the block's step s.  The operations and their
+    order are those of the NumPy loop of :func:`simulations.private_erm.private_mirror_descent`
+    (row norms and row sums as NumPy's pairwise sums from the identity 0.0, ``np.maximum`` /
+    ``np.minimum`` / ``max`` passing NaN through, libm's ``exp`` and ``log``).
+    """
+    R, p = G.shape
+    m = state.shape[1]
+    v = np.empty(m)
+    e = np.empty(m)
+    for s in range(n_steps):
+        for r in range(R):
+            if geometry == 0:
+                for j in range(p):
+                    acc[r, j] = acc[r, j] + state[r, j]
+                for j in range(p):
+                    g = G[r, j] + sigma * z[s, r, j]
+                    v[j] = state[r, j] - eta * g
+                    e[j] = v[j] * v[j]
+                nrm = math.sqrt(0.0 + _pairwise(e, 0, p))
+                den = nrm if (nrm >= 1e-300 or nrm != nrm) else 1e-300
+                q = radius / den
+                f = q if (q < 1.0 or q != q) else 1.0
+                for j in range(p):
+                    state[r, j] = v[j] * f
+                continue
+            for k in range(m):
+                e[k] = math.exp(state[r, k])
+            for j in range(p):
+                th = radius * (e[j] - e[p + j]) if geometry == 1 else e[j]
+                acc[r, j] = acc[r, j] + th
+            for j in range(p):
+                g = G[r, j] + sigma * z[s, r, j]
+                if geometry == 1:
+                    state[r, j] = state[r, j] - eta * (radius * g)
+                    state[r, p + j] = state[r, p + j] - eta * (radius * (-g))
+                else:
+                    state[r, j] = state[r, j] - eta * g
+            mx = state[r, 0]
+            for k in range(1, m):
+                x = state[r, k]
+                if x > mx or x != x:
+                    if mx == mx:
+                        mx = x
+            for k in range(m):
+                e[k] = math.exp(state[r, k] - mx)
+            c = mx + math.log(0.0 + _pairwise(e, 0, m))
+            for k in range(m):
+                state[r, k] = state[r, k] - c

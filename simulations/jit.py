@@ -48,10 +48,11 @@ def _loops() -> None:
         sobolev1_gram_into,
     )
     from .kernels import PeriodicSobolevKernel
-    from .private_erm import private_fw_lasso
+    from .private_erm import private_fw_lasso, private_mirror_descent_linear
 
     PeriodicSobolevKernel(s=1)(np.linspace(0, 1, 5))
-    private_fw_lasso(np.eye(2), np.ones(2), 5, 0.1, np.random.default_rng(0), n_rep=2)
+    private_fw_lasso(np.eye(2), np.ones(2), 5, 0.1, np.random.default_rng(0), n_rep=2)   # with laplace_from_uniform
+    private_mirror_descent_linear(np.ones((2, 2)), "l1", 3, 0.1, 0.1, np.random.default_rng(0))  # md_linear_steps
     t, c, e = 3, 2, 4        # the argument types of the scan's call (float64, C-contiguous)
     online_sup_grid(np.ones((t, c)), np.ones((t, e)), np.ones((c, e)), np.ones((t, e)), np.ones(t),
                     np.ones((t, 2)), np.ones((t, c, 2)))

@@ -85,6 +85,7 @@ __all__ = [
     "private_frank_wolfe",
     "private_fw_lasso",
     "private_mirror_descent",
+    "private_mirror_descent_linear",
     "gaussian_width_mc",
     "l1_vertices",
 ]
@@ -297,10 +298,11 @@ def private_fw_lasso(A: FloatArray, c: FloatArray, T: int, scale: float, rng: np
         # order, i.e. the per-step (n_rep, 2p) draws one after the other, as the loop below
         block = max(1, FW_NOISE_BLOCK // max(1, n_rep * 2 * p_))
         empty = np.zeros((0, n_rep, 2 * p_))
+        buf = np.empty((min(block, max(T - 1, 0)), n_rep, 2 * p_)) if scale > 0 else empty
         t = 1
         while t < T:
             steps = min(block, T - t)
-            noise = rng.laplace(0.0, scale, (steps, n_rep, 2 * p_)) if scale > 0 else empty
+            noise = _laplace_into(rng, float(scale), buf[:steps]) if scale > 0 else empty
             fw_l1_steps(th, u, A, c, noise, t, steps, float(radius), scale > 0)
             t += steps
         return th
@@ -318,6 +320,35 @@ def private_fw_lasso(A: FloatArray, c: FloatArray, T: int, scale: float, rng: np
         th[rows, jj] += mu * sign
         u = (1 - mu) * u + mu * sign[:, None] * A[jj]
     return th
+
+
+def _laplace_into(rng: np.random.Generator, scale: float, out: FloatArray) -> FloatArray:
+    """``rng.laplace(0.0, scale, out.shape)`` written into ``out`` (C-contiguous), to the bit and with the
+    generator left in the same state.
+
+    ``Generator.laplace`` calls a C function per value (one uniform, a branch, libm's ``log``); drawing
+    the uniforms with ``Generator.random`` and transforming them in
+    :func:`simulations._loops_numba.laplace_from_uniform` costs a third as much.  ``laplace`` rejects a
+    uniform equal to 0 and draws again, which shifts the stream: if a 0 is drawn (probability 2⁻⁵³ per
+    value) the generator is rewound and ``laplace`` itself fills ``out``.
+
+    Examples
+    --------
+    >>> out = _laplace_into(np.random.default_rng(3), 0.5, np.empty((4, 3)))
+    >>> bool(np.array_equal(out, np.random.default_rng(3).laplace(0.0, 0.5, (4, 3))))
+    True
+    """
+    from ._loops_numba import laplace_from_uniform
+
+    state = rng.bit_generator.state
+    flat = out.reshape(-1)
+    rng.random(out=flat)
+    if flat.size and not flat.min() > 0.0:
+        rng.bit_generator.state = state
+        out[...] = rng.laplace(0.0, scale, out.shape)
+        return out
+    laplace_from_uniform(flat, 0.0, scale)
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -368,6 +399,102 @@ def private_mirror_descent(grad: Callable[[FloatArray], FloatArray], p: int, geo
         mx = logw.max(axis=1, keepdims=True)
         logw -= mx + np.log(np.exp(logw - mx).sum(axis=1, keepdims=True))
     return acc / T
+
+
+#: standard normal draws per block of steps of the compiled :func:`private_mirror_descent_linear`
+MD_NOISE_BLOCK = 1 << 18
+
+_MD_GEOMETRY = {"l2": 0, "l1": 1, "simplex": 2}
+
+
+def private_mirror_descent_linear(G: FloatArray, geometry: str, T: int, eta: float, sigma: float,
+                                  rng: np.random.Generator, radius: float = 1.0,
+                                  compiled: bool = True) -> FloatArray:
+    """:func:`private_mirror_descent` for linear losses: chain r has the constant gradient ``G[r]``.
+
+    The result equals ``private_mirror_descent(lambda th: G, G.shape[1], geometry, T, eta, sigma, rng,
+    n_rep=G.shape[0], radius=radius)`` to the bit, and the generator ends in the same state.
+    ``compiled`` (default) runs the steps in :func:`simulations._loops_numba.md_linear_steps` with
+    the noise of many steps drawn at once (the same numbers in the same order); the entropy
+    geometries (``l1``, ``simplex``) use libm's ``exp`` and ``log`` there, so they are compiled only
+    where NumPy's ``np.exp`` / ``np.log`` give libm's values (:func:`_md_entropy_compiled_ok`, checked
+    once per process); elsewhere, and with ``compiled=False``, the NumPy loop runs.
+
+    Examples
+    --------
+    >>> G = np.zeros((3, 4)); G[:, 0] = -0.5
+    >>> a = private_mirror_descent_linear(G, "l1", 20, 0.1, 0.3, np.random.default_rng(0))
+    >>> b = private_mirror_descent(lambda th: G, 4, "l1", 20, 0.1, 0.3, np.random.default_rng(0), n_rep=3)
+    >>> bool(np.array_equal(a, b)), a.shape
+    (True, (3, 4))
+    """
+    G = np.ascontiguousarray(G, dtype=float)
+    if G.ndim != 2 or G.shape[1] == 0:
+        raise ValueError(f"private_mirror_descent_linear: parameter 'G' must be a (n_rep, p) array of gradient rows "
+                         f"(got shape {G.shape}); assumption: a linear loss, one constant gradient per chain")
+    n_rep, p = G.shape
+    if geometry not in _MD_GEOMETRY:
+        raise ValueError(f"parameter 'geometry' = {geometry!r} must be 'l2', 'l1' or 'simplex'")
+    if not compiled or (geometry != "l2" and not _md_entropy_compiled_ok()):
+        return private_mirror_descent(lambda th: G, p, geometry, T, eta, sigma, rng, n_rep=n_rep, radius=radius)
+    _check_release("private_mirror_descent", "noisy mirror descent", rng, p=(p, "count"), T=(T, "count"),
+                   eta=(eta, "positive"), sigma=(sigma, "noise"), n_rep=(n_rep, "reps"), radius=(radius, "positive"))
+    from ._loops_numba import md_linear_steps
+
+    if geometry == "l2":
+        state = np.zeros((n_rep, p))
+    else:
+        m = 2 * p if geometry == "l1" else p
+        state = np.full((n_rep, m), -math.log(m))
+    acc = np.zeros((n_rep, p))
+    block = max(1, MD_NOISE_BLOCK // max(1, n_rep * p))
+    buf = np.empty((min(block, T), n_rep, p))
+    t = 0
+    while t < T:
+        steps = min(block, T - t)
+        z = buf[:steps]
+        rng.standard_normal(out=z)       # the per-step (n_rep, p) draws one after the other
+        md_linear_steps(state, acc, G, z, steps, float(eta), float(sigma), float(radius), _MD_GEOMETRY[geometry])
+        t += steps
+    return acc / T
+
+
+_MD_ENTROPY_OK: list[bool] = []
+
+
+def _md_entropy_compiled_ok() -> bool:
+    """Whether the compiled entropy steps give NumPy's bits on this machine (once per process).
+
+    NumPy's ``np.exp`` / ``np.log`` of float64 are libm's on most x86-64 builds (AVX2), but an AVX-512
+    build has its own vectorised versions whose last bits differ; the compiled loop calls libm.  A
+    probe (8 chains, p = 64, 40 steps, both entropy geometries: about 60 000 values of ``exp``) is
+    run both ways and compared exactly.
+    """
+    if not _MD_ENTROPY_OK:
+        from ._loops_numba import md_linear_steps
+
+        ok = True
+        G = np.linspace(-1.0, 1.0, 8 * 64).reshape(8, 64)
+        z = np.random.default_rng(12345).standard_normal((40, 8, 64))
+        for geometry, m in (("l1", 128), ("simplex", 64)):
+            state = np.full((8, m), -math.log(m))
+            acc = np.zeros((8, 64))
+            md_linear_steps(state, acc, G, z, 40, 0.7, 1.3, 1.0, _MD_GEOMETRY[geometry])
+            ref = private_mirror_descent(lambda th: G, 64, geometry, 40, 0.7, 1.3, _Replay(z), n_rep=8)
+            ok = ok and bool(np.array_equal(acc / 40, ref))
+        _MD_ENTROPY_OK.append(ok)
+    return _MD_ENTROPY_OK[0]
+
+
+class _Replay(np.random.Generator):
+    """A generator whose ``standard_normal`` returns the given per-step draws in turn (for the probe)."""
+
+    def __init__(self, z: FloatArray) -> None:
+        super().__init__(np.random.PCG64(0))
+        self._z = iter(z)
+
+    def standard_normal(self, size: Any = None, *args: Any, **kwargs: Any) -> FloatArray:  # type: ignore[override]
+        return next(self._z).copy()
 
 
 # --------------------------------------------------------------------------------------

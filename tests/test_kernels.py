@@ -277,3 +277,106 @@ def test_jcc_gram_compiled_equals_numpy(n, k, seed):
     assert _same(jcc.gram(K, x, z), ref)
     buf = np.full(x.size * (x.size if z is None else z.size) + 5, np.nan)
     assert _same(jcc.gram(K, x, z, out=buf), ref)
+
+
+# --------------------------------------------------------------------------------------
+# ttz: Laplace noise from uniforms, mirror descent with a constant gradient (simulations._loops_numba)
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape,scale,seed", [((0,), 1.0, 0), ((1,), 0.3, 1), ((7, 3), 1e-3, 2), ((500, 10, 10), 2.5, 3),
+                                              ((1 << 16,), 1e6, 4)])
+def test_laplace_into_equals_generator_laplace(shape, scale, seed):
+    """``_laplace_into`` (uniforms + the compiled transform) gives ``Generator.laplace``'s bits and leaves the
+    generator where ``laplace`` leaves it."""
+    from simulations.private_erm import _laplace_into
+
+    g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    out = _laplace_into(g1, scale, np.empty(shape))
+    assert _same(out, g2.laplace(0.0, scale, shape))
+    assert g1.bit_generator.state == g2.bit_generator.state
+
+
+def test_laplace_from_uniform_edges():
+    """U = ½ (log 1 = 0), U just below ½, the extremes 2⁻⁵³ and 1 − 2⁻⁵³: NumPy's formula to the bit."""
+    from simulations._loops_numba import laplace_from_uniform
+
+    u = np.array([0.5, np.nextafter(0.5, 0), 2.0**-53, 1 - 2.0**-53, 0.25, 0.75])
+    out = u.copy()
+    laplace_from_uniform(out, 0.0, 1.7)
+    ref = np.where(u >= 0.5, 0.0 - 1.7 * np.log(2.0 - u - u), 0.0 + 1.7 * np.log(u + u))
+    assert _same(out, ref)
+    assert out[0] == 0.0 and not np.signbit(out[0])
+
+
+class _ZeroFirst(np.random.Generator):
+    """A generator whose ``random`` puts a 0 at the first place (as a 2⁻⁵³-probability draw would)."""
+
+    def random(self, *args, **kwargs):  # type: ignore[override]
+        out = super().random(*args, **kwargs)
+        np.asarray(out).reshape(-1)[0] = 0.0
+        return out
+
+
+def test_laplace_into_falls_back_on_a_zero_uniform():
+    """A uniform equal to 0 makes ``laplace`` draw again (the stream shifts): the generator is rewound and
+    ``laplace`` fills the array, so the values and the final state are ``laplace``'s."""
+    from simulations.private_erm import _laplace_into
+
+    g = _ZeroFirst(np.random.PCG64(9))
+    out = _laplace_into(g, 0.4, np.empty((20, 4)))
+    ref = np.random.Generator(np.random.PCG64(9))
+    assert _same(out, ref.laplace(0.0, 0.4, (20, 4)))
+    assert g.bit_generator.state == ref.bit_generator.state
+
+
+@pytest.mark.parametrize("geometry", ["l2", "l1", "simplex"])
+@pytest.mark.parametrize("R,p,T,radius,sigma", [(1, 1, 1, 1.0, 0.5), (3, 2, 7, 1.0, 0.0), (5, 7, 30, 2.0, 1.3),
+                                                 (4, 9, 25, 1.0, 3.0), (2, 64, 12, 0.5, 0.7), (3, 65, 9, 1.0, 0.2),
+                                                 (2, 130, 5, 1.0, 1.0)])
+def test_md_linear_compiled_equals_numpy(geometry, R, p, T, radius, sigma, monkeypatch):
+    """Mirror descent with constant gradients: the compiled steps (noise drawn in blocks) give the NumPy loop's
+    bits and the same final generator state, for widths across the pairwise-sum block edges (2p > 128) and
+    blocks of a few steps."""
+    import simulations.private_erm as PE
+
+    monkeypatch.setattr(PE, "MD_NOISE_BLOCK", 3 * R * p)     # several blocks, a shorter last one
+    rng = np.random.default_rng(R * 1000 + p)
+    G = rng.standard_normal((R, p)) * rng.choice([0.0, 1.0, 50.0], (R, p))
+    eta = float(rng.uniform(0.01, 2.0))
+    g1, g2 = np.random.default_rng(p), np.random.default_rng(p)
+    a = PE.private_mirror_descent_linear(G, geometry, T, eta, sigma, g1, radius=radius)
+    b = PE.private_mirror_descent(lambda th: G, p, geometry, T, eta, sigma, g2, n_rep=R, radius=radius)
+    assert _same(a, b)
+    assert g1.bit_generator.state == g2.bit_generator.state
+    c = PE.private_mirror_descent_linear(G, geometry, T, eta, sigma, np.random.default_rng(p), radius=radius,
+                                         compiled=False)
+    assert _same(c, b)
+
+
+def test_md_linear_large_steps_and_inside_ball():
+    """Steps that leave the ℓ2 ball (projection) and steps that stay inside it (factor 1), exp of large
+    negative log-weights (underflow to 0) in the entropy geometries: still NumPy's bits."""
+    import simulations.private_erm as PE
+
+    G = np.array([[-1.0, 0.0, 0.0], [1e-3, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    for geometry, eta, sigma in (("l2", 5.0, 2.0), ("l2", 1e-4, 1e-3), ("l1", 400.0, 5.0), ("simplex", 300.0, 4.0)):
+        a = PE.private_mirror_descent_linear(G, geometry, 40, eta, sigma, np.random.default_rng(1))
+        b = PE.private_mirror_descent(lambda th: G, 3, geometry, 40, eta, sigma, np.random.default_rng(1), n_rep=3)
+        assert _same(a, b), geometry
+
+
+def test_md_entropy_probe_decides_the_path(monkeypatch):
+    """Where the probe finds NumPy's exp/log differ from libm's, the entropy geometries run the NumPy loop (the
+    compiled kernel is not called); on this machine the probe passes."""
+    import simulations._loops_numba as L
+    import simulations.private_erm as PE
+
+    assert PE._md_entropy_compiled_ok() is True
+    monkeypatch.setattr(PE, "_MD_ENTROPY_OK", [False])
+    calls = []
+    monkeypatch.setattr(L, "md_linear_steps", lambda *a: calls.append(a))
+    G = np.ones((2, 3))
+    a = PE.private_mirror_descent_linear(G, "l1", 5, 0.1, 0.2, np.random.default_rng(0))
+    assert calls == [] and _same(a, PE.private_mirror_descent(lambda th: G, 3, "l1", 5, 0.1, 0.2,
+                                                              np.random.default_rng(0), n_rep=2))
+    PE.private_mirror_descent_linear(G, "l2", 5, 0.1, 0.2, np.random.default_rng(0))
+    assert len(calls) == 1          # ℓ2 (no exp/log) stays compiled

@@ -48,7 +48,7 @@ from ..private_erm import (
     lasso_loss,
     md_step_size,
     private_fw_lasso,
-    private_mirror_descent,
+    private_mirror_descent_linear,
 )
 
 #: LASSO constants: ‖∇ℓ‖_∞ = 2|y − ⟨x, θ⟩|‖x‖_∞ ≤ 4, ‖B₁‖₁ = 1, Γ ≤ 8 (``ttz.fw.lasso_curv``)
@@ -107,13 +107,28 @@ def lasso_data_stats(n: int, p: int, theta0: list[float], noise: float, rng: np.
     The draws are those of :func:`lasso_data` chunk by chunk, so for n ≤ chunk the statistics are those of
     ``lasso_stats(*lasso_data(...))`` on the same generator.
     """
+    th = np.zeros(p)
+    th[: min(p, len(theta0))] = theta0[:p]
     A = np.zeros((p, p))
     c = np.zeros(p)
     yy = 0.0
+    # the steps of lasso_data in buffers reused chunk after chunk (no fresh pages per chunk), the same bits:
+    # uniform(−1, 1) is −1 + 2·U of the same U (2·U − 1: 2·U is exact), X @ th the same gemv, then
+    # + noise·N(0, 1) and the clip
+    b0 = max(0, min(chunk, n))
+    Xb, yb, eb = np.empty((b0, p)), np.empty(b0), np.empty(b0)
     left = n
     while left > 0:
         b = min(chunk, left)
-        X, y = lasso_data(b, p, theta0, noise, rng)
+        X, y, e = Xb[:b], yb[:b], eb[:b]
+        rng.random(out=X)
+        X *= 2.0
+        X -= 1.0
+        np.matmul(X, th, out=y)
+        rng.standard_normal(out=e)
+        e *= noise
+        y += e
+        np.clip(y, -1.0, 1.0, out=y)
         A += X.T @ X
         c += X.T @ y
         yy += float(y @ y)
@@ -147,11 +162,7 @@ def md_linear_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict
     a_n = np.array([(2 * int(round(n * (1 + float(a)) / 2)) - n) / n for a in config["a_grid"]])
     G_rows = np.zeros((a_n.size * R, p))
     G_rows[:, 0] = -np.repeat(a_n, R)
-
-    def grad(th: np.ndarray) -> np.ndarray:
-        return G_rows
-
-    th = private_mirror_descent(grad, p, geometry, T, eta, sigma, rng, n_rep=a_n.size * R)
+    th = private_mirror_descent_linear(G_rows, geometry, T, eta, sigma, rng)
     ex = (np.repeat(a_n, R) * (1 - th[:, 0])).reshape(a_n.size, R).mean(axis=1)
     for i in range(a_n.size):
         out[f"excess_{i}"] = float(ex[i])
