@@ -788,10 +788,10 @@ def _close(a: float, b: float, tol: float = CMP_TOL) -> bool:
     return abs(a - b) <= tol * max(abs(a), abs(b), 1e-300)
 
 
-def _form_value(f: dict, full: dict[str, float], params: list[str]) -> tuple[float | None, str]:
+def _form_value(f: dict, full: dict[str, float], params: list[str]) -> tuple[float, str]:
     """The value of one stored form (``f``: tree, free names, value_of) at ``full`` (``params``: the statement's
-    parameters): ``(value, "")``, or ``(None, "outside")`` for a value outside the meaning of its ``value_of``
-    parameter (the row is n/a)."""
+    parameters) and ``""``, or the assumption its ``value_of`` parameter's meaning violates there (the row is
+    n/a, or the answer an error)."""
     if any(n not in full for n in f["free"]):
         raise _Unsure("a missing parameter")
     if any(n not in params and n not in f["free"] for n in full):
@@ -800,15 +800,23 @@ def _form_value(f: dict, full: dict[str, float], params: list[str]) -> tuple[flo
     if v < 0 and f["nonneg"]:
         raise _Unsure("negative by rounding")
     if f["value_of"]:
-        _name, lo, _lo_open, _lo_text, hi, _hi_open, _hi_text = f["value_of"]
-        for edge, below in ((lo, True), (hi, False)):
+        _name, lo, _lo_open, lo_text, hi, _hi_open, hi_text = f["value_of"]
+        for edge, below, text in ((lo, True, lo_text), (hi, False, hi_text)):
             if edge is None:
                 continue
             if _close(v, edge):
                 raise _Unsure("the value at the edge of its meaning")
             if (v < edge) if below else (v > edge):
-                return None, "outside"
+                return v, text
     return v, ""
+
+
+def _meaning_error(doc: dict, which: str, v: float, bad: str, full: dict[str, float]) -> str:
+    """:func:`bounds.core.check_meaning`'s message for form ``which`` of the entry's statement."""
+    name = doc[which]["value_of"][0]
+    point = ", ".join(f"{k}={_num(float(x))}" for k, x in full.items())
+    return (f"statement {doc['key']} ({doc['label']}) gives {name} = {_text(v, '.6g')} at {point}, outside the "
+            f"meaning of {name} (assumption {bad}){doc['outside_tail']}")
 
 
 def _check_values(doc: dict, full: dict[str, float], names: list[str]) -> None:
@@ -843,8 +851,9 @@ def _command_text(key: str, params: list[str], relaxes: dict, vals: dict[str, fl
     return f"python -m bounds calibrate {key} {given}".rstrip()
 
 
-def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple], str]:
-    """``(label line, rows, recommendation)`` of :func:`bounds.calibrate._compare_branches` from the entry."""
+def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple], str, tuple | None]:
+    """``(label line, rows, recommendation, best row)`` of :func:`bounds.calibrate._compare_branches` from the
+    entry (the best row as :func:`bounds.calibrate._best_branch`, None where no branch applies)."""
     g = doc["branches"]
     rows = []          # (key, name, which, value, noise, regulariser, note)
     for m in g["members"]:
@@ -856,8 +865,8 @@ def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple],
             f = m[which]
             if f is None:
                 continue
-            x, out = _form_value(f, mvals, m["allowed"])
-            if out:
+            x, bad = _form_value(f, mvals, m["allowed"])
+            if bad:
                 rows.append((m["key"], m["name"], which, None, None, None, m["outside_note"]))
                 continue
             noise = _at(m["cost"][0], {**vals, _X: x})
@@ -867,7 +876,7 @@ def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple],
     est = {m["key"]: m["established"] for m in g["members"]}
     cands = [r for r in rows if r[2] == "derived" and r[4] is not None and est.get(r[0])]
     if not cands:
-        return g["label"], rows, "none: no established derived form of a branch applies here"
+        return g["label"], rows, "none: no established derived form of a branch applies here", None
     for a in cands:                     # every comparison below must be decided by a clear margin
         for b in cands:
             if a is not b and ((a[4] != b[4] and _close(a[4], b[4], 1e-10))
@@ -891,7 +900,8 @@ def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple],
             why += f", at the cost of extra regularisation {_text(best[5], '.6g')} (against {_text(o[5], '.6g')})"
     here = " (this statement)" if best[0] == doc["key"] else ""
     mb = next(m for m in g["members"] if m["key"] == best[0])
-    return g["label"], rows, f"{best[0]}{here}, derived: {why}; run: {_command_text(best[0], mb['cal_params'], mb['relaxes'], vals)}"
+    run = _command_text(best[0], mb["cal_params"], mb["relaxes"], vals)
+    return g["label"], rows, f"{best[0]}{here}, derived: {why}; run: {run}", best
 
 
 def _g6(x: float | None, exact: bool = False) -> str:
@@ -911,15 +921,24 @@ def answer_calibrate(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, st
     _check_values(doc, full, list(full))
     eps = full.get("eps")
     out: dict[str, float | None] = {}
+    refused: dict[str, str] = {}
     for which in ("stated", "derived"):
         f = doc[which]
         if f is None:
             out[which] = None
             continue
-        v, outside = _form_value(f, full, doc["allowed"])
-        if outside:                      # an n/a row, or the derived form's refusal naming the branch: sympy
-            raise _Unsure("a form outside its meaning here")
-        out[which] = v
+        v, bad = _form_value(f, full, doc["allowed"])
+        out[which] = None if bad else v
+        if bad and which == "stated":    # the printed form leaves its meaning here: that row alone is n/a
+            refused[which] = f"n/a here: {_meaning_error(doc, which, v, bad, full)}"
+        elif bad:                        # the derived form's: the answer is the error, naming the branch that applies
+            msg = _meaning_error(doc, which, v, bad, full)
+            if doc["branches"] is not None:
+                best = _branch_answer(doc, full)[3]
+                if best is not None and best[0] != doc["key"]:
+                    mb = next(m for m in doc["branches"]["members"] if m["key"] == best[0])
+                    msg += f"; run: {_command_text(best[0], mb['cal_params'], mb['relaxes'], full)}"
+            return 2, "", f"error: {_one_line(msg)}\n"
 
     def spent(x: float) -> tuple[float | None, bool]:
         """The ε spent by noise ``x`` and whether it is exact (``eps`` itself)."""
@@ -950,9 +969,12 @@ def answer_calibrate(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, st
                 e = eps if doc["established"] else None
             else:
                 e, exact = spent(x)
-        how = doc["how"][name]
+        how = refused.get(name, doc["how"][name])
         rows.append((name, x, e, exact, status[name], how))
     notes = []
+    if doc["form"] in refused:   # the form the answer rests on leaves its meaning here: say which row answers
+        notes.append(f"the {doc['form']} form is n/a at these values (see its row); the derived row is the calibration "
+                     "that applies here")
     x = out.get(doc["form"]) if out.get(doc["form"]) is not None else tight
     if doc["rate"] and x is not None:
         if _close(x, 0.0):
@@ -986,7 +1008,7 @@ def answer_calibrate(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, st
             lines.append(f"  {r[0]}: {r[5]}")
     lines += [f"  note: {n}" for n in notes]
     if doc["branches"] is not None:
-        label, brows, recommended = _branch_answer(doc, full)
+        label, brows, recommended, _best = _branch_answer(doc, full)
         lines.append(f"  {label}")
         w = max(len(f"{r[0]} ({r[1]})") for r in brows)
         shown = set()
@@ -1088,8 +1110,12 @@ def _form_part(reg: Any, st: Any, expr: Any, name_of: Any) -> dict | None:
         p = st.ns[st.value_of]
         if p.integer:
             raise Unsupported("an integer value_of")
-        value_of = [p.name, None if p.lo == -math.inf else float(p.lo), bool(p.lo_open), "",
-                    None if p.hi == math.inf else float(p.hi), bool(p.hi_open), ""]
+        from .symbols import _fmt
+
+        value_of = [p.name, None if p.lo == -math.inf else float(p.lo), bool(p.lo_open),
+                    f"{p.name} {'>' if p.lo_open else '>='} {_fmt(p.lo)}",
+                    None if p.hi == math.inf else float(p.hi), bool(p.hi_open),
+                    f"{p.name} {'<' if p.hi_open else '<='} {_fmt(p.hi)}"]
     return {"expr": to_tree(expr, name_of), "free": sorted({name_of(s) for s in expr.free_symbols}),
             "nonneg": bool(expr.is_nonnegative is True), "value_of": value_of}
 
@@ -1206,7 +1232,8 @@ def build_calibrate_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
             if note:
                 summary.write(f"note: {one_line(note)}\n")
             doc.update(
-                label=st.label, quantity=st.quantity, noise_name=noise_name, line=b.line(), note=b.note,
+                label=st.label, quantity=st.quantity, noise_name=noise_name,
+                outside_tail=one_line(f": {st.outside}" if st.outside else ""), line=b.line(), note=b.note,
                 warning=b.warning, established=bool(b.established), form=b.form,
                 relaxes={k: [v, p] for k, (v, p) in st.relaxes.items()}, printed=bool(cal.printed_in_paper(st)),
                 spent=spent, power=power, status=status, rate=rate, branches=branches,

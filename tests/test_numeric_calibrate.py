@@ -41,7 +41,9 @@ def store(tmp_path, monkeypatch):
     """A private numeric store (the snapshot it reads stays the default one)."""
     monkeypatch.setattr(numeric, "store_dir", lambda: str(tmp_path / "numeric"))
     monkeypatch.delenv("DP_ERM_VERIFY_NUMERIC", raising=False)
-    return tmp_path / "numeric"
+    numeric.MISSED.clear()
+    yield tmp_path / "numeric"
+    numeric.MISSED.clear()
 
 
 def _sympy_path(argv):
@@ -139,12 +141,23 @@ def test_a_tampered_or_stale_entry_is_a_miss(store, monkeypatch):
 def test_values_outside_the_verified_regime_go_to_sympy(store):
     _generate(BENCH[0])
     base = BENCH[0]
-    outside = ["calibrate", "cms.alg2.eps_prime", "eps=0.1", "n=50000", "Lam=1e-5", "c=0.25"]   # ε′ ≤ 0 here
-    for argv in (outside, base + ["--json"], base[:-1] + ["c=-1"], base[:-1], base + ["nosuch=1"],
-                 base + ["eps=2"], base[:-1] + ["c=abc"], base[:-1] + ["c=0x10"], base + ["--reports", "x"]):
+    for argv in (base + ["--json"], base[:-1] + ["c=-1"], base[:-1], base + ["nosuch=1"], base + ["eps=2"],
+                 base[:-1] + ["c=abc"], base[:-1] + ["c=0x10"], base[:-1] + ["c=1_0"], base + ["--reports", "x"],
+                 base[:-1] + ["c=nan"], base[:-1] + ["c=1e999"]):
         assert _numeric_path(argv) == (None, "", ""), argv
-    rc, _, err = _sympy_path(outside)
-    assert rc == 2 and "run: python -m bounds calibrate cms.alg2.delta" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["calibrate", "cms.alg2.eps_prime", "eps=0.1", "n=50000", "Lam=1e-5", "c=0.25"],   # ε′ ≤ 0: error naming delta
+    ["calibrate", "cms.alg2.delta", "eps=1", "n=50000", "Lam=0.001", "c=0.25"],        # Δ < 0: error naming eps_prime
+    ["calibrate", "cms.alg2.eps_prime", "eps=0.6", "n=50000", "Lam=1e-5", "c=0.25"],   # stated row n/a, derived applies
+    ["calibrate", "cms.alg2.delta", "eps=0.6", "n=50000", "Lam=1e-5", "c=0.25", "q=2"],
+], ids=lambda a: " ".join(a[1:3]))
+def test_forms_outside_their_meaning_give_the_same_rows_and_errors(store, argv):
+    _generate(argv)
+    got = _numeric_path(argv)
+    assert got[0] is not None, "answered by the numeric path"
+    assert got == _sympy_path(argv)
 
 
 @pytest.mark.parametrize("argv", REFUSALS, ids=lambda a: a[1])
@@ -208,12 +221,13 @@ SECTION = ["pick", "jia.s5_1", "--m", "50000", "M=1", "kappa=1", "c_beta=1", "be
                                   ["calibrate", "jia.s5_1", "eps=1"], ["calibrate", "cms"]], ids=" ".join)
 def test_a_paper_or_section_is_answered_from_the_store_with_the_same_bytes(store, argv):
     assert _numeric_path(argv) == (None, "", "")
+    want = _sympy_path(argv)
     numeric.generate_missed()               # what python -m bounds does after the sympy path answered
     if argv[0] == "calibrate":              # the first miss stores "no statement", the listing and the error
         assert numeric.read_entry(argv[1], "prefix-calibrate", False) is not None
     got = _numeric_path(argv)
     assert got[0] is not None
-    assert got == _sympy_path(argv)
+    assert got == want
 
 
 def test_prefix_entries_refuse_other_forms_and_statements(store):
