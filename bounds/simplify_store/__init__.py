@@ -48,6 +48,8 @@ from typing import Any
 import mpmath
 import numpy as np
 import sympy as sp
+from mpmath.libmp import libmpf as _mpf
+from mpmath.libmp import libmpi as _mpi
 
 #: the data file (gzipped JSON): ``{"format", "sympy", "budget", "entries": {key: [srepr of the input,
 #: srepr of the outcome]}}`` (the input is for the tests and the reader of the file; a lookup never uses it)
@@ -179,10 +181,37 @@ def _candidate(rng: np.random.Generator) -> sp.Expr:
     return _magnitude(rng) * (1 if rng.integers(2) else -1) + sp.I * _magnitude(rng) * (1 if rng.integers(2) else -1)
 
 
+#: sympy's assumption facts of the candidates, by a signature that determines them all (:func:`_signature`)
+_FACTS: dict[tuple, dict[str, bool | None]] = {}
+
+
+def _signature(value: sp.Expr) -> tuple | None:
+    """What determines every assumption fact of a candidate: an integer's value, a non-integer rational's sign,
+    a complex a + b·i's signs of a and b (a, b nonzero rationals); None for anything else.  sympy derives the
+    facts of a new number slowly (≈ 0.2 ms a rational, 0.8 ms a complex number) and the same for every number
+    of one signature."""
+    if value.is_Rational:
+        return ("i", int(value.p)) if value.q == 1 else ("q", bool(value.p > 0))
+    if value.is_Add and len(value.args) == 2:
+        a, rest = value.as_coeff_Add()
+        b, unit = rest.as_coeff_Mul()
+        if unit is sp.I and a.is_Rational and b.is_Rational and a != 0 and b != 0:
+            return ("c", bool(a > 0), bool(b > 0))
+    return None
+
+
 def _fits(value: sp.Expr, sym: sp.Symbol) -> bool:
-    """Whether ``value`` has every property the symbol assumes (positive, integer, real, ...)."""
+    """Whether ``value`` has every property the symbol assumes (positive, integer, real, ...): sympy's facts of
+    the first candidate of the same :func:`_signature` (computed once each), else of ``value`` itself."""
+    sig = _signature(value)
+    facts = _FACTS.setdefault(sig, {}) if sig is not None else None
     for k, want in sym.assumptions0.items():
-        have = getattr(value, f"is_{k}", None)
+        if facts is None:
+            have = getattr(value, f"is_{k}", None)
+        else:
+            have = facts.get(k, _FACTS)
+            if have is _FACTS:
+                have = facts[k] = getattr(value, f"is_{k}", None)
         if have is not None and have != want:
             return False
     return True
@@ -276,6 +305,11 @@ def _agree(expr: sp.Expr, outcome: sp.Expr, pt: dict[sp.Symbol, sp.Expr], exact:
         if a.is_Rational and b.is_Rational:
             return ("zero" if a == 0 else True) if a == b else False
         expr, outcome, pt = a, b, {}               # numbers such as E: compared to DIGITS digits
+    else:
+        try:
+            return _iv_agree(expr, outcome, pt)    # decided by interval arithmetic, or ...
+        except _Open:
+            pass                                   # ... by sympy's evalf, as without the intervals
     va, vb = _value(expr, pt), _value(outcome, pt)
     if va is None or vb is None:
         return None
@@ -283,6 +317,148 @@ def _agree(expr: sp.Expr, outcome: sp.Expr, pt: dict[sp.Symbol, sp.Expr], exact:
         if not abs(va - vb) <= RTOL * max(abs(va), abs(vb), TINY):
             return False
         return "zero" if abs(va) <= TINY and abs(vb) <= TINY else True
+
+
+#: working precision (bits) of the interval evaluation (≈ 96 digits, above the 2 × DIGITS of the evalf path)
+IV_PREC = 320
+
+
+class _Open(Exception):
+    """The interval evaluation decides nothing here (a function or value it does not handle, a wide interval)."""
+
+
+_F0, _F1 = _mpf.fzero, _mpf.fone
+
+
+def _iv_rat(v: sp.Rational) -> tuple:
+    p, q = _mpf.from_int(int(v.p)), _mpf.from_int(int(v.q))
+    return _mpi.mpi_div((p, p), (q, q), IV_PREC) if v.q != 1 else (p, p)
+
+
+def _positive(x: tuple) -> bool:
+    return _mpf.mpf_sign(x[0]) > 0 and x[1] not in (_mpf.finf, _mpf.fnan)
+
+
+def _iv_fold(f: Any, parts: list[tuple]) -> tuple:
+    out = parts[0]
+    for x in parts[1:]:
+        out = f(out, x)
+    return out
+
+
+def _iv_min(x: tuple, y: tuple) -> tuple:
+    return (_mpi.MIN(x[0], y[0]), _mpi.MIN(x[1], y[1]))
+
+
+def _iv_max(x: tuple, y: tuple) -> tuple:
+    return (_mpi.MAX(x[0], y[0]), _mpi.MAX(x[1], y[1]))
+
+
+def _iv_cond(c: Any, pt: dict[sp.Symbol, sp.Expr]) -> bool:
+    """A condition of a Piecewise decided on intervals (:class:`_Open` when an interval straddles its boundary)."""
+    if c is sp.true or c is sp.false:
+        return bool(c)
+    if isinstance(c, (sp.And, sp.Or)):
+        vals = [_iv_cond(a, pt) for a in c.args]
+        return all(vals) if isinstance(c, sp.And) else any(vals)
+    if isinstance(c, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan)):
+        lo, hi = _mpi.mpi_sub(_iv(c.lhs, pt), _iv(c.rhs, pt), IV_PREC)     # lhs − rhs ∈ [lo, hi]
+        slo, shi = _mpf.mpf_sign(lo), _mpf.mpf_sign(hi)
+        if isinstance(c, (sp.StrictGreaterThan, sp.GreaterThan)):
+            if slo > 0 or (slo == 0 and isinstance(c, sp.GreaterThan)):
+                return True
+            if shi < 0 or (shi == 0 and isinstance(c, sp.StrictGreaterThan)):
+                return False
+        else:
+            if shi < 0 or (shi == 0 and isinstance(c, sp.LessThan)):
+                return True
+            if slo > 0 or (slo == 0 and isinstance(c, sp.StrictLessThan)):
+                return False
+    raise _Open
+
+
+def _iv(e: sp.Expr, pt: dict[sp.Symbol, sp.Expr]) -> tuple:
+    """An interval (mpmath's ``mpi``, outward rounding at :data:`IV_PREC` bits) holding the real value of ``e`` at
+    ``pt``; :class:`_Open` where that is not certain to be a real number it can bound (a complex value or point,
+    a pole, a logarithm or root of an interval reaching 0 or below, a function it does not know)."""
+    if e.is_Symbol:
+        v = pt.get(e)
+        if v is None or not v.is_Rational:
+            raise _Open
+        return _iv_rat(v)
+    if e.is_Rational:
+        return _iv_rat(e)
+    if e is sp.pi:
+        return _mpi.mpi_pi(IV_PREC)
+    if e is sp.E:
+        return _mpi.mpi_exp((_F1, _F1), IV_PREC)
+    if e.is_Add:
+        return _iv_fold(lambda x, y: _mpi.mpi_add(x, y, IV_PREC), [_iv(a, pt) for a in e.args])
+    if e.is_Mul:
+        return _iv_fold(lambda x, y: _mpi.mpi_mul(x, y, IV_PREC), [_iv(a, pt) for a in e.args])
+    if e.is_Pow:
+        base, ex = e.args
+        b = _iv(base, pt)
+        if ex.is_Integer:
+            n = int(ex)
+            if n < 0 and not (_positive(b) or _mpf.mpf_sign(b[1]) < 0):
+                raise _Open                                        # a pole in the interval
+            return _mpi.mpi_pow_int(b, n, IV_PREC)
+        if not _positive(b):
+            raise _Open                                            # a root of a negative number is complex
+        if ex == sp.S.Half:
+            return _mpi.mpi_sqrt(b, IV_PREC)
+        x = _iv(ex, pt)
+        return _mpi.mpi_exp(_mpi.mpi_mul(_mpi.mpi_log(b, IV_PREC + 20), x, IV_PREC + 20), IV_PREC)
+    if isinstance(e, sp.exp):
+        return _mpi.mpi_exp(_iv(e.args[0], pt), IV_PREC)
+    if isinstance(e, sp.log) and len(e.args) == 1:
+        b = _iv(e.args[0], pt)
+        if not _positive(b):
+            raise _Open
+        return _mpi.mpi_log(b, IV_PREC)
+    if isinstance(e, (sp.gamma, sp.factorial)):
+        b = _iv(e.args[0] + 1 if isinstance(e, sp.factorial) else e.args[0], pt)
+        if not _positive(b):
+            raise _Open
+        return _mpi.mpi_gamma(b, IV_PREC)
+    if isinstance(e, (sp.Min, sp.Max)):
+        return _iv_fold(_iv_min if isinstance(e, sp.Min) else _iv_max, [_iv(a, pt) for a in e.args])
+    if isinstance(e, sp.Abs):
+        return _mpi.mpi_abs(_iv(e.args[0], pt), IV_PREC)
+    if isinstance(e, sp.Piecewise):
+        for piece, cond in e.args:
+            if _iv_cond(cond, pt):
+                return _iv(piece, pt)
+    raise _Open
+
+
+def _iv_agree(expr: sp.Expr, outcome: sp.Expr, pt: dict[sp.Symbol, sp.Expr]) -> bool | str:
+    """:func:`_agree` decided by interval arithmetic, for every value in both intervals (:class:`_Open` when the
+    intervals do not decide: then sympy's evalf does, as before).
+
+    Agreement needs sup |a − b| ≤ RTOL·max(inf |a|, inf |b|, TINY) and disagreement inf |a − b| > RTOL·max(sup |a|,
+    sup |b|, TINY); "zero" needs sup |a|, sup |b| ≤ TINY and a nonzero agreement inf |a| or inf |b| > TINY.
+    """
+    a, b = _iv(expr, pt), _iv(outcome, pt)
+    mk = mpmath.mp.make_mpf
+    with mpmath.workdps(2 * DIGITS):
+        (a0, a1), (b0, b1) = [(mk(x[0]), mk(x[1])) for x in (a, b)]
+        if not all(mpmath.isfinite(x) for x in (a0, a1, b0, b1)):
+            raise _Open
+        diff_sup = max(abs(b1 - a0), abs(a1 - b0))
+        diff_inf = max(mpmath.mpf(0), a0 - b1, b0 - a1)
+        inf_a = mpmath.mpf(0) if a0 <= 0 <= a1 else min(abs(a0), abs(a1))
+        inf_b = mpmath.mpf(0) if b0 <= 0 <= b1 else min(abs(b0), abs(b1))
+        sup_a, sup_b = max(abs(a0), abs(a1)), max(abs(b0), abs(b1))
+        if diff_inf > RTOL * max(sup_a, sup_b, TINY):
+            return False
+        if diff_sup <= RTOL * max(inf_a, inf_b, TINY):
+            if sup_a <= TINY and sup_b <= TINY:
+                return "zero"
+            if inf_a > TINY or inf_b > TINY:
+                return True
+    raise _Open
 
 
 def record(key: str, expr: Any, outcome: Any) -> None:
