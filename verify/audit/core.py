@@ -50,7 +50,10 @@ all K together err with probability ≤ α; the best is reported):
   projected to the evaluation split's size from pessimistic selection rates, at
   two levels of pessimism (a strong one, robust to the winner's curse among
   thousands of noisy tail thresholds, and a milder one reaching deeper into a
-  tail whose likelihood ratio keeps growing);
+  tail whose likelihood ratio keeps growing); under a pure ε-DP claim (δ = 0) each threshold test is
+  scored by StatDP's conditional test of its event (or of the complement) instead of the two
+  Clopper–Pearson limits when that bound projects higher from the same selection counts
+  (``_conditional_side``, fixed on the selection split: one test, one bound);
 * two **rare-event tests**: "T outside the range seen on D in the selection
   split" (says D′) and "T outside the range seen on D′" (says D), each kept
   when the other data set put a selection output there.  An event that never
@@ -696,6 +699,7 @@ class _Test:
             a0, a1 = sel0[h0:], sel1[h1:]
             self.families["half-lines"] = f"half-lines of the {est}'s log-odds"
         t0, t1 = self._t(a0), self._t(a1)
+        chosen_on: dict[int, tuple[np.ndarray, np.ndarray]] = {0: (a0, a1)}   # stat -> selection outputs of its tests
         events: list[Event] = []
         for level in PESSIMISM:
             tau, d, projected = choose_threshold(t0, t1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
@@ -736,6 +740,7 @@ class _Test:
             self.families["classifier half-lines"] = "half-lines of a classifier's log-odds of the whole pair"
             u0, u1 = clf(sel0[h0:]), clf(sel1[h1:])
             si = len(self.extra)
+            chosen_on[si] = (sel0[h0:], sel1[h1:])
             for level in PESSIMISM:
                 tau, d, projected = choose_threshold(u0, u1, n_ev0, n_ev1, delta, alpha / len(PESSIMISM), level)
                 e = Event(tau, d, "threshold", projected=projected, stat=si, family="classifier half-lines",
@@ -748,6 +753,7 @@ class _Test:
             si = len(self.extra) + 1
             self.extra.append(lambda x: np.asarray(x, dtype=float).reshape(-1))
             self.extra_names.append("the output (its value)")
+            chosen_on[si] = (a0, a1)
             self.families["half-lines"] = "half-lines {x > τ}, {x < τ} of the output"
             v0, v1 = np.asarray(a0, dtype=float), np.asarray(a1, dtype=float)
             for level in PESSIMISM:
@@ -763,9 +769,31 @@ class _Test:
             events += self._atom_events(sel0, sel1, n_ev0, n_ev1, delta, alpha,
                                         None if pair is None else pair[1])
         self.tests = events
+        if delta == 0.0:
+            self._choose_bounds(chosen_on, n_ev0, n_ev1, 2 * alpha / max(1, len(events)))
         if n_ev0 == n_ev1:
             self._add_rare_pair(sel0, sel1, n_ev0, delta)
         self.K = len(self.tests)   # Bonferroni over the distinct tests fixed before the evaluation split is seen
+
+    def _choose_bounds(self, chosen_on: dict[int, tuple[np.ndarray, np.ndarray]], n_ev0: int, n_ev1: int,
+                       level: float) -> None:
+        """At δ = 0, the bound of each threshold test, fixed here on the selection split (issue 32).
+
+        Each threshold test is scored by the two Clopper–Pearson limits or by StatDP's conditional test of its
+        event (or of the event's complement), whichever :func:`_conditional_side` projects higher from the
+        selection outputs on which the test's threshold was chosen.  The choice is a function of the selection
+        split only, so the test stays one fixed test at α/K.
+        """
+        for si, (x0, x1) in chosen_on.items():
+            idx = [i for i, e in enumerate(self.tests) if e.kind == "threshold" and e.stat == si]
+            if not idx:
+                continue
+            says0, says1 = self.says_dprime(x=x0), self.says_dprime(x=x1)
+            for i in idx:
+                side = _conditional_side(int(says0[i].sum()), x0.shape[0], int((~says1[i]).sum()), x1.shape[0],
+                                         n_ev0, n_ev1, level)
+                if side:
+                    self.tests[i] = dataclasses.replace(self.tests[i], cond_side=side)
 
     def _add_rare_pair(self, sel0: np.ndarray, sel1: np.ndarray, n_ev: int, delta: float) -> None:
         """The rare sets of both sides pooled into one guess test (issue 32): StatDP's pooled construction.
@@ -986,13 +1014,55 @@ def _rare_counts(ev: Event, fp: int, fn: int, ne0: int, ne1: int) -> tuple[int, 
     ``rare_set`` +1: the test says D′ on R (R favours D′: D′ hits n1 − fn, D hits fp); −1: it says D′
     off R (R favours D: D hits n0 − fp, D′ hits fn).
     """
-    return (ne1 - fn, ne1, fp, ne0) if ev.rare_set == 1 else (ne0 - fp, ne0, fn, ne1)
+    side = ev.rare_set or ev.cond_side
+    return (ne1 - fn, ne1, fp, ne0) if side == 1 else (ne0 - fp, ne0, fn, ne1)
+
+
+def _projected_conditional(c0: int, n0: int, c1: int, n1: int, level: float) -> float:
+    """ε_lower of StatDP's conditional test (event favouring side 0) at expected thinning: ln(c0/k), k the smallest
+    kept count of the c0 occurrences whose one-sided Fisher p-value against c1 is ≤ ``level`` (0 when none is)."""
+    from .pooled import fisher_greater
+
+    if c0 <= 0 or fisher_greater(c0, n0, c1, n1) > level:
+        return 0.0
+    lo, hi = 0, c0                        # fisher(hi) ≤ level < fisher(lo) (fisher(0) = 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fisher_greater(mid, n0, c1, n1) <= level else (mid, hi)
+    return math.log(c0 / hi)
+
+
+def _conditional_side(fp: int, s0: int, fn: int, s1: int, ne0: int, ne1: int, level: float) -> int:
+    """Which bound scores a threshold test at δ = 0, from its selection counts (the rule of issue 32).
+
+    fp of the s0 selection outputs on D say D′, fn of the s1 on D′ do not.  The counts are projected to the
+    evaluation split (ne0, ne1: the selection rates times the evaluation sizes) and both bounds are computed at
+    the same total level ``level``: the Clopper–Pearson pair (two limits at level/2) and StatDP's conditional
+    test (one test at ``level``; at the expected thinning) of the event "says D′" favouring D′ and of its
+    complement favouring D.  Returns +1 or −1 (the conditional test of that set) when one projects strictly
+    higher than the Clopper–Pearson pair, else 0 (Clopper–Pearson).  A function of the selection split only.
+
+    Examples
+    --------
+    >>> _conditional_side(2, 1000, 985, 1000, 9000, 9000, 0.01)      # a rare event on D′ (ratio 7.5)
+    1
+    >>> _conditional_side(100, 1000, 100, 1000, 9000, 9000, 0.01)    # both sets common, ratio 9: Clopper–Pearson
+    0
+    """
+    c_fp, c_fn = round(fp / s0 * ne0), round(fn / s1 * ne1)
+    cp = max(0.0, eps_from_rates(cp_upper(c_fp, ne0, level / 2), cp_upper(c_fn, ne1, level / 2)))
+    up = _projected_conditional(ne1 - c_fn, ne1, c_fp, ne0, level)      # "says D′" favours D′
+    down = _projected_conditional(ne0 - c_fp, ne0, c_fn, ne1, level)    # its complement favours D
+    if max(up, down) <= cp:
+        return 0
+    return 1 if up >= down else -1
 
 
 def _conditional(ev: Event, delta: float) -> bool:
-    """Whether a test is scored by StatDP's conditional test: a rare set (range edge or pooled point masses)
+    """Whether a test is scored by StatDP's conditional test: a rare set (range edge or pooled point masses), or a
+    threshold test whose conditional bound projected higher on the selection split (:func:`_conditional_side`),
     under a pure ε-DP claim (the conditional test is not a test of (ε, δ)-DP with δ > 0)."""
-    return ev.rare_set != 0 and delta == 0.0
+    return (ev.rare_set != 0 or ev.cond_side != 0) and delta == 0.0
 
 
 def _tails_counts(fp: int, fn: int, dh0: int, dh1: int, ne1: int) -> tuple[int, int]:
@@ -1174,7 +1244,7 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                              "conditional": any(e.family == fam and _conditional(e, delta) for e in test.tests)}
         if fam == "point masses":
             f["note"] = (test.atoms.describe() + " in the selection split") if test.atoms is not None else ""
-        elif f["conditional"]:
+        elif any(e.family == fam and e.kind == "rare" and _conditional(e, delta) for e in test.tests):
             f["note"] = "a tail beyond every output of the other data set must also occur in the selection split"
         fams.append(f)
     stat_name = test.name if ev.stat == 0 else test.extra_names[ev.stat - 1]

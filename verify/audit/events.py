@@ -307,6 +307,10 @@ class Event:
     parts1: tuple[int, ...] = ()
     parts0: tuple[int, ...] = ()
     conditional: bool = False
+    #: kind ``threshold`` at δ = 0 only: scored by StatDP's conditional test (:func:`verify.audit.pooled.
+    #: conditional_eps_lower`) of the set where it says D′, favouring D′ (+1), or of its complement, favouring D
+    #: (−1), instead of the two Clopper–Pearson limits (0); fixed on the selection split (``core._conditional_side``)
+    cond_side: int = 0
 
     def says_dprime(self, t: np.ndarray, g: np.ndarray | None = None) -> np.ndarray:
         """Booleans: the test says D′ at statistic values t (group ids g of the outputs)."""
@@ -334,7 +338,9 @@ class Event:
         text = f"say D′ when {stat} {'>' if self.direction == 1 else '<'} {self.tau:.6g}"
         if self.group is not None:
             text += f" and {self.group_label}"
-        return f"{text} ({self.note})" if self.note else text
+        note = "; ".join(x for x in (self.note, "scored by StatDP's conditional test of the "
+                                     + ("event" if self.cond_side == 1 else "complement") if self.cond_side else "") if x)
+        return f"{text} ({note})" if note else text
 
 
 def rare_events(t0: np.ndarray, t1: np.ndarray) -> list[Event]:
