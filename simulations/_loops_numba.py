@@ -15,6 +15,8 @@
 * :func:`md_linear_steps` — steps of noisy mirror descent with a constant gradient (a linear loss:
   :func:`simulations.private_erm.private_mirror_descent_linear`) over the ℓ2 ball or with the
   entropy (ℓ1 ball, simplex), given the Gaussian noise of a block of steps;
+* :func:`trig_phase_table` — cos and sin of the phases 2π·(t_i k_j mod 1) of
+  :func:`simulations.data.evaluate_series` (libm's ``cos``/``sin``, as NumPy's on AVX2 builds);
 * :func:`pairwise_sum` — ``np.sum`` of a contiguous float64 vector, reproduced: NumPy's pairwise
   summation (eight running sums per block of at most 128 elements, blocks halved on multiples
   of 8) added to the reduction's identity 0.0; the two kernels above sum as ``np.sum`` does with it.
@@ -33,7 +35,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["fw_l1_steps", "hinge_row_means", "laplace_from_uniform", "md_linear_steps", "online_sup_grid", "pairwise_sum",
-           "sobolev1_eval_sorted", "sobolev1_gram_into", "sobolev_gram"]
+           "sobolev1_eval_sorted", "sobolev1_gram_into", "sobolev_gram", "trig_phase_table"]
 
 
 @njit(cache=True, nogil=True)
@@ -448,3 +450,23 @@ def md_linear_steps(state: np.ndarray, acc: np.ndarray, G: np.ndarray, z: np.nda
             c = mx + math.log(0.0 + _pairwise(e, 0, m))
             for k in range(m):
                 state[r, k] = state[r, k] - c
+
+
+@njit(cache=True, nogil=True)
+def trig_phase_table(t: np.ndarray, k: np.ndarray, c: np.ndarray, s: np.ndarray) -> None:
+    """c[i, j], s[i, j] = cos, sin of ``2 * math.pi * np.mod(np.outer(t, k), 1.0)``, element by element.
+
+    ``np.mod`` of floats is NumPy's ``npy_divmod`` remainder: ``fmod`` (exact), moved into [0, 1) by
+    adding 1 when negative, and +0.0 for a zero remainder (NaN passes through), as Python's float ``%``
+    that numba compiles.  Then the product with
+    the Python float 2π and libm's ``cos`` and ``sin`` (:func:`simulations.data.evaluate_series` uses
+    this table only where a probe finds NumPy's ``np.cos``/``np.sin`` equal to libm's).
+    """
+    two_pi = 2 * math.pi
+    for i in range(t.shape[0]):
+        ti = t[i]
+        for j in range(k.shape[0]):
+            r = (ti * k[j]) % 1.0       # numba's float % is CPython's float_rem: NumPy's npy_divmod remainder
+            ph = two_pi * r
+            c[i, j] = math.cos(ph)
+            s[i, j] = math.sin(ph)

@@ -210,16 +210,59 @@ def evaluate_series(series: list[TrigSeries] | tuple[TrigSeries, ...], x: ArrayL
                 break
         else:
             groups.append((f, [j]))
+    # the compiled table for finite points only (a NaN's sign and payload may differ from NumPy's)
+    compiled = t.size * len(groups) >= _TRIG_COMPILED_MIN and bool(np.isfinite(t).all()) and _trig_compiled_ok()
     for head, members in groups:
         k = head.freqs.astype(float)
         w = np.where(head.freqs == 0, 1.0, _SQRT2)
         coef = [(w * series[j].cos, w * series[j].sin) for j in members]
         for i in range(0, t.size, chunk):
-            ph = 2 * math.pi * np.mod(np.outer(t[i : i + chunk], k), 1.0)
-            c, s_ = np.cos(ph), np.sin(ph)
+            c, s_ = _trig_table(t[i : i + chunk], k, compiled)
             for j, (wc, ws) in zip(members, coef, strict=True):
                 outs[j][i : i + chunk] = c @ wc + s_ @ ws
     return outs
+
+
+#: points × groups from which :func:`evaluate_series` builds its cos/sin table in the compiled loop (below,
+#: the NumPy steps: same bits, and no probe for a one-off evaluation)
+_TRIG_COMPILED_MIN = 64
+
+
+def _trig_table(t: NDArray[np.float64], k: NDArray[np.float64], compiled: bool
+                ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(cos, sin) of the phases 2π(t_i k_j mod 1), (len(t), len(k)) C-contiguous: NumPy's steps, or
+    :func:`simulations._loops_numba.trig_phase_table` (the same bits where :func:`_trig_compiled_ok`)."""
+    if not compiled:
+        ph = 2 * math.pi * np.mod(np.outer(t, k), 1.0)
+        return np.cos(ph), np.sin(ph)
+    from ._loops_numba import trig_phase_table
+
+    c = np.empty((t.size, k.size))
+    s_ = np.empty((t.size, k.size))
+    trig_phase_table(np.ascontiguousarray(t), np.ascontiguousarray(k), c, s_)
+    return c, s_
+
+
+_TRIG_OK: list[bool] = []
+
+
+def _trig_compiled_ok() -> bool:
+    """Whether the compiled cos/sin table equals NumPy's on this machine (checked once per process).
+
+    NumPy's float64 ``np.cos``/``np.sin`` are libm's on AVX2 builds, as the compiled loop's; an AVX-512 build
+    has its own vectorised versions whose last bits differ.  A probe of 4096 points × 41 frequencies
+    (uniform points, multiples of 2⁻⁵³, 0, ½, negative and large arguments) is computed both ways and
+    compared exactly; any difference keeps the NumPy steps.
+    """
+    if not _TRIG_OK:
+        g = np.random.default_rng(2024)
+        t = np.concatenate([g.random(4000), [0.0, 0.5, 0.25, 1 - 2.0**-53, 2.0**-53, -0.3, 1e6 + 0.1, 123.456],
+                            g.uniform(-4.0, 4.0, 88)])
+        k = np.concatenate([np.arange(33.0), 2.0 ** np.arange(33, 41)])
+        c0, s0 = _trig_table(t, k, False)
+        c1, s1 = _trig_table(t, k, True)
+        _TRIG_OK.append(bool(c0.tobytes() == c1.tobytes() and s0.tobytes() == s1.tobytes()))
+    return _TRIG_OK[0]
 
 
 # ---------------------------------------------------------------------------

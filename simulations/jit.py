@@ -53,6 +53,9 @@ def _loops() -> None:
     PeriodicSobolevKernel(s=1)(np.linspace(0, 1, 5))
     private_fw_lasso(np.eye(2), np.ones(2), 5, 0.1, np.random.default_rng(0), n_rep=2)   # with laplace_from_uniform
     private_mirror_descent_linear(np.ones((2, 2)), "l1", 3, 0.1, 0.1, np.random.default_rng(0))  # md_linear_steps
+    from .data import _trig_compiled_ok
+
+    _trig_compiled_ok()                                                  # trig_phase_table (and its probe)
     t, c, e = 3, 2, 4        # the argument types of the scan's call (float64, C-contiguous)
     online_sup_grid(np.ones((t, c)), np.ones((t, e)), np.ones((c, e)), np.ones((t, e)), np.ones(t),
                     np.ones((t, 2)), np.ones((t, c, 2)))

@@ -380,3 +380,40 @@ def test_md_entropy_probe_decides_the_path(monkeypatch):
                                                               np.random.default_rng(0), n_rep=2))
     PE.private_mirror_descent_linear(G, "l2", 5, 0.1, 0.2, np.random.default_rng(0))
     assert len(calls) == 1          # ℓ2 (no exp/log) stays compiled
+
+
+# --------------------------------------------------------------------------------------
+# trigonometric series: the compiled cos/sin table of simulations.data.evaluate_series
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n,seed", [(1, 0), (64, 1), (3000, 2)])
+def test_trig_phase_table_equals_numpy(n, seed):
+    """cos/sin of 2π(t k mod 1) compiled and by NumPy's steps: the same bits for points in [0, 1), on the
+    2⁻⁵³ grid, negative and large, frequencies 0…40 and 2^j up to 2^40 (exact phases, remainders 0)."""
+    from simulations.data import _trig_compiled_ok, _trig_table
+
+    assert _trig_compiled_ok()                 # this machine: NumPy's cos/sin are libm's
+    g = np.random.default_rng(seed)
+    t = np.concatenate([g.random(n), [0.0, -0.0, 0.5, 2.0**-53, 1 - 2.0**-53], g.uniform(-50.0, 50.0, n),
+                        g.uniform(-1e9, 1e9, 8)])
+    k = np.concatenate([np.arange(41.0), 2.0 ** np.arange(41, 45), [0.5, -3.0]])
+    (c0, s0), (c1, s1) = _trig_table(t, k, False), _trig_table(t, k, True)
+    assert _same(c0, c1) and _same(s0, s1)
+
+
+def test_evaluate_series_compiled_equals_numpy(monkeypatch):
+    """evaluate_series (three series sharing frequencies, chunks of 100 points) gives the same values with the
+    compiled table and with NumPy's steps; non-finite points take the NumPy steps."""
+    import simulations.data as D
+
+    f = D.TrigSeries([0, 1, 2, 4, 8, 1024], cos=[0.5, 1.0, 0.0, 0.2, -0.1, 1e-3], sin=[0.0, -0.3, 0.7, 0.1, 0.05, 2e-3])
+    series = [f, f.multiply([1.0, 0.5, 0.25, 0.1, 0.05, 0.01]), D.TrigSeries([3], cos=[1.0], sin=[2.0])]
+    x = np.random.default_rng(5).random(1001)
+    got = D.evaluate_series(series, x, chunk=100)
+    monkeypatch.setattr(D, "_TRIG_COMPILED_MIN", 10**12)            # NumPy's steps only
+    ref = D.evaluate_series(series, x, chunk=100)
+    assert all(_same(a, b) for a, b in zip(got, ref, strict=True))
+    monkeypatch.setattr(D, "_TRIG_COMPILED_MIN", 0)
+    calls = []
+    monkeypatch.setattr(D, "_trig_table", lambda t, k, compiled: calls.append(compiled) or (np.cos(np.outer(t, k)),) * 2)
+    D.evaluate_series(series[:1], np.array([0.1, np.nan]))
+    assert calls == [False]
