@@ -21,6 +21,7 @@ import functools
 import hashlib
 import os
 import pickle
+import re
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -97,7 +98,7 @@ def sample_domain(
             batch[s] = ns.by_symbol(s).sample(rng, 4 * n)
         mask = np.ones(4 * n, dtype=bool)
         for c in constraints:
-            f = sp.lambdify(syms, c.lhs - c.rhs, "numpy")
+            f = lambdified(syms, c.lhs - c.rhs, "numpy")
             with np.errstate(all="ignore"):
                 v = np.asarray(f(*[batch[s] for s in syms]), dtype=float) * np.ones(4 * n)
             if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)):
@@ -172,7 +173,7 @@ def domain_points(
                 ok &= np.array([p.contains(float(x)) if np.isfinite(x) else False for x in base[s_]])
         for c in constraints:
             syms_c = sorted(ns.known(c.free_symbols), key=str)
-            f = sp.lambdify(syms_c, c.lhs - c.rhs, "numpy")
+            f = lambdified(syms_c, c.lhs - c.rhs, "numpy")
             with np.errstate(all="ignore"):
                 val = np.asarray(f(*[base[s_] for s_ in syms_c]), dtype=float) * np.ones(N_SCHEDULE)
             ok &= (val >= 0) if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else (val <= 0)
@@ -227,7 +228,7 @@ def _finite_text(c: dict[str, int]) -> str:
 
 def _eval(expr: sp.Expr, pts: dict[sp.Symbol, np.ndarray]) -> np.ndarray:
     syms = list(pts)
-    f = sp.lambdify(syms, expr, "numpy")
+    f = lambdified(syms, expr, "numpy")
     n = len(next(iter(pts.values()))) if pts else 1
     with np.errstate(all="ignore"):
         v = f(*[pts[s] for s in syms])
@@ -384,6 +385,77 @@ def simplified(e: Any) -> Any:
             record(key, e, out)
         _SIMPLIFY_MEMO[key] = out
     return out
+
+
+#: results of :func:`memoised` in this process, by function and arguments (see :func:`_memo_key`)
+_CALL_MEMO: dict[tuple, Any] = {}
+
+
+def _memo_key(x: Any) -> Any:
+    """A hashable stand-in for an argument that equals another one's only when sympy cannot tell them apart:
+    the type travels with the value (so 1, 1.0 and Integer(1) differ), lists and tuples item by item;
+    sympy's own ``==`` is structural and spells every symbol's assumptions and every function's class."""
+    if isinstance(x, (list, tuple)):
+        return (type(x), tuple(_memo_key(v) for v in x))
+    if isinstance(x, dict):
+        return (dict, tuple(sorted(((_memo_key(k), _memo_key(v)) for k, v in x.items()), key=repr)))
+    return (type(x), x)
+
+
+def memoised(fn: Any, *args: Any, **kw: Any) -> Any:
+    """``fn(*args, **kw)`` computed once per process for equal arguments (:func:`_memo_key`).
+
+    For the pure sympy operations the derivations and checks repeat (each paper-module site runs
+    when a statement is derived and again when its dependants' checks derive it): ``solve``,
+    ``solveset``, ``integrate``, ``limit``, ``nsimplify``, ``lambdify``.  A list or dict result is
+    returned as a fresh shallow copy each time (the elements are immutable sympy objects); any
+    other result is the same object.  Unhashable arguments are simply passed on.
+
+    Examples
+    --------
+    >>> from bounds.symbols import S
+    >>> a = memoised(sp.solve, S.m**2 - 4, S.m)
+    >>> a, a == memoised(sp.solve, S.m**2 - 4, S.m), a is memoised(sp.solve, S.m**2 - 4, S.m)
+    ([2], True, False)
+    """
+    try:
+        key = (fn, _memo_key(args), _memo_key(kw))
+        out = _CALL_MEMO.get(key, _CALL_MEMO)
+    except TypeError:                                   # an unhashable argument (a mutable matrix)
+        return fn(*args, **kw)
+    if out is _CALL_MEMO:
+        out = _CALL_MEMO[key] = fn(*args, **kw)
+    return type(out)(out) if isinstance(out, (list, dict)) else out
+
+
+def solved(*args: Any, **kw: Any) -> Any:
+    """``sympy.solve``, once per process for equal arguments (:func:`memoised`)."""
+    return memoised(sp.solve, *args, **kw)
+
+
+def solved_set(*args: Any, **kw: Any) -> Any:
+    """``sympy.solveset``, once per process for equal arguments (:func:`memoised`)."""
+    return memoised(sp.solveset, *args, **kw)
+
+
+def integrated(*args: Any, **kw: Any) -> Any:
+    """``sympy.integrate``, once per process for equal arguments (:func:`memoised`)."""
+    return memoised(sp.integrate, *args, **kw)
+
+
+def limited(*args: Any, **kw: Any) -> Any:
+    """``sympy.limit``, once per process for equal arguments (:func:`memoised`)."""
+    return memoised(sp.limit, *args, **kw)
+
+
+def nsimplified(*args: Any, **kw: Any) -> Any:
+    """``sympy.nsimplify``, once per process for equal arguments (:func:`memoised`)."""
+    return memoised(sp.nsimplify, *args, **kw)
+
+
+def lambdified(*args: Any, **kw: Any) -> Any:
+    """``sympy.lambdify``, once per process for equal arguments (:func:`memoised`; the function is shared)."""
+    return memoised(sp.lambdify, *args, **kw)
 
 
 def compare(st: Statement, stated: sp.Expr, derived: sp.Expr, label: str = "stated vs derived") -> Result:
@@ -627,7 +699,7 @@ def density_integrates_to_one(density: sp.Expr, var: sp.Symbol = S.b, label: str
             v = 10 ** rng.uniform(-3, 3, 64)
             pts.append(np.ceil(v) if sym.is_integer else v)
         with np.errstate(all="ignore"):
-            vals = np.asarray(sp.lambdify(syms, c, "numpy")(*pts), dtype=float) * np.ones(64)
+            vals = np.asarray(lambdified(syms, c, "numpy")(*pts), dtype=float) * np.ones(64)
         grows = bool(not np.isnan(vals).any() and np.all(vals <= 0)) or None   # −inf still has a sign
     if grows:
         return _check(
@@ -639,7 +711,7 @@ def density_integrates_to_one(density: sp.Expr, var: sp.Symbol = S.b, label: str
             severity="typo",
         )
     try:
-        total = simplified(sp.integrate(density, (var, -sp.oo, sp.oo), conds="none"))
+        total = simplified(integrated(density, (var, -sp.oo, sp.oo), conds="none"))
     except Exception as exc:  # noqa: BLE001
         return _check(label, False, "symbolic", f"sympy could not integrate: {exc}", severity="mismatch")
     if total == 1:
@@ -699,7 +771,7 @@ def laplace_privacy(
 
 def expectation(density: sp.Expr, g: sp.Expr, var: sp.Symbol = S.b) -> sp.Expr:
     """E g(b) for a symmetric density p(b) (integrated with sympy)."""
-    return simplified(sp.integrate(g * density, (var, -sp.oo, sp.oo), conds="none"))
+    return simplified(integrated(g * density, (var, -sp.oo, sp.oo), conds="none"))
 
 
 def laplace_density(scale: sp.Expr, var: sp.Symbol = S.b) -> sp.Expr:
@@ -739,7 +811,7 @@ def leading_exponent(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
         return sp.Integer(0)
     if isinstance(e, sp.Abs):
         return leading_exponent(e.args[0], var)
-    return sp.limit(sp.log(e) / sp.log(var), var, sp.oo)
+    return limited(sp.log(e) / sp.log(var), var, sp.oo)
 
 
 class _Bounded(sp.Function):
@@ -845,8 +917,15 @@ def _exact(x: float) -> sp.Rational:
     return _exact_text(f"{x:.2g}")
 
 
+#: a two-significant-digit decimal with a decimal exponent in [−25, 25]: the texts whose
+#: ``nsimplify(float(text), rational=True)`` is the decimal itself (all 9183 of them checked, tests/test_checks_exact.py)
+_TWO_DIGITS = re.compile(r"-?[1-9](\.[0-9])?(e[+-](0[0-9]|1[0-9]|2[0-5]))?|-?[1-9][0-9]|-?0\.0{0,3}[1-9][0-9]?")
+
+
 @functools.lru_cache(maxsize=4096)
 def _exact_text(text: str) -> sp.Rational:
+    if _TWO_DIGITS.fullmatch(text):
+        return sp.Rational(text)                    # what nsimplify gives, without its ≈ 4 ms search
     return sp.nsimplify(float(text), rational=True)
 
 
@@ -1035,4 +1114,4 @@ def regularised_projection(gram: Sequence[Sequence[Any]], f: Sequence[Any], lam:
     if sp.sympify(lam) <= 0:
         raise ValueError("lam: regularised_projection needs λ > 0")
     LK = K / n
-    return [sp.nsimplify(v) for v in (LK + sp.sympify(lam) * sp.eye(n)).LUsolve(LK * sp.Matrix(f))]
+    return [nsimplified(v) for v in (LK + sp.sympify(lam) * sp.eye(n)).LUsolve(LK * sp.Matrix(f))]

@@ -105,7 +105,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..checks import simplified
+from ..checks import integrated, limited, simplified, solved
 from ..core import Statement
 from ..evidence import Check, Result
 from ..paper import Paper
@@ -238,7 +238,7 @@ add(
 
 def _lipschitz_checks(st: Statement, dep) -> list[Result]:
     lr1 = sp.diff(logistic_loss(), _z)
-    sup_lr = sp.Max(sp.Abs(sp.limit(lr1, _z, -sp.oo)), sp.Abs(sp.limit(lr1, _z, sp.oo)))
+    sup_lr = sp.Max(sp.Abs(limited(lr1, _z, -sp.oo)), sp.Abs(limited(lr1, _z, sp.oo)))
     mono = simplified(sp.diff(lr1, _z)).is_positive  # ℓ' increasing: sup|ℓ'| is at an end
     pieces = _huber_pieces()
     hub1 = [sp.diff(e, _z) for e, _ in pieces]
@@ -290,7 +290,7 @@ def _sens_derive(dep) -> sp.Expr:
     # Λ-strong convexity of J_D: Λ‖f₁ − f₂‖² ≤ (∇J_D(f₁) − ∇J_D(f₂))ᵀ(f₁ − f₂) = −∇G(f₂)ᵀ(f₁ − f₂)
     # ≤ ‖∇G(f₂)‖‖f₁ − f₂‖ with ∇J_D(f₁) = 0 = ∇J_D′(f₂), G = J_D − J_D′.
     x = sp.Symbol("x_dist", positive=True)
-    sol = sp.solve(sp.Eq(dep("erm") * x**2, dep("alg1.grad_diff") * x), x)
+    sol = solved(sp.Eq(dep("erm") * x**2, dep("alg1.grad_diff") * x), x)
     # inexact minimiser: Λ‖w̃ − w*‖² ≤ (∇J(w̃) − ∇J(w*))ᵀ(w̃ − w*) ≤ ‖∇J(w̃)‖‖w̃ − w*‖, so ‖w̃ − w*‖ ≤ tol/Λ on D
     # and on D′; the triangle inequality adds 2·tol/Λ
     return simplified(sol[0] + 2 * tol_g / dep("erm"))
@@ -443,11 +443,11 @@ def _norm_law_derive(dep) -> sp.Expr:
     # polar coordinates: P(‖b‖ ∈ dr) ∝ surface(r)·exp(−βr) ∝ r^(d−1) exp(−βr); normalise
     area = 2 * sp.pi ** (d / 2) / sp.gamma(d / 2) * r_b ** (d - 1)
     unnorm = area * sp.exp(-beta * r_b)
-    return simplified(unnorm / sp.integrate(unnorm, (r_b, 0, sp.oo)))
+    return simplified(unnorm / integrated(unnorm, (r_b, 0, sp.oo)))
 
 
 def _norm_law_checks(st: Statement, dep) -> list[Result]:
-    total = simplified(sp.integrate(st.stated, (r_b, 0, sp.oo)))
+    total = simplified(integrated(st.stated, (r_b, 0, sp.oo)))
     return [_ok("norm law integrates to one", total == 1, "symbolic", f"∫₀^∞ p(r) dr = {sp.sstr(total)}",
                 severity="mismatch")]
 
@@ -474,7 +474,7 @@ ALG1_MEAN_NORM = add(
     "noise",
     "expected noise norm E‖b‖",
     d / beta,
-    derive=lambda dep: simplified(sp.integrate(r_b * dep("alg1.norm_law"), (r_b, 0, sp.oo))),
+    derive=lambda dep: simplified(integrated(r_b * dep("alg1.norm_law"), (r_b, 0, sp.oo))),
     relation="eq",
     params=("d", "beta"),
     depends=("alg1.norm_law",),
@@ -525,9 +525,9 @@ add(
 # --------------------------------------------------------------------------- Algorithm 2
 def _c_logistic_derive(dep) -> sp.Expr:
     l2 = sp.diff(logistic_loss(), _z, 2)
-    crit = sp.solve(sp.diff(simplified(l2), _z), _z)
+    crit = solved(sp.diff(simplified(l2), _z), _z)
     cands = [simplified(l2.subs(_z, z0)) for z0 in crit]
-    cands += [sp.limit(l2, _z, sp.oo), sp.limit(l2, _z, -sp.oo)]
+    cands += [limited(l2, _z, sp.oo), limited(l2, _z, -sp.oo)]
     return sp.Max(*cands)
 
 
@@ -800,7 +800,7 @@ ALG2_DELTA = add(
     "extra regulariser Δ when ε′ ≤ 0 (then ε′ is reset to ε/2)",
     c * q_x**2 / (n * (sp.exp(eps / 4) - 1)) - Lam,
     # the Jacobian part gets the other half of ε: log(1 + cq²/(n(Λ+Δ))) = ε/2 with the tight factor
-    derive=lambda dep: sp.solve(sp.Eq(sp.log(det_ratio_tight()), eps / 2), Delta)[0],
+    derive=lambda dep: solved(sp.Eq(sp.log(det_ratio_tight()), eps / 2), Delta)[0],
     relation="upper",
     params=("eps", "c", "n", "Lam", "q"),
     relaxes=RELAX_Q,
@@ -1075,14 +1075,14 @@ def _kernel_derive(dep) -> sp.Expr:
     # ω ~ N(0, 2γ) in one dimension: E cos(ωu) = ∫ cos(ωu) e^{−ω²/(4γ)}/√(4πγ) dω (the Fourier pair of the
     # Gaussian kernel; in d dimensions the expectation factorises over coordinates)
     dens = sp.exp(-_omega**2 / (4 * g_rbf)) / sp.sqrt(4 * sp.pi * g_rbf)
-    return simplified(sp.integrate(sp.cos(_omega * u_sep) * dens, (_omega, -sp.oo, sp.oo)))
+    return simplified(integrated(sp.cos(_omega * u_sep) * dens, (_omega, -sp.oo, sp.oo)))
 
 
 def _kernel_checks(st: Statement, dep) -> list[Result]:
     # σ_p² = E‖ω‖² = 2γd, the second moment Claim 1 uses
     dens = sp.exp(-_omega**2 / (4 * g_rbf)) / sp.sqrt(4 * sp.pi * g_rbf)
-    m2 = simplified(sp.integrate(_omega**2 * dens, (_omega, -sp.oo, sp.oo)))
-    tot = simplified(sp.integrate(dens, (_omega, -sp.oo, sp.oo)))
+    m2 = simplified(integrated(_omega**2 * dens, (_omega, -sp.oo, sp.oo)))
+    tot = simplified(integrated(dens, (_omega, -sp.oo, sp.oo)))
     return [_ok("ω ~ N(0, 2γ): a density with second moment 2γ per coordinate (σ_p² = 2γd)",
                 tot == 1 and simplified(m2 - 2 * g_rbf) == 0, "symbolic",
                 f"∫p = {sp.sstr(tot)}, ∫ω²p = {sp.sstr(m2)}", severity="mismatch")]
@@ -1217,7 +1217,7 @@ RFF_UNIFORM = add(
 def _sq_norm_derive(dep) -> sp.Expr:
     # J(f*) ≤ J(0) = (1/n)Σ y_i²/2 ≤ M²/2 and J(f*) ≥ (Λ/2)‖f*‖²
     x = sp.Symbol("x_norm", positive=True)
-    return sp.solve(sp.Eq(Lam / 2 * x**2, M_y**2 / 2), x)[0]
+    return solved(sp.Eq(Lam / 2 * x**2, M_y**2 / 2), x)[0]
 
 
 def _ridge_solve(Z: np.ndarray, y: np.ndarray, lam_: float) -> np.ndarray:
@@ -1297,7 +1297,7 @@ RFF_SQ_LIPSCHITZ = add(
 def _rff_sens_derive(dep) -> sp.Expr:
     # as cms.alg1.sensitivity with ‖∇(J_D − J_D′)‖ ≤ 2·L·R/n (two records, |ℓ'| ≤ L, ‖z‖ ≤ R)
     x = sp.Symbol("x_dist", positive=True)
-    sol = sp.solve(sp.Eq(dep("erm") * x**2, (2 * C_L * R_z / n) * x), x)
+    sol = solved(sp.Eq(dep("erm") * x**2, (2 * C_L * R_z / n) * x), x)
     return simplified(sol[0])
 
 

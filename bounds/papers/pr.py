@@ -69,7 +69,7 @@ import numpy as np
 import sympy as sp
 
 from .._lazy import lazy_module
-from ..checks import leading_exponent, rate_check, simplified
+from ..checks import lambdified, leading_exponent, rate_check, simplified, solved, solved_set
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
@@ -215,7 +215,7 @@ def _decay_rate(density: sp.Expr) -> sp.Expr:
 
 def _pieces(pw: sp.Piecewise) -> list[tuple[sp.Expr, sp.Set]]:
     """(expression, interval in u) for each piece of a Piecewise in ``u_margin``."""
-    return [(expr, sp.solveset(cond, u, sp.S.Reals)) for expr, cond in pw.args]
+    return [(expr, solved_set(cond, u, sp.S.Reals)) for expr, cond in pw.args]
 
 
 def _sup_abs_on(expr: sp.Expr, interval: sp.Set) -> sp.Expr:
@@ -377,7 +377,7 @@ def _huber_derive(dep) -> sp.Expr:
     # quadratic that matches value and slope of both at u = ∓h (4 conditions, 3 unknowns)
     a, b_, c_ = sp.symbols("a_q b_q c_q")
     q = a * u**2 + b_ * u + c_
-    sol = sp.solve(
+    sol = solved(
         [q.subs(u, -h), sp.diff(q, u).subs(u, -h), q.subs(u, h) - h, sp.diff(q, u).subs(u, h) - 1],
         [a, b_, c_],
         dict=True,
@@ -1048,7 +1048,7 @@ def _lemma4_derive(dep) -> sp.Expr:
     # P ≤ D exp(−s/θ) = δ  ⇒  threshold D·θ·log(D/δ)   (union bound, Chaudhuri & Monteleoni 2008, Lemma 5)
     theta = 1 / _decay_rate(dep("pr.eq7.noise"))
     s = sp.Symbol("s_thr", positive=True)
-    sol = sp.solve(sp.Eq(_Dm * sp.exp(-s / theta), delta), s)[0]
+    sol = solved(sp.Eq(_Dm * sp.exp(-s / theta), delta), s)[0]
     canon = theta * sp.log(_Dm / delta)  # the same number, written as θ·log(D/δ)
     if simplified(sp.expand_log(sol - canon, force=True)) != 0:
         raise ArithmeticError(f"union-bound threshold {sol} is not θ·log(D/δ)")
@@ -1057,7 +1057,7 @@ def _lemma4_derive(dep) -> sp.Expr:
 
 def lemma4_tail(d_: int, delta_: float | np.ndarray, threshold: sp.Expr | None = None, eps_: float = 1.0) -> np.ndarray:
     """Exact P[‖b‖ ≥ t(d, δ, ε)] for ‖b‖ ~ Γ((d+1)², 2/ε) (scipy), t the stated Lemma 4 threshold by default."""
-    f = sp.lambdify((d, delta, eps), PAPER.stated("pr.lemma4") if threshold is None else threshold, "numpy")
+    f = lambdified((d, delta, eps), PAPER.stated("pr.lemma4") if threshold is None else threshold, "numpy")
     D = (d_ + 1) ** 2
     t = np.asarray(f(d_, np.asarray(delta_, dtype=float), eps_), dtype=float)
     return stats.gamma.sf(t, a=D, scale=2.0 / eps_)
@@ -1388,7 +1388,7 @@ def _eq18_derive(dep) -> sp.Expr:
     kappa = LEMMA2_MODULUS * a * (1 - a) / 2  # subtracted term of Lemma 2 at α = 1/2
     # J(Φ*) ≤ J(mid) ≤ (J(Φ^p) + J(Φ*))/2 − κS  ⇒  J(Φ^p) − J(Φ*) ≥ 2κS (15), same for J_p;
     # adding: Σ b_ij(Φ*_cij − Φ^p_cij) ≥ 4κS (16); Cauchy–Schwarz (17): (Σ bΔ)² ≤ C‖b‖²S
-    roots = sp.solve(sp.Eq((4 * kappa * S_) ** 2, K * r**2 * S_), S_)
+    roots = solved(sp.Eq((4 * kappa * S_) ** 2, K * r**2 * S_), S_)
     return max(roots, key=lambda e: sp.count_ops(e))
 
 

@@ -108,7 +108,7 @@ import numpy as np
 import sympy as sp
 
 from .._lazy import lazy_module
-from ..checks import balance, leading_exponent, rate_check, schedule_check, simplified
+from ..checks import balance, leading_exponent, rate_check, schedule_check, simplified, solved
 from ..core import Statement
 from ..evidence import Check
 from ..paper import Paper
@@ -430,7 +430,7 @@ def _sigma_zcdp_derive(dep) -> sp.Expr:
     # Gaussian mechanism: ρ = Δ²/(2σ²) zCDP per step; T steps: Tρ; (Tρ + 2√(Tρ ln 1/δ), δ)-DP.
     # solve u² + 2u√ln(1/δ) = ε for u = √ρ > 0
     u = sp.Symbol("u_rho", positive=True)
-    sol = sp.solve(sp.Eq(u**2 + 2 * u * sp.sqrt(sp.log(1 / delta)), eps), u)
+    sol = solved(sp.Eq(u**2 + 2 * u * sp.sqrt(sp.log(1 / delta)), eps), u)
     rho_star = max(sol, key=lambda e: float(e.subs({eps: 0.5, delta: 0.1}))) ** 2  # the positive root
     return T * dep("ttz.md.sens") ** 2 / (2 * rho_star)
 
@@ -513,7 +513,7 @@ def _md_regret_derive(dep) -> sp.Expr:
     eta = sp.Symbol("eta", positive=True)
     A = Lstar**2 + sig**2 * (GC**2 + rQ**2)
     f = D2 / (eta * T) + eta * A
-    e_opt = [s for s in sp.solve(sp.diff(f, eta), eta) if s.is_positive is not False][0]
+    e_opt = [s for s in solved(sp.diff(f, eta), eta) if s.is_positive is not False][0]
     return simplified(f.subs(eta, e_opt))
 
 
@@ -828,7 +828,7 @@ FW_SCALE_NEEDED = 4 * L1 * C1 * sp.sqrt(8 * T * sp.log(1 / delta)) / (n * eps)
 def _fw_scale_derive(dep) -> sp.Expr:
     # report-noisy-min is (2Δ/λ)-DP: λ = 2Δ/ε₀ with ε₀ = ε/√(8T ln 1/δ)
     rnm = dep("ttz.fw.rnm")  # = 2Δ/λ
-    lam_needed = sp.solve(sp.Eq(rnm.subs(Dsens, dep("ttz.fw.sens")), EPS0_COR321), lam_n)[0]
+    lam_needed = solved(sp.Eq(rnm.subs(Dsens, dep("ttz.fw.sens")), EPS0_COR321), lam_n)[0]
     return simplified(lam_needed)
 
 
@@ -1436,7 +1436,7 @@ def fw_T_lasso(n_: int, eps_: float, L1_: float = 4.0, C1_: float = 1.0, Gamma_:
 @functools.lru_cache(maxsize=1)
 def _rnm_scale_of_eps0():
     """λ(Δ, ε₀) solving ``ttz.fw.rnm`` (per-step loss 2Δ/λ) = ε₀, as a numeric function."""
-    lam = sp.solve(sp.Eq(PAPER.stated("fw.rnm"), eps0), lam_n)[0]
+    lam = solved(sp.Eq(PAPER.stated("fw.rnm"), eps0), lam_n)[0]
     return sp.lambdify((Dsens, eps0), lam, "math")
 
 
