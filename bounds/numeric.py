@@ -918,6 +918,9 @@ def answer_calibrate(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, st
     full = dict(vals)
     for name, (pv, _premise) in doc["relaxes"].items():
         full.setdefault(name, float(pv))
+    if doc.get("refusal"):          # no form is established: refused at any values, naming the private alternative
+        ref = doc["refusal"]
+        return 2, "", f"error: {_one_line(ref['message'] + '; ' + _alternative_n(ref, full))}\n"
     _check_values(doc, full, list(full))
     eps = full.get("eps")
     out: dict[str, float | None] = {}
@@ -1166,12 +1169,15 @@ def build_calibrate_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
         with pick.using(reg):
             if not cal._is_mechanism(st):
                 raise Unsupported("not a mechanism statement")
+            name_of = namer(st)
             try:
                 b = pick.basis(st.key, None, allow_unverified)
-            except pick.UnverifiedError:
-                raise Unsupported("a refusal (its private alternative depends on the values)") from None
+            except pick.UnverifiedError as exc:     # refused whatever the values; the alternative depends on them
+                doc.update(_params_part(st, name_of))
+                doc["refusal"] = build_refusal(reg, st, str(exc))
+                doc["relaxes"] = {k: [v, p] for k, (v, p) in st.relaxes.items()}
+                return doc
             ev = reg.evaluate(st.key)
-            name_of = namer(st)
             hook = cal._hook(st) or {}
             if any(h in hook for h in ("tight", "derived", "composes_with")):
                 raise Unsupported("a declared tight or derived calibration or a composition")
@@ -1295,6 +1301,247 @@ def generate_calibrate(key: str, allow_unverified: bool, extra: list[dict[str, f
     if dig == digest():
         write_entry(doc, dig)
     return doc
+
+
+# --------------------------------------------------------------------------- calibrate's refusal and its alternative
+class _Probe(dict):
+    """The values a penalty hook reads, recording which names it asks for and whether each was there."""
+
+    def __init__(self, present: dict, log: list) -> None:
+        super().__init__(present)
+        self.log = log
+
+    def __contains__(self, k: object) -> bool:
+        r = dict.__contains__(self, k)
+        self.log.append([k, r])
+        return r
+
+    def __getitem__(self, k: Any) -> Any:
+        self.log.append([k, dict.__contains__(self, k)])
+        return dict.__getitem__(self, k)
+
+    def get(self, k: Any, default: Any = None) -> Any:
+        self.log.append([k, dict.__contains__(self, k)])
+        return dict.get(self, k, default)
+
+    def _opaque(self, *_a: Any, **_k: Any) -> Any:
+        raise Unsupported("a penalty hook that reads the values as a whole")
+
+    __iter__ = keys = items = values = __len__ = copy = _opaque     # type: ignore[assignment]
+
+
+def _penalty_spec(reg: Any, st: Any, name: str) -> list:
+    """How :func:`bounds.alternative.penalty` gives the coefficient of ``name``: ``["c", float]``, or a declared
+    callable traced on symbols with every parameter given and with none (``["t", [[probes, tree or None]]]``)."""
+    import sympy as sp
+
+    from . import alternative as alt
+
+    c = alt.paper_declaration(st, "PENALTY", reg).get(name, 1)
+    if not callable(c):
+        return ["c", float(c)]
+    variants = []
+    for present in ({n: sp.Symbol(n) for n in st.ns}, {}):
+        log: list = []
+        out = _trace(c, (st, _Probe(present, log)), {}, keep=True)
+        variants.append([log, None if out is None else to_tree(sp.sympify(out), _plain_name)])
+    return ["t", variants]
+
+
+def _penalty(spec: list, vals: dict[str, float]) -> tuple[float | None, bool]:
+    """``(coefficient, exact)`` at ``vals`` (exact: the sympy path's own float, not a settled value)."""
+    if spec[0] == "c":
+        return spec[1], True
+    for log, tree in spec[1]:
+        if all((k in vals) == bool(r) for k, r in log):
+            return (None, True) if tree is None else (_at(tree, vals), False)
+    raise _Unsure("a penalty hook on another set of names")
+
+
+def _fmt_num(x: float, exact: bool) -> str:
+    return _num(x) if exact else _text(x, ".6g")
+
+
+def _carry_n(src: dict, dst: dict, vals: dict[str, float]) -> tuple[dict[str, float], set[str]]:
+    """:func:`bounds.alternative._carry` from the stored roles and penalties (and the names carried inexactly)."""
+    out: dict[str, float] = {}
+    inexact: set[str] = set()
+    roles: dict[str, str] = {}
+    for k in vals:
+        if k in src["roles"]:
+            roles.setdefault(src["roles"][k], k)
+    for p in dst["plist"]:
+        q = p if p in vals else roles.get(dst["roles"][p])
+        if q is None:
+            continue
+        if q in src["roles"]:
+            (cs, ex_s), (cd, ex_d) = _penalty(src["pen"][q], vals), _penalty(dst["pen"][p], vals)
+            if cs is None or cd is None:
+                continue
+            ratio = cs / cd
+            if not (ex_s and ex_d):
+                if ratio != 1 and _close(ratio, 1.0):
+                    raise _Unsure("a conversion ratio at 1")
+                inexact.add(p)
+        else:
+            ratio = 1.0
+        out[p] = vals[q] * ratio if ratio != 1 else vals[q]
+    return out, inexact
+
+
+def _conversions_n(src: dict, dst: dict, vals: dict[str, float]) -> list[str]:
+    """:func:`bounds.alternative._conversions` from the stored data."""
+    out = []
+    roles = {src["roles"][k]: k for k in vals if k in src["roles"]}
+    for p in dst["plist"]:
+        q = p if p in vals else roles.get(dst["roles"][p])
+        if q is None or q not in src["roles"]:
+            continue
+        (cs, ex_s), (cd, ex_d) = _penalty(src["pen"][q], vals), _penalty(dst["pen"][p], vals)
+        if cs is None or cd is None:
+            out.append(f"{p} not carried from {q}: the penalty convention of {src['key']} depends on a parameter "
+                       "not given (give it to carry the value)")
+            continue
+        exact = ex_s and ex_d
+        if not exact and cs != cd and _close(cs, cd):
+            raise _Unsure("two penalties too close to tell apart")
+        if cs == cd:
+            continue
+        r = cs / cd
+        out.append(f"{p} = {_fmt_num(r, exact)}·{q} = {_fmt_num(vals[q] * r, exact)}: the same penalty in both "
+                   f"objectives ({_fmt_num(cd, ex_d)}·{p}‖f‖² = {_fmt_num(cs, ex_s)}·{q}‖f‖²)")
+    return out
+
+
+def _fill_n(src: dict, vals: dict[str, float], cand: dict, tasks: list[str], carried: dict[str, float],
+            inexact: set[str]) -> tuple[dict[str, float], list[str]]:
+    """:func:`bounds.alternative._fill` from the stored data (a partly known formula, printed by sympy: ``_Unsure``)."""
+    out: dict[str, float] = {}
+    how: list[str] = []
+    for t in tasks:
+        for p, skey in cand["fill"].get(t, []):
+            if p in carried or p in out:
+                continue
+            F = cand["fill_src"][skey]
+            need = F["plist"]
+            known, _inexact = _carry_n(src, F, vals)
+            known = {**known, **{n: carried[n] for n in need if n in carried}}
+            if len(known) == len(need):
+                if _inexact or any(n in inexact for n in known):
+                    raise _Unsure("a formula at values carried inexactly")
+                full = dict(known)
+                for name, (pv, _premise) in F["relaxes"].items():
+                    full.setdefault(name, float(pv))
+                _check_values(F, full, list(full))
+                v, bad = _form_value(F["form"], full, F["allowed"])
+                if bad:
+                    raise _Unsure("a filled value outside its meaning")
+                out[p] = v
+                inexact.add(p)
+                how.append(f"{p} = {_text(v, '.6g')} from {skey} ({F['quantity']}) for {t} learning")
+            else:
+                if known:
+                    raise _Unsure("a formula partly evaluated (sympy prints it)")
+                how.append(f"for {t} learning {p} = {F['sstr']} ({skey}: {F['quantity']}); give {', '.join(need)}")
+    return out, how
+
+
+def _alternative_n(ref: dict, vals: dict[str, float]) -> str:
+    """:func:`bounds.alternative.private_alternative` from the entry's refusal data."""
+    src, want = ref["src"], set(ref["want"])
+    best = None
+    for cand in ref["cands"]:
+        declared, covers = set(cand["declared"]), set(cand["covers"])
+        carried, inexact = _carry_n(src, cand, vals)
+        score = (len(want & declared), len(want & covers), len(carried) - len(cand["plist"]))
+        if best is None or score > best[0]:
+            best = (score, cand, carried, inexact, covers)
+    parts = []
+    if best is not None:
+        _, cand, carried, inexact, covers = best
+        filled, how = _fill_n(src, vals, cand, sorted(want & covers), carried, inexact)
+        carried = {**carried, **filled}
+        missing = [p for p in cand["plist"] if p not in carried]
+        fill = "".join(f"; {x}" for x in (*_conversions_n(src, cand, vals), *how))
+        fill += f"; fill in {', '.join(missing)}" if missing else ""
+        given = " ".join(f"{p}={_fmt_num(carried[p], p not in inexact)}" if p in carried else f"{p}=…"
+                         for p in cand["plist"])
+        command = f"python -m bounds calibrate {cand['key']} {given}".rstrip()
+        parts.append(f"a private alternative the toolkit calibrates: {command} ({cand['what']}{fill})")
+        for t in sorted(want & covers):
+            if t in cand["estimators"]:
+                parts.append(f"for {t} learning its estimators " + " / ".join(cand["estimators"][t]))
+    eps = vals.get("eps")
+    parts.append("for a finite-dimensional statistic of known sensitivity Δ, the plain Laplace mechanism: "
+                 f"python -m bounds noise laplace --sensitivity 1 --eps {_num(eps) if eps else '…'} "
+                 "(per unit of Δ: the scale grows with Δ)")
+    return "; ".join(parts)
+
+
+def _roles_of(st: Any, names: Any) -> dict[str, str]:
+    from . import alternative as alt
+
+    return {n: alt._role(st, n) for n in names}
+
+
+def build_refusal(reg: Any, st: Any, message: str) -> dict:
+    """The refusal part of a calibrate entry: the value-independent message and what
+    :func:`bounds.alternative.private_alternative` reads (``Unsupported`` where it is not covered)."""
+    import sympy as sp
+
+    from . import alternative as alt
+    from . import pick
+
+    full = alt.every_paper(reg)
+    with pick.using(full):
+        def established(k: str) -> bool:
+            try:
+                return pick.basis(k, None, False).established
+            except pick.UnverifiedError:
+                return False
+
+        st = full.get(st.key)
+        src = {"key": st.key, "roles": _roles_of(st, st.ns), "pen": {n: _penalty_spec(full, st, n) for n in st.ns}}
+        cands = []
+        for k in alt.mechanism_keys(None, full):
+            if k == st.key or not established(k):
+                continue
+            cand = full.get(k)
+            h = alt.hook(cand, full) or {}
+            params = alt.parameters(k, full)
+            paper = full.papers.get(cand.paper)
+            fill: dict[str, list] = {}
+            fill_src: dict[str, dict] = {}
+            for t, m in (h.get("fill", {}) or {}).items():
+                fill[t] = []
+                for p, s in (m or {}).items():
+                    skey = s if "." in s and s.split(".", 1)[0] == cand.paper else f"{cand.paper}.{s}"
+                    fill[t].append([p, skey])
+                    sst = full.get(skey)
+                    sev = full.evaluate(skey)
+                    expr = sev.expression
+                    named = expr.subs({x: sp.Symbol(sst.ns.by_symbol(x).name) for x in expr.free_symbols
+                                       if sst.ns.has_symbol(x)}, simultaneous=True)
+
+                    def name_of(s: Any, sst: Any = sst) -> str:
+                        if not sst.ns.has_symbol(s):
+                            raise Unsupported(f"symbol {s} is no parameter")
+                        return sst.ns.by_symbol(s).name
+
+                    sparams = alt.parameters(skey, full)
+                    part = _params_part(sst, name_of)
+                    part.update(plist=sparams, roles=_roles_of(sst, sparams),
+                                pen={n: _penalty_spec(full, sst, n) for n in sparams}, quantity=sst.quantity,
+                                sstr=sp.sstr(named), form=_form_part(full, sst, expr, name_of),
+                                relaxes={a: [v, q] for a, (v, q) in sst.relaxes.items()})
+                    fill_src[skey] = part
+            cands.append({"key": k, "declared": sorted(set(h.get("task", ()))),
+                          "covers": sorted(alt.task(k, full) | set(h.get("task", ()))), "plist": params,
+                          "roles": _roles_of(cand, params), "pen": {n: _penalty_spec(full, cand, n) for n in params},
+                          "what": f"{cand.label} of {getattr(paper, 'title', cand.paper)}: {cand.quantity}",
+                          "estimators": {t: list(v) for t, v in (h.get("estimators", {}) or {}).items()},
+                          "fill": fill, "fill_src": fill_src})
+        return {"message": message, "want": sorted(alt.task(st.key, full)), "src": src, "cands": cands}
 
 
 # --------------------------------------------------------------------------- a paper or section given as the key
