@@ -36,6 +36,20 @@ line with the verdict, its note and warning, the report's note).
   (``%.10g``, ``%.6g``) do not change under a relative perturbation of 1e-13 (not at a rounding
   edge).  A comparison (joint assumption, ceiling) closer than 1e-12 is not decided here either.
 
+``calibrate`` (the same store, one entry per mechanism statement and ``--allow-unverified``,
+:func:`fast_calibrate`): the stated and derived forms as trees with their domains, joint assumptions
+and ``value_of`` meanings (a printed form outside its meaning is an n/a row, a derived one the
+error naming the branch that applies), the paper's accountant hook and branch costs traced on
+symbols to trees (``float`` the identity, ``math`` sympy's), every text that does not depend on the
+numbers, and for a statement with no established form the refusal with what its private
+alternative reads (candidates, parameter roles, penalty conventions, a declared penalty callable
+traced with every name given and with none, the formulas that fill a constant).  Not covered (the
+sympy path answers): ``--json``, a ``tight``/``derived``/``composes_with`` hook, an alternative that
+prints a formula partly evaluated by sympy.  Verified like ``eval``'s entries (the call's values
+and 24 seeded points, byte for byte).  ``pick`` and ``calibrate`` on a paper or section (a listing,
+or one error whatever else is given) are answered from a *prefix* entry (:func:`fast_prefix`),
+verified on the listing and four calls.  ``pick`` itself stays on sympy (see ``bench/README.md``).
+
 Examples
 --------
 >>> _tree_value(("Add", [("i", 1), ("Pow", [("s", "x"), ("q", 1, 2)])]), {"x": 4.0}, 256)
