@@ -17,6 +17,8 @@
   entropy (ℓ1 ball, simplex), given the Gaussian noise of a block of steps;
 * :func:`trig_phase_table` — cos and sin of the phases 2π·(t_i k_j mod 1) of
   :func:`simulations.data.evaluate_series` (libm's ``cos``/``sin``, as NumPy's on AVX2 builds);
+* :func:`noise_risk_mean` — the utility trial's mean held-out risk of f + s·b over the noise draws b
+  (:func:`simulations.trials.utility.utility_trial`) without the (draws × test points) temporaries;
 * :func:`pairwise_sum` — ``np.sum`` of a contiguous float64 vector, reproduced: NumPy's pairwise
   summation (eight running sums per block of at most 128 elements, blocks halved on multiples
   of 8) added to the reduction's identity 0.0; the two kernels above sum as ``np.sum`` does with it.
@@ -34,7 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["fw_l1_steps", "hinge_row_means", "laplace_from_uniform", "md_linear_steps", "online_sup_grid", "pairwise_sum",
+__all__ = ["fw_l1_steps", "hinge_row_means", "laplace_from_uniform", "md_linear_steps", "noise_risk_mean", "online_sup_grid", "pairwise_sum",
            "sobolev1_eval_sorted", "sobolev1_gram_into", "sobolev_gram", "trig_phase_table"]
 
 
@@ -470,3 +472,33 @@ def trig_phase_table(t: np.ndarray, k: np.ndarray, c: np.ndarray, s: np.ndarray)
             ph = two_pi * r
             c[i, j] = math.cos(ph)
             s[i, j] = math.sin(ph)
+
+
+@njit(cache=True, nogil=True)
+def noise_risk_mean(f: np.ndarray, y: np.ndarray, sb: np.ndarray, square: bool) -> float:
+    """``np.mean(_risk(f[None, :] + sb[:, None], y, loss))`` of :mod:`simulations.trials.utility`, to the bit.
+
+    Row i holds f_j + sb_i.  ``square``: the row's mean of (f_j + sb_i − y_j)² (``** 2`` is NumPy's
+    square, x·x), a pairwise sum from the identity 0.0 divided by the row length; otherwise the share
+    of j with sign(f_j + sb_i) ≠ y_j (``np.where(v >= 0, 1.0, -1.0)``; a count, exact in float64).
+    The mean over the rows is again NumPy's pairwise sum divided by the number of rows.
+    """
+    n = sb.shape[0]
+    m = f.shape[0]
+    risks = np.empty(n)
+    row = np.empty(m)
+    for i in range(n):
+        bi = sb[i]
+        if square:
+            for j in range(m):
+                d = (f[j] + bi) - y[j]
+                row[j] = d * d
+            risks[i] = (0.0 + _pairwise(row, 0, m)) / m
+        else:
+            cnt = 0
+            for j in range(m):
+                sg = 1.0 if f[j] + bi >= 0 else -1.0
+                if sg != y[j]:
+                    cnt += 1
+            risks[i] = float(cnt) / m
+    return (0.0 + _pairwise(risks, 0, n)) / n

@@ -56,6 +56,9 @@ def _loops() -> None:
     from .data import _trig_compiled_ok
 
     _trig_compiled_ok()                                                  # trig_phase_table (and its probe)
+    from .trials.utility import _noise_risk
+
+    _noise_risk(np.ones(3), np.ones(3), np.ones((2, 1)), "square")     # noise_risk_mean
     t, c, e = 3, 2, 4        # the argument types of the scan's call (float64, C-contiguous)
     online_sup_grid(np.ones((t, c)), np.ones((t, e)), np.ones((c, e)), np.ones((t, e)), np.ones(t),
                     np.ones((t, 2)), np.ones((t, c, 2)))

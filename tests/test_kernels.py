@@ -417,3 +417,32 @@ def test_evaluate_series_compiled_equals_numpy(monkeypatch):
     monkeypatch.setattr(D, "_trig_table", lambda t, k, compiled: calls.append(compiled) or (np.cos(np.outer(t, k)),) * 2)
     D.evaluate_series(series[:1], np.array([0.1, np.nan]))
     assert calls == [False]
+
+
+# --------------------------------------------------------------------------------------
+# utility trial: mean held-out risk over the noise draws (simulations._loops_numba.noise_risk_mean)
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n,m,seed", [(1, 1, 0), (7, 9, 1), (1000, 133, 2), (300, 171, 3), (129, 257, 4)])
+@pytest.mark.parametrize("loss", ["square", "zero_one"])
+def test_noise_risk_equals_numpy(n, m, seed, loss):
+    """The compiled mean risk of f + s·b equals ``np.mean(_risk(f[None, :] + s * b, y, loss))`` to the bit, for
+    regression targets and ±1 labels, values exactly at 0 and NaN in f."""
+    from simulations.trials.utility import _noise_risk, _risk
+
+    g = np.random.default_rng(seed)
+    f = g.standard_normal(m) * 3
+    y = g.standard_normal(m) if loss == "square" else np.where(g.random(m) < 0.5, 1.0, -1.0)
+    b = g.laplace(0.0, 1.0, (n, 1))
+    if m > 3:
+        f[0], f[1] = 0.0, -0.0
+        b[0, 0] = -f[2]                       # f_2 + s·b_0 = 0 exactly
+        f[3] = np.nan
+    for s in (1.0, 0.37, 1e-9, 250.0):
+        ref = float(np.mean(_risk(f[None, :] + s * b, y, loss)))
+        got = _noise_risk(f, y, s * b, loss)
+        assert np.float64(got).tobytes() == np.float64(ref).tobytes() or (np.isnan(got) and np.isnan(ref))
+        if m > 3:                             # without the NaN
+            f2 = f.copy()
+            f2[3] = 0.5
+            assert np.float64(_noise_risk(f2, y, s * b, loss)).tobytes() == \
+                np.float64(float(np.mean(_risk(f2[None, :] + s * b, y, loss)))).tobytes()

@@ -110,5 +110,20 @@ def utility_trial(config: Mapping[str, Any], rng: np.random.Generator) -> dict[s
         b = mech.noise(1.0, (n, 1), rng)                 # one standard draw, scaled per calibration
         for which in ("stated", "derived"):
             s = mech.scale(which, kappa=k.kappa, lam=lam, m=m, eps=float(eps), M=D.M)
-            out[f"risk_{which}_eps{eps:g}"] = float(np.mean(_risk(f[None, :] + s * b, D.y_test, loss)))
+            out[f"risk_{which}_eps{eps:g}"] = _noise_risk(f, D.y_test, s * b, loss)
     return out
+
+
+def _noise_risk(f: np.ndarray, y: np.ndarray, sb: np.ndarray, loss: str) -> float:
+    """``float(np.mean(_risk(f[None, :] + sb, y, loss)))`` for noise ``sb`` of shape (n, 1), the same bits: in
+    :func:`simulations._loops_numba.noise_risk_mean` (no (n × n_test) temporaries) for float64 inputs."""
+    f = np.asarray(f)
+    y = np.asarray(y)
+    sb = np.asarray(sb)
+    if f.dtype != np.float64 or sb.dtype != np.float64 or sb.ndim != 2 or sb.shape[1] != 1 or f.ndim != 1 \
+            or y.shape != f.shape or y.dtype != np.float64 or f.size == 0 or sb.shape[0] == 0:
+        return float(np.mean(_risk(f[None, :] + sb, y, loss)))
+    from .._loops_numba import noise_risk_mean
+
+    return float(noise_risk_mean(np.ascontiguousarray(f), np.ascontiguousarray(y),
+                                 np.ascontiguousarray(sb[:, 0]), loss == "square"))
