@@ -10,8 +10,9 @@ outcomes a full symbolic run computed:
   version and budget it was made with, and a file of another version or budget is not read at all;
 * **verified on read** (:func:`verified`): a stored outcome is used only when it parses back into
   an expression whose free symbols are among the input's and which equals the input at several
-  points drawn to satisfy every symbol's assumptions, compared exactly (rational arithmetic) or at
-  40 significant digits, over magnitudes 1e-4 to 1e4 (integers up to 1e3); an outcome with a case split (Piecewise, Min, Max,
+  points drawn to satisfy every symbol's assumptions, compared exactly (rational arithmetic), by
+  interval arithmetic that bounds both values with outward rounding, or (where the intervals do not
+  decide) at 40 significant digits by sympy's evalf, over magnitudes 1e-4 to 1e4 (integers up to 1e3); an outcome with a case split (Piecewise, Min, Max,
   Abs, …) its input lacks is refused, and so is any outcome but the literal 0 for an input that is 0 at
   every point.  An entry that fails (edited, foreign, or a bug) is ignored, counted
   (:func:`rejected`) and the outcome is computed as without the store;
@@ -256,9 +257,13 @@ def verified(expr: sp.Expr, outcome: sp.Expr, key: str) -> bool:
 
     The points are rationals (complex ones for symbols assumed nothing), drawn from a Generator
     seeded by ``key``, each satisfying every assumption of every symbol.  When both sides are
-    rational functions the comparison is exact (rational arithmetic), else sympy's ``evalf``
-    evaluates both at the rational point to :data:`DIGITS` digits (raising its working precision
-    where terms cancel) and they must agree to :data:`RTOL` relative (:data:`TINY` absolute).
+    rational functions the comparison is exact (rational arithmetic), else both are bounded by intervals
+    (:func:`_iv_agree`: mpmath's interval arithmetic at :data:`IV_PREC` bits, outward rounding; a point is
+    decided only when the agreement or disagreement holds for every value in the two intervals) and,
+    where the intervals do not decide (a complex value, a pole, a function they do not know, a wide
+    interval), sympy's ``evalf`` evaluates both at the rational point to :data:`DIGITS` digits (raising
+    its working precision where terms cancel); they must agree to :data:`RTOL` relative (:data:`TINY`
+    absolute).
     A point where either side is undefined does not count; fewer than :data:`N_POINTS` decided
     points out of 40 tries is a failure, and so is any disagreement or an outcome with a free symbol
     the input lacks.
