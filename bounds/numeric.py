@@ -891,10 +891,10 @@ def _branch_answer(doc: dict, vals: dict[str, float]) -> tuple[str, list[tuple],
     cands = [r for r in rows if r[2] == "derived" and r[4] is not None and est.get(r[0])]
     if not cands:
         return g["label"], rows, "none: no established derived form of a branch applies here", None
-    for a in cands:                     # every comparison below must be decided by a clear margin
-        for b in cands:
-            if a is not b and ((a[4] != b[4] and _close(a[4], b[4], 1e-10))
-                               or (a[5] != b[5] and _close(a[5], b[5], 1e-10))):
+    for a in cands:                     # every comparison below must be decided by a clear margin: two noises
+        for b in cands:                 # (or regularisers other than an exact 0) within 1e-10, equal ones too
+            if a is not b and (_close(a[4], b[4], 1e-10)
+                               or (_close(a[5], b[5], 1e-10) and not a[5] == b[5] == 0.0)):
                 raise _Unsure("two branches too close to rank")
     least = min(r[4] for r in cands)
     near = [r for r in cands if r[4] <= least * (1 + 1e-12)]
@@ -1591,8 +1591,8 @@ def _parse_prefix(argv: list[str]) -> tuple[str, str, bool] | None:
                         return None
                     i, raw = i + 1, rest[i + 1]
                 ok = re.fullmatch(_PLAIN_NUMBER, raw) or (name == "--lam" and raw in ("optimise", "paper"))
-                if not ok:
-                    return None
+                if not ok or (name == "--lam" and raw not in ("optimise", "paper") and not math.isfinite(float(raw))):
+                    return None                 # (--lam is read before the key: 1e999 is its own error)
             elif eq or name not in flags:
                 return None
         elif eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and re.fullmatch(_PLAIN_NUMBER, raw):

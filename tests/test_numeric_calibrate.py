@@ -249,7 +249,8 @@ def test_a_paper_or_section_is_answered_from_the_store_with_the_same_bytes(store
 def test_prefix_entries_refuse_other_forms_and_statements(store):
     numeric.generate_prefix("pick", "jia.s5_1", SECTION)
     for argv in (SECTION + ["--json"], SECTION + ["--plot", "x.png"], SECTION + ["--m", "3"], SECTION + ["M=abc"],
-                 ["pick", "jia.s5_1", "--lam", "sometimes"], ["pick", "jia.s5_1", "--m"]):
+                 ["pick", "jia.s5_1", "--lam", "sometimes"], ["pick", "jia.s5_1", "--m"],
+                 ["pick", "jia.s5_1", "--lam", "1e999"]):            # --lam's overflow is its own error
         assert numeric._parse_prefix(argv) is None, argv
         assert _numeric_path(argv) == (None, "", "")
     doc = numeric.generate_prefix("pick", "jia.thm4.bound")
