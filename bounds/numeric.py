@@ -858,10 +858,15 @@ def _cal_values(doc: dict, assigns: list[tuple[str, str]]) -> dict[str, float]:
     return vals
 
 
-def _command_text(key: str, params: list[str], relaxes: dict, vals: dict[str, float]) -> str:
-    """:func:`bounds.calibrate._command` (the relaxed premises at the paper's value left out)."""
+def _command_text(key: str, params: list[str], relaxes: dict, vals: dict[str, float], inexact: tuple = ()) -> str:
+    """:func:`bounds.calibrate._command` (the relaxed premises at the paper's value left out; ``inexact``: the
+    values computed here, printed only where their digits are settled)."""
+    for k in inexact:
+        if k in relaxes and _close(float(vals[k]), float(relaxes[k][0])):
+            raise _Unsure("a computed value at a relaxed premise's paper value")
     vals = {k: v for k, v in vals.items() if not (k in relaxes and float(v) == float(relaxes[k][0]))}
-    given = " ".join(f"{p}={_num(vals[p])}" if p in vals else f"{p}=…" for p in params)
+    given = " ".join((f"{p}={_text(vals[p], '.6g')}" if p in inexact else f"{p}={_num(vals[p])}") if p in vals
+                     else f"{p}=…" for p in params)
     return f"python -m bounds calibrate {key} {given}".rstrip()
 
 
@@ -1000,6 +1005,15 @@ def answer_calibrate(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, st
             sym = doc["rate"]
             notes.append(f"{sym} = {_text(x, '.6g')} is a rate (density ∝ exp(−{sym}‖b‖)), not a scale: the noise's "
                          f"scale is 1/{sym} = {_text(1 / x, '.6g')}")
+    comp = doc.get("composition")
+    if comp is not None and eps is not None:
+        e1 = _at(comp["eps"], full)
+        runs = "; ".join(_command_text(k, params, relaxes, {**{n: v for n, v in full.items() if n in ns}, "eps": e1},
+                                       inexact=("eps",))
+                         for k, ns, params, relaxes in comp["keys"])
+        notes.append(f"this release spends only its part of eps = {_num(full['eps'])} (the eps spent column); the "
+                     f"rest, eps = {_text(e1, '.6g')}, is for {', '.join(k[0] for k in comp['keys'])} ({comp['why']}): "
+                     f"run {runs} — calibrating them at eps = {_num(full['eps'])} would spend more than eps in total")
     lines = [f"{doc['key']} ({doc['label']}): {doc['quantity']}",
              f"  at {', '.join(f'{k}={_num(v)}' for k, v in full.items())}",
              f"  statement {doc['line']}"]
@@ -1193,8 +1207,8 @@ def build_calibrate_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
                 return doc
             ev = reg.evaluate(st.key)
             hook = cal._hook(st) or {}
-            if any(h in hook for h in ("tight", "derived", "composes_with")):
-                raise Unsupported("a declared tight or derived calibration or a composition")
+            if any(h in hook for h in ("tight", "derived")):
+                raise Unsupported("a declared tight or derived calibration (a numeric accountant)")
             doc.update(_params_part(st, name_of))
             doc.update(stated=_form_part(reg, st, st.stated, name_of), derived=_form_part(reg, st, ev.derived, name_of))
             syms = {n: sp.Symbol(n) for n in st.ns}
@@ -1217,6 +1231,17 @@ def build_calibrate_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
                          "proof needs)" if b.established else
                          "= derived: one release, nothing composes; the derived form is not established, so no "
                          "privacy proof stands behind it")
+            comp = None
+            if "composes_with" in hook:       # one part of a composition: the note names the rest, as commands
+                c = hook["composes_with"]
+                comp = {"eps": to_tree(_trace(c["eps"], (), dict(syms)), _plain_name), "why": c.get("why", ""),
+                        "keys": []}
+                for k in c.get("keys", ()):
+                    k = k if k.startswith(f"{st.paper}.") else f"{st.paper}.{k}"
+                    kst = reg.get(k)
+                    comp["keys"].append([k, sorted(kst.ns), alt.parameters(k, reg),
+                                         {a: [v, q] for a, (v, q) in (getattr(kst, "relaxes", {}) or {}).items()}])
+                how_tight = "= derived: this release alone; it composes with the rest of the algorithm (see the note)"
             status = cal._statuses(b, st, ev)
             noise_name = hook.get("noise_name") or st.value_of or cal._value_name(st.quantity)
             rate = st.quantity.split(" of ", 1)[0].split()[-1] if st.quantity.startswith("rate ") else ""
@@ -1256,7 +1281,7 @@ def build_calibrate_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
                 outside_tail=one_line(f": {st.outside}" if st.outside else ""), line=b.line(), note=b.note,
                 warning=b.warning, established=bool(b.established), form=b.form,
                 relaxes={k: [v, p] for k, (v, p) in st.relaxes.items()}, printed=bool(cal.printed_in_paper(st)),
-                spent=spent, power=power, status=status, rate=rate, branches=branches,
+                spent=spent, power=power, status=status, rate=rate, branches=branches, composition=comp,
                 how={"stated": how_spent, "derived": "", "tight": how_tight}, stderr=summary.getvalue())
     except (Unsupported, ValueError, LookupError, TypeError, AttributeError, KeyError) as exc:
         doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}

@@ -78,7 +78,7 @@ def test_bench_rows_are_answered_numerically_and_byte_identical(store, argv):
 
 
 @pytest.mark.parametrize("key", ["cms.alg1.beta", "cms.alg2.rate", "cms.rff.beta", "cms.alg2.eps_prime",
-                                 "cms.alg2.delta"])
+                                 "cms.alg2.delta", "cms.rff.amp_rate"])
 def test_entries_agree_with_the_sympy_path_at_other_seeded_points(key):
     """Points the generation did not see (seed 7, relaxed premises given and left out), recomputed here."""
     import bounds
@@ -145,6 +145,16 @@ def test_values_outside_the_verified_regime_go_to_sympy(store):
                  base[:-1] + ["c=abc"], base[:-1] + ["c=0x10"], base[:-1] + ["c=1_0"], base + ["--reports", "x"],
                  base[:-1] + ["c=nan"], base[:-1] + ["c=1e999"]):
         assert _numeric_path(argv) == (None, "", ""), argv
+
+
+def test_a_release_that_composes_names_the_rest_with_the_same_bytes(store):
+    """cms.rff.amp_rate: its note computes ε₁ = (1 − ρ)ε from the traced hook and prints the commands to run."""
+    argv = ["calibrate", "cms.rff.amp_rate", "eps=1", "rho=0.1", "tau=1e-4"]
+    doc = _generate(argv)
+    assert doc["composition"]["keys"][0][0] == "cms.alg2.eps_prime"
+    got = _numeric_path(argv)
+    assert got[0] == 0 and "the rest, eps = 0.9" in got[1]
+    assert got == _sympy_path(argv)
 
 
 @pytest.mark.parametrize("argv", [
