@@ -399,7 +399,23 @@ def _memo_key(x: Any) -> Any:
         return (type(x), tuple(_memo_key(v) for v in x))
     if isinstance(x, dict):
         return (dict, tuple(sorted(((_memo_key(k), _memo_key(v)) for k, v in x.items()), key=repr)))
+    if isinstance(x, float):                            # 0.0 and -0.0 compare equal: the bits tell them apart
+        return (float, x.hex())
     return (type(x), x)
+
+
+def _fresh(x: Any) -> Any:
+    """A copy of a memoised result's containers (lists, dicts, sets, at any depth); the sympy objects
+    and other leaves are immutable and shared."""
+    if isinstance(x, list):
+        return [_fresh(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _fresh(v) for k, v in x.items()}
+    if isinstance(x, set):
+        return {_fresh(v) for v in x}
+    if isinstance(x, tuple) and any(isinstance(v, (list, dict, set, tuple)) for v in x):
+        return tuple(_fresh(v) for v in x)
+    return x
 
 
 def memoised(fn: Any, *args: Any, **kw: Any) -> Any:
@@ -407,9 +423,10 @@ def memoised(fn: Any, *args: Any, **kw: Any) -> Any:
 
     For the pure sympy operations the derivations and checks repeat (each paper-module site runs
     when a statement is derived and again when its dependants' checks derive it): ``solve``,
-    ``solveset``, ``integrate``, ``limit``, ``nsimplify``, ``lambdify``.  A list or dict result is
-    returned as a fresh shallow copy each time (the elements are immutable sympy objects); any
-    other result is the same object.  Unhashable arguments are simply passed on.
+    ``solveset``, ``integrate``, ``limit``, ``nsimplify``, ``lambdify``.  The containers of a result
+    (lists, dicts, sets, at any depth: ``solve(..., dict=True)`` gives a list of dicts) are fresh copies
+    each time, so a caller that edits one cannot change what the next caller gets (:func:`_fresh`); the
+    sympy objects inside are immutable and shared.  Unhashable arguments are simply passed on.
 
     Examples
     --------
@@ -425,7 +442,7 @@ def memoised(fn: Any, *args: Any, **kw: Any) -> Any:
         return fn(*args, **kw)
     if out is _CALL_MEMO:
         out = _CALL_MEMO[key] = fn(*args, **kw)
-    return type(out)(out) if isinstance(out, (list, dict)) else out
+    return _fresh(out)
 
 
 def solved(*args: Any, **kw: Any) -> Any:
@@ -918,7 +935,7 @@ def _exact(x: float) -> sp.Rational:
 
 
 #: a two-significant-digit decimal with a decimal exponent in [−25, 25]: the texts whose
-#: ``nsimplify(float(text), rational=True)`` is the decimal itself (all 9183 of them checked, tests/test_checks_exact.py)
+#: ``nsimplify(float(text), rational=True)`` is the decimal itself (all 11466 of them checked, tests/test_checks_exact.py)
 _TWO_DIGITS = re.compile(r"-?[1-9](\.[0-9])?(e[+-](0[0-9]|1[0-9]|2[0-5]))?|-?[1-9][0-9]|-?0\.0{0,3}[1-9][0-9]?")
 
 

@@ -57,3 +57,19 @@ def test_lambdified_functions_are_shared_and_evaluate_as_sympy(monkeypatch) -> N
     assert f is checks.lambdified([y], sp.sqrt(y) + 1, "math")
     assert f is not checks.lambdified((y,), sp.sqrt(y) + 1, "math")    # a tuple is not a list: another key
     assert f(4.0) == 3.0
+
+
+def test_nested_containers_are_fresh_so_a_mutation_never_reaches_the_memo(monkeypatch) -> None:
+    """``solve(..., dict=True)`` gives a list of dicts: editing one must not change the next caller's result
+    (review R2, finding 6: only the outer list used to be copied)."""
+    monkeypatch.setattr(checks, "_CALL_MEMO", {})
+    s = checks.solved(y**2 - 4, y, dict=True)
+    s[0][y] = 99
+    again = checks.solved(y**2 - 4, y, dict=True)
+    assert again == sp.solve(y**2 - 4, y, dict=True) and {d[y] for d in again} == {-2, 2}
+
+
+def test_signed_zeros_are_different_keys(monkeypatch) -> None:
+    monkeypatch.setattr(checks, "_CALL_MEMO", {})
+    assert checks._memo_key(0.0) != checks._memo_key(-0.0)
+    assert str(checks.nsimplified(-0.0)) == str(sp.nsimplify(-0.0)) and str(checks.nsimplified(0.0)) == "0"
