@@ -33,8 +33,22 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit
+
+
+def numba_uses_svml() -> bool:
+    """Whether numba compiles ``math.log`` / ``math.exp`` / ``math.cos`` … with Intel SVML (accurate to 1 ULP,
+    not libm's bits): then the kernels that must match NumPy's libm calls (:func:`laplace_from_uniform`,
+    the entropy steps of :func:`md_linear_steps`, :func:`trig_phase_table`) are not used.
+
+    Examples
+    --------
+    >>> isinstance(numba_uses_svml(), bool)
+    True
+    """
+    return bool(getattr(numba.config, "USING_SVML", False))
 
 __all__ = ["fw_l1_steps", "hinge_row_means", "laplace_from_uniform", "md_linear_steps", "noise_risk_mean", "online_sup_grid", "pairwise_sum",
            "sobolev1_eval_sorted", "sobolev1_gram_into", "sobolev_gram", "trig_phase_table"]
@@ -386,8 +400,8 @@ def laplace_from_uniform(u: np.ndarray, loc: float, scale: float) -> None:
 
     ``Generator.laplace`` draws one uniform per value and rejects U = 0 (drawing again): the caller
     must not pass a 0 (:func:`simulations.private_erm.private_fw_lasso` falls back to
-    ``Generator.laplace`` then).  NumPy's C code calls libm's ``log``, as numba does, so the values
-    are NumPy's to the bit.
+    ``Generator.laplace`` then).  NumPy's C code calls libm's ``log``, as numba does (not with SVML), so the
+    values are NumPy's to the bit where :func:`simulations.private_erm._laplace_compiled_ok` finds them so.
     """
     for i in range(u.shape[0]):
         U = u[i]

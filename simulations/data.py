@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -210,8 +210,10 @@ def evaluate_series(series: list[TrigSeries] | tuple[TrigSeries, ...], x: ArrayL
                 break
         else:
             groups.append((f, [j]))
-    # the compiled table for finite points only (a NaN's sign and payload may differ from NumPy's)
-    compiled = t.size * len(groups) >= _TRIG_COMPILED_MIN and bool(np.isfinite(t).all()) and _trig_compiled_ok()
+    # the compiled table for finite points and products t·k only (a NaN's sign and payload may differ from
+    # NumPy's: np.mod(inf, 1.0) is −NaN, the compiled % +NaN)
+    compiled = (t.size * len(groups) >= _TRIG_COMPILED_MIN and _products_finite(t, [h.freqs for h, _ in groups])
+                and _trig_compiled_ok())
     for head, members in groups:
         k = head.freqs.astype(float)
         w = np.where(head.freqs == 0, 1.0, _SQRT2)
@@ -243,6 +245,15 @@ def _trig_table(t: NDArray[np.float64], k: NDArray[np.float64], compiled: bool
     return c, s_
 
 
+def _products_finite(t: NDArray[np.float64], freqs: list[NDArray[Any]]) -> bool:
+    """Whether every t_i·k_j is finite (max |t| · max |k| finite: rounding is monotone)."""
+    if t.size == 0:
+        return True
+    tmax = float(np.max(np.abs(t)))
+    kmax = max((float(np.max(np.abs(k.astype(float)))) for k in freqs if k.size), default=0.0)
+    return math.isfinite(tmax) and math.isfinite(tmax * kmax)
+
+
 _TRIG_OK: list[bool] = []
 
 
@@ -250,14 +261,23 @@ def _trig_compiled_ok() -> bool:
     """Whether the compiled cos/sin table equals NumPy's on this machine (checked once per process).
 
     NumPy's float64 ``np.cos``/``np.sin`` are libm's on AVX2 builds, as the compiled loop's; an AVX-512 build
-    has its own vectorised versions whose last bits differ.  A probe of 4096 points × 41 frequencies
-    (uniform points, multiples of 2⁻⁵³, 0, ½, negative and large arguments) is computed both ways and
-    compared exactly; any difference keeps the NumPy steps.
+    has its own vectorised versions whose last bits differ; where numba uses Intel SVML the NumPy steps are
+    kept without a probe.  A probe of 4120 points × 41 frequencies (uniform points, multiples of 2⁻⁵³, 0, −0,
+    ¼, ½, ¾ and their neighbours, subnormal and tiny points — phases from 0 to just below 2π, the cos/sin
+    arguments' whole range —, negative, large and huge points with finite products) is computed both ways
+    and compared exactly; any difference keeps the NumPy steps.
     """
     if not _TRIG_OK:
+        from ._loops_numba import numba_uses_svml
+
+        if numba_uses_svml():
+            _TRIG_OK.append(False)
+            return False
         g = np.random.default_rng(2024)
-        t = np.concatenate([g.random(4000), [0.0, 0.5, 0.25, 1 - 2.0**-53, 2.0**-53, -0.3, 1e6 + 0.1, 123.456],
-                            g.uniform(-4.0, 4.0, 88)])
+        edges = [0.0, -0.0, 0.5, 0.25, 0.75, 0.125, 1 / 3, 1 - 2.0**-53, 1 - 2.0**-40, 2.0**-53, 5e-324, 1e-310, 1e-300,
+                 2.0**-1000, np.nextafter(0.25, 1), np.nextafter(0.5, 0), np.nextafter(0.75, 0), np.nextafter(0.75, 1),
+                 -0.3, -2.0**-53, -5e-324, 1e6 + 0.1, 123.456, 1e15 + 0.5, 1e290, -1e290]
+        t = np.concatenate([g.random(4000), edges, g.uniform(-4.0, 4.0, 88), g.uniform(-1e9, 1e9, 6)])
         k = np.concatenate([np.arange(33.0), 2.0 ** np.arange(33, 41)])
         c0, s0 = _trig_table(t, k, False)
         c1, s1 = _trig_table(t, k, True)

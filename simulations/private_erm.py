@@ -330,7 +330,8 @@ def _laplace_into(rng: np.random.Generator, scale: float, out: FloatArray) -> Fl
     the uniforms with ``Generator.random`` and transforming them in
     :func:`simulations._loops_numba.laplace_from_uniform` costs a third as much.  ``laplace`` rejects a
     uniform equal to 0 and draws again, which shifts the stream: if a 0 is drawn (probability 2⁻⁵³ per
-    value) the generator is rewound and ``laplace`` itself fills ``out``.
+    value) the generator is rewound and ``laplace`` itself fills ``out``.  Where the compiled ``log`` is
+    not libm's (:func:`_laplace_compiled_ok`, checked once per process), ``laplace`` fills ``out`` always.
 
     Examples
     --------
@@ -338,6 +339,20 @@ def _laplace_into(rng: np.random.Generator, scale: float, out: FloatArray) -> Fl
     >>> bool(np.array_equal(out, np.random.default_rng(3).laplace(0.0, 0.5, (4, 3))))
     True
     """
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.flags.c_contiguous
+            and out.flags.writeable):
+        raise ValueError("_laplace_into: parameter 'out' must be a writeable C-contiguous float64 array "
+                         f"(got {type(out).__name__} {getattr(out, 'dtype', None)}, "
+                         f"C-contiguous={getattr(getattr(out, 'flags', None), 'c_contiguous', None)}); "
+                         "assumption: the uniforms are drawn into it in C order, as Generator.laplace fills its result")
+    if not _laplace_compiled_ok():
+        out[...] = rng.laplace(0.0, scale, out.shape)
+        return out
+    return _laplace_into_compiled(rng, scale, out)
+
+
+def _laplace_into_compiled(rng: np.random.Generator, scale: float, out: FloatArray) -> FloatArray:
+    """:func:`_laplace_into` by uniforms and the compiled transform (no probe; ``out`` checked by the caller)."""
     from ._loops_numba import laplace_from_uniform
 
     state = rng.bit_generator.state
@@ -349,6 +364,40 @@ def _laplace_into(rng: np.random.Generator, scale: float, out: FloatArray) -> Fl
         return out
     laplace_from_uniform(flat, 0.0, scale)
     return out
+
+
+_LAPLACE_OK: list[bool] = []
+
+#: uniforms at the edges of ``laplace_from_uniform``'s branches and range (multiples of 2⁻⁵³ in (0, 1), as
+#: ``Generator.random`` draws them)
+_LAPLACE_EDGE_U = (2.0**-53, 2.0**-52, 3 * 2.0**-53, 2.0**-30, 0.125, 0.25 - 2.0**-54, 0.25, 0.5 - 2.0**-53,
+                   0.5, 0.5 + 2.0**-53, 0.75, 1 - 2.0**-30, 1 - 2.0**-52, 1 - 2.0**-53)
+
+
+def _laplace_compiled_ok() -> bool:
+    """Whether :func:`_laplace_into`'s compiled transform gives ``Generator.laplace``'s bits here (once per process).
+
+    NumPy's ``random_laplace`` calls libm's ``log``; numba calls libm's too, except where it uses Intel SVML
+    (``numba.config.USING_SVML``: then the NumPy path is kept without a probe).  The probe draws 10⁵ values
+    both ways from one seed (two scales) and compares them bit for bit, and the edge uniforms
+    ``_LAPLACE_EDGE_U`` against NumPy's formula with CPython's ``math.log`` (libm's).
+    """
+    if not _LAPLACE_OK:
+        from ._loops_numba import laplace_from_uniform, numba_uses_svml
+
+        ok = not numba_uses_svml()
+        if ok:
+
+            for seed, scale, n in ((20241129, 1.0, 60_000), (7, 0.37, 40_000)):
+                got = _laplace_into_compiled(np.random.default_rng(seed), scale, np.empty(n))
+                ok = ok and got.tobytes() == np.random.default_rng(seed).laplace(0.0, scale, n).tobytes()
+            u = np.array(_LAPLACE_EDGE_U)
+            got = u.copy()
+            laplace_from_uniform(got, 0.0, 1.7)
+            ref = np.array([0.0 - 1.7 * math.log(2.0 - x - x) if x >= 0.5 else 0.0 + 1.7 * math.log(x + x) for x in u])
+            ok = ok and got.tobytes() == ref.tobytes()
+        _LAPLACE_OK.append(bool(ok))
+    return _LAPLACE_OK[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -466,24 +515,46 @@ def _md_entropy_compiled_ok() -> bool:
     """Whether the compiled entropy steps give NumPy's bits on this machine (once per process).
 
     NumPy's ``np.exp`` / ``np.log`` of float64 are libm's on most x86-64 builds (AVX2), but an AVX-512
-    build has its own vectorised versions whose last bits differ; the compiled loop calls libm.  A
-    probe (8 chains, p = 64, 40 steps, both entropy geometries: about 60 000 values of ``exp``) is
-    run both ways and compared exactly.
+    build has its own vectorised versions whose last bits differ; the compiled loop calls libm (Intel SVML
+    where numba uses it: then the NumPy loop is kept without a probe).  The probe runs both ways and
+    compares exactly: 8 chains, p = 64, 40 steps, both entropy geometries (about 60 000 values of ``exp``
+    of moderate log-weights), then 3 steps whose gradients ``_MD_PROBE_EXTREME`` (times η = 1) put the
+    log-weights at −690…−760 (``exp`` subnormal, 0 below −745.13), −708.4, −709.8, −10³ … −3·10³, tiny
+    and 0 (``exp(+0.0)``), in each geometry; two of its rows make ℓ1's θ_j subnormal (the weights of both
+    signs subnormal), where a subnormal ``exp`` reaches the result.  Positive arguments are out of reach (log-weights ≤ 0 after
+    the normalisation, ``logw − max ≤ 0``); ``log`` sees the sums in [1, 2p].
     """
     if not _MD_ENTROPY_OK:
-        from ._loops_numba import md_linear_steps
+        from ._loops_numba import md_linear_steps, numba_uses_svml
 
-        ok = True
-        G = np.linspace(-1.0, 1.0, 8 * 64).reshape(8, 64)
-        z = np.random.default_rng(12345).standard_normal((40, 8, 64))
-        for geometry, m in (("l1", 128), ("simplex", 64)):
-            state = np.full((8, m), -math.log(m))
-            acc = np.zeros((8, 64))
-            md_linear_steps(state, acc, G, z, 40, 0.7, 1.3, 1.0, _MD_GEOMETRY[geometry])
-            ref = private_mirror_descent(lambda th: G, 64, geometry, 40, 0.7, 1.3, _Replay(z), n_rep=8)
-            ok = ok and bool(np.array_equal(acc / 40, ref))
-        _MD_ENTROPY_OK.append(ok)
+        ok = not numba_uses_svml()
+        if ok:
+            G = np.linspace(-1.0, 1.0, 8 * 64).reshape(8, 64)
+            z = np.random.default_rng(12345).standard_normal((40, 8, 64))
+            E = np.array(_MD_PROBE_EXTREME)
+            # rows 4, 5: one gradient 725 / 730, the others in (0, 17]: in the ℓ1 geometry both weights of those
+            # coordinates are subnormal, and so is θ_j = w₊ − w₋ (visible in the average, which starts at 0)
+            Gx = np.vstack([E[None, :] + np.array([0.0, 0.173, 1.25, 2.0**-20])[:, None],
+                            np.append(np.linspace(0.25, 17.0, 63), 725.0), np.append(np.linspace(0.1, 12.0, 63), 730.0)])
+            zx = np.random.default_rng(54321).standard_normal((3,) + Gx.shape)
+            for G_, z_, eta, sigma in ((G, z, 0.7, 1.3), (Gx, zx, 1.0, 1e-3)):
+                R, p = G_.shape
+                T = z_.shape[0]
+                for geometry, m in (("l1", 2 * p), ("simplex", p)):
+                    state = np.full((R, m), -math.log(m))
+                    acc = np.zeros((R, p))
+                    md_linear_steps(state, acc, G_, z_, T, eta, sigma, 1.0, _MD_GEOMETRY[geometry])
+                    ref = private_mirror_descent(lambda th, G_=G_: G_, p, geometry, T, eta, sigma, _Replay(z_),
+                                                 n_rep=R)
+                    ok = ok and (acc / T).tobytes() == ref.tobytes()
+        _MD_ENTROPY_OK.append(bool(ok))
     return _MD_ENTROPY_OK[0]
+
+
+#: gradients of the probe's extreme steps: with η = 1 the log-weights move by about −g per step
+_MD_PROBE_EXTREME = tuple(np.linspace(690.0, 760.0, 36).tolist()) + (
+    0.0, 2.0**-60, 1e-300, 0.5, 1.0, 30.0, 700.0, 708.39, 708.4, 709.78, 709.79, 744.44, 745.13, 745.14, 746.0,
+    1e3, 1.5e3, 2e3, 1e4, 5.0, 50.0, 100.0, 300.0, 600.0, 650.0, 680.0, 720.5, 740.0)
 
 
 class _Replay(np.random.Generator):

@@ -285,24 +285,32 @@ def test_jcc_gram_compiled_equals_numpy(n, k, seed):
 @pytest.mark.parametrize("shape,scale,seed", [((0,), 1.0, 0), ((1,), 0.3, 1), ((7, 3), 1e-3, 2), ((500, 10, 10), 2.5, 3),
                                               ((1 << 16,), 1e6, 4)])
 def test_laplace_into_equals_generator_laplace(shape, scale, seed):
-    """``_laplace_into`` (uniforms + the compiled transform) gives ``Generator.laplace``'s bits and leaves the
-    generator where ``laplace`` leaves it."""
-    from simulations.private_erm import _laplace_into
+    """``_laplace_into`` gives ``Generator.laplace``'s bits and leaves the generator where ``laplace`` leaves it
+    (whichever path the probe chose); where the probe passes, so does the compiled transform itself."""
+    from simulations.private_erm import _laplace_compiled_ok, _laplace_into, _laplace_into_compiled
 
-    g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
-    out = _laplace_into(g1, scale, np.empty(shape))
-    assert _same(out, g2.laplace(0.0, scale, shape))
-    assert g1.bit_generator.state == g2.bit_generator.state
+    fills = [_laplace_into] + ([_laplace_into_compiled] if _laplace_compiled_ok() else [])
+    for fill in fills:
+        g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
+        out = fill(g1, scale, np.empty(shape))
+        assert _same(out, g2.laplace(0.0, scale, shape))
+        assert g1.bit_generator.state == g2.bit_generator.state
 
 
 def test_laplace_from_uniform_edges():
-    """U = ½ (log 1 = 0), U just below ½, the extremes 2⁻⁵³ and 1 − 2⁻⁵³: NumPy's formula to the bit."""
-    from simulations._loops_numba import laplace_from_uniform
+    """U = ½ (log 1 = 0), U just below ½, the extremes 2⁻⁵³ and 1 − 2⁻⁵³: NumPy's C formula (libm's ``log``,
+    as CPython's ``math.log``) to the bit, where the probe finds the compiled ``log`` libm's."""
+    import math
 
+    from simulations._loops_numba import laplace_from_uniform
+    from simulations.private_erm import _laplace_compiled_ok
+
+    if not _laplace_compiled_ok():
+        pytest.skip("the compiled log is not libm's here (probe False): _laplace_into uses Generator.laplace")
     u = np.array([0.5, np.nextafter(0.5, 0), 2.0**-53, 1 - 2.0**-53, 0.25, 0.75])
     out = u.copy()
     laplace_from_uniform(out, 0.0, 1.7)
-    ref = np.where(u >= 0.5, 0.0 - 1.7 * np.log(2.0 - u - u), 0.0 + 1.7 * np.log(u + u))
+    ref = np.array([0.0 - 1.7 * math.log(2.0 - x - x) if x >= 0.5 else 0.0 + 1.7 * math.log(x + x) for x in u])
     assert _same(out, ref)
     assert out[0] == 0.0 and not np.signbit(out[0])
 
@@ -366,11 +374,10 @@ def test_md_linear_large_steps_and_inside_ball():
 
 def test_md_entropy_probe_decides_the_path(monkeypatch):
     """Where the probe finds NumPy's exp/log differ from libm's, the entropy geometries run the NumPy loop (the
-    compiled kernel is not called); on this machine the probe passes."""
+    compiled kernel is not called); ℓ2 stays compiled."""
     import simulations._loops_numba as L
     import simulations.private_erm as PE
 
-    assert PE._md_entropy_compiled_ok() is True
     monkeypatch.setattr(PE, "_MD_ENTROPY_OK", [False])
     calls = []
     monkeypatch.setattr(L, "md_linear_steps", lambda *a: calls.append(a))
@@ -391,7 +398,8 @@ def test_trig_phase_table_equals_numpy(n, seed):
     2⁻⁵³ grid, negative and large, frequencies 0…40 and 2^j up to 2^40 (exact phases, remainders 0)."""
     from simulations.data import _trig_compiled_ok, _trig_table
 
-    assert _trig_compiled_ok()                 # this machine: NumPy's cos/sin are libm's
+    if not _trig_compiled_ok():
+        pytest.skip("NumPy's cos/sin are not libm's here (probe False): evaluate_series keeps NumPy's steps")
     g = np.random.default_rng(seed)
     t = np.concatenate([g.random(n), [0.0, -0.0, 0.5, 2.0**-53, 1 - 2.0**-53], g.uniform(-50.0, 50.0, n),
                         g.uniform(-1e9, 1e9, 8)])
@@ -446,3 +454,218 @@ def test_noise_risk_equals_numpy(n, m, seed, loss):
             f2[3] = 0.5
             assert np.float64(_noise_risk(f2, y, s * b, loss)).tobytes() == \
                 np.float64(float(np.mean(_risk(f2[None, :] + s * b, y, loss)))).tobytes()
+
+
+# --------------------------------------------------------------------------------------
+# the libm probes: a kernel one ULP off (or numba with SVML) makes the probe say False and the NumPy path run
+# --------------------------------------------------------------------------------------
+_TINY = np.finfo(float).tiny
+
+
+class _NumpyShim:
+    """``numpy`` as a module sees it, with some ufuncs replaced (the probing module's ``np``)."""
+
+    def __init__(self, **over):
+        self.__dict__.update(over)
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def _up(r, where):
+    """r moved one ULP up where ``where``."""
+    r = np.asarray(r)
+    return np.where(where, np.nextafter(r, np.inf), r)
+
+
+def _nudged(f, pick):
+    def g(x, *a, **k):
+        r = f(x, *a, **k)
+        return _up(r, pick(np.asarray(x), r))
+    return g
+
+
+@pytest.mark.parametrize("which", ["all", "edges"])
+def test_laplace_probe_false_when_the_transform_is_one_ulp_off(which, monkeypatch):
+    """A compiled transform one ULP off — on every value, or only on the edge uniforms below 2⁻⁴⁰ (which 10⁵
+    random draws almost never reach) — makes the probe False; ``_laplace_into`` then fills from
+    ``Generator.laplace`` (the transform is not called again) and FW gives the NumPy loop's bits."""
+    import simulations._loops_numba as L
+    import simulations.private_erm as PE
+
+    real = L.laplace_from_uniform
+    calls = []
+
+    def off(u, loc, scale):
+        small = u < 2.0**-40
+        real(u, loc, scale)
+        calls.append(u.size)
+        u[...] = _up(u, True if which == "all" else small)
+
+    monkeypatch.setattr(L, "laplace_from_uniform", off)
+    monkeypatch.setattr(PE, "_LAPLACE_OK", [])
+    assert PE._laplace_compiled_ok() is False
+    n_calls = len(calls)
+    g1, g2 = np.random.default_rng(11), np.random.default_rng(11)
+    assert _same(PE._laplace_into(g1, 0.8, np.empty((300, 7))), g2.laplace(0.0, 0.8, (300, 7)))
+    assert g1.bit_generator.state == g2.bit_generator.state
+    A, c = np.eye(3) + 0.1, np.array([0.5, -0.2, 0.1])
+    a = PE.private_fw_lasso(A, c, 40, 0.05, np.random.default_rng(4), n_rep=5)
+    b = PE.private_fw_lasso(A, c, 40, 0.05, np.random.default_rng(4), n_rep=5, compiled=False)
+    assert _same(a, b) and len(calls) == n_calls
+
+
+def test_laplace_probe_true_for_the_real_transform_and_cached(monkeypatch):
+    """The real transform passes the probe where numba does not use SVML; the answer is kept per process."""
+    import simulations.private_erm as PE
+
+    monkeypatch.setattr(PE, "_LAPLACE_OK", [])
+    first = PE._laplace_compiled_ok()
+    assert PE._LAPLACE_OK == [first] and PE._laplace_compiled_ok() is first
+    if not first:
+        pytest.skip("the compiled log is not libm's here (probe False)")
+
+
+def test_svml_keeps_the_numpy_paths(monkeypatch):
+    """With ``numba.config.USING_SVML`` true the three probes say False without running, and the results are
+    NumPy's (Laplace noise, entropy mirror descent, the cos/sin table)."""
+    import numba
+
+    import simulations._loops_numba as L
+    import simulations.data as D
+    import simulations.private_erm as PE
+
+    monkeypatch.setattr(numba.config, "USING_SVML", True, raising=False)
+    assert L.numba_uses_svml() is True
+    for mod, name in ((PE, "_LAPLACE_OK"), (PE, "_MD_ENTROPY_OK"), (D, "_TRIG_OK")):
+        monkeypatch.setattr(mod, name, [])
+    calls = []
+    for kernel in ("laplace_from_uniform", "md_linear_steps", "trig_phase_table"):
+        monkeypatch.setattr(L, kernel, lambda *a, _k=kernel: calls.append(_k))
+    assert (PE._laplace_compiled_ok(), PE._md_entropy_compiled_ok(), D._trig_compiled_ok()) == (False, False, False)
+    assert calls == []
+    out = PE._laplace_into(np.random.default_rng(2), 1.5, np.empty(1000))
+    assert _same(out, np.random.default_rng(2).laplace(0.0, 1.5, 1000))
+    G = np.random.default_rng(3).standard_normal((4, 5))
+    a = PE.private_mirror_descent_linear(G, "simplex", 30, 0.4, 0.3, np.random.default_rng(5))
+    b = PE.private_mirror_descent(lambda th: G, 5, "simplex", 30, 0.4, 0.3, np.random.default_rng(5), n_rep=4)
+    x = np.random.default_rng(6).random(500)
+    f = D.TrigSeries([0, 1, 3, 64], cos=[0.5, 1.0, 0.2, 0.1], sin=[0.0, -0.3, 0.7, 0.05])
+    (y,) = D.evaluate_series([f], x)
+    monkeypatch.setattr(D, "_TRIG_COMPILED_MIN", 10**12)
+    (y0,) = D.evaluate_series([f], x)
+    assert _same(a, b) and _same(y, y0) and calls == []
+
+
+_EXP_PICKS = {
+    "all": lambda x, r: np.ones(r.shape, bool),
+    # exp of −708.4 … −745.13 only, and only on even bit patterns (a uniform shift of all subnormals would
+    # cancel in ℓ1's θ = w₊ − w₋: their ULP is one constant)
+    "subnormal results": lambda x, r: (r > 0) & (r < _TINY) & (np.asarray(r, float).view(np.int64) % 2 == 0),
+    "log": None,
+}
+
+
+@pytest.mark.parametrize("which", list(_EXP_PICKS))
+def test_md_entropy_probe_false_when_numpy_exp_or_log_is_one_ulp_off(which, monkeypatch):
+    """NumPy's ``np.exp`` (as ``private_erm`` sees it) one ULP up — everywhere, or only where the result is
+    subnormal, which the probe's 40 moderate steps alone never produce — or ``np.log`` one ULP up: the probe
+    says False, the compiled kernel is not called for the entropy geometries, and the result is the NumPy
+    loop's (with that ``np``)."""
+    import simulations._loops_numba as L
+    import simulations.private_erm as PE
+
+    if which == "log":
+        shim = _NumpyShim(log=_nudged(np.log, lambda x, r: np.ones(r.shape, bool)))
+    else:
+        shim = _NumpyShim(exp=_nudged(np.exp, _EXP_PICKS[which]))
+    monkeypatch.setattr(PE, "np", shim)
+    monkeypatch.setattr(PE, "_MD_ENTROPY_OK", [])
+    assert PE._md_entropy_compiled_ok() is False
+    calls = []
+    monkeypatch.setattr(L, "md_linear_steps", lambda *a: calls.append(a))
+    G = np.array([[700.0, 0.0, 3.0], [0.5, -0.25, 720.0]])
+    for geometry in ("l1", "simplex"):
+        a = PE.private_mirror_descent_linear(G, geometry, 6, 1.0, 0.01, np.random.default_rng(8))
+        b = PE.private_mirror_descent(lambda th: G, 3, geometry, 6, 1.0, 0.01, np.random.default_rng(8), n_rep=2)
+        assert _same(a, b)
+    assert calls == []
+
+
+def test_md_entropy_probe_reaches_extreme_exp_arguments(monkeypatch):
+    """The probe's NumPy side calls ``np.exp`` on log-weights below −745.13 (result 0), in the subnormal range,
+    below −10³ and at 0 — recorded through the module's ``np``."""
+    import simulations.private_erm as PE
+
+    seen = []
+
+    def rec(x, *a, **k):
+        seen.append(np.array(x, dtype=float).ravel())
+        return np.exp(x, *a, **k)
+
+    monkeypatch.setattr(PE, "np", _NumpyShim(exp=rec))
+    monkeypatch.setattr(PE, "_MD_ENTROPY_OK", [])
+    PE._md_entropy_compiled_ok()
+    if not seen:
+        pytest.skip("the probe did not run (numba with SVML)")
+    x = np.concatenate(seen)
+    r = np.exp(x)
+    assert ((r > 0) & (r < _TINY)).sum() >= 30 and (x < -745.14).sum() >= 30 and (x < -1e3).any()
+    assert (x == 0).any() and x.max() <= 0.0
+
+
+_TRIG_PICKS = {
+    "cos all": ("cos", lambda x, r: np.ones(r.shape, bool)),
+    "cos near 2π": ("cos", lambda x, r: x > 2 * np.pi - 1e-9),
+    "sin subnormal": ("sin", lambda x, r: (r != 0) & (np.abs(r) < _TINY)),
+}
+
+
+@pytest.mark.parametrize("which", list(_TRIG_PICKS))
+def test_trig_probe_false_when_numpy_cos_or_sin_is_one_ulp_off(which, monkeypatch):
+    """NumPy's ``np.cos`` / ``np.sin`` (as ``simulations.data`` sees them) one ULP up — everywhere, only for
+    phases just below 2π, or only for subnormal sines — makes the probe False; ``evaluate_series`` then builds
+    the table by NumPy's steps (the compiled table is not called) and gives their values."""
+    import simulations._loops_numba as L
+    import simulations.data as D
+
+    name, pick = _TRIG_PICKS[which]
+    monkeypatch.setattr(D, "np", _NumpyShim(**{name: _nudged(getattr(np, name), pick)}))
+    monkeypatch.setattr(D, "_TRIG_OK", [])
+    assert D._trig_compiled_ok() is False
+    calls = []
+    monkeypatch.setattr(L, "trig_phase_table", lambda *a: calls.append(a))
+    f = D.TrigSeries([0, 1, 2, 1024], cos=[0.5, 1.0, 0.2, 0.1], sin=[0.0, -0.3, 0.7, 0.05])
+    x = np.random.default_rng(9).random(700)
+    (y,) = D.evaluate_series([f], x)
+    monkeypatch.setattr(D, "_TRIG_COMPILED_MIN", 10**12)
+    (y0,) = D.evaluate_series([f], x)
+    assert _same(y, y0) and calls == []
+
+
+def test_evaluate_series_overflowing_products_take_numpy_steps(monkeypatch):
+    """Finite points whose products t·k overflow (np.mod(inf, 1) is a NaN whose sign the compiled % does not
+    give) take NumPy's steps: the same bytes, NaNs included, as with NumPy's steps forced."""
+    import simulations.data as D
+
+    f = D.TrigSeries([0, 1, 1 << 20], cos=[0.5, 1.0, 0.1], sin=[0.0, -0.3, 0.05])
+    x = np.concatenate([np.random.default_rng(10).random(200), [1e303, -1e303, 0.5]])
+    assert D._products_finite(x[:200], [f.freqs]) and not D._products_finite(x, [f.freqs])
+    with np.errstate(all="ignore"):
+        (y,) = D.evaluate_series([f], x)
+        monkeypatch.setattr(D, "_TRIG_COMPILED_MIN", 10**12)
+        (y0,) = D.evaluate_series([f], x)
+    assert _same(y, y0) and np.isnan(y[200])
+
+
+@pytest.mark.parametrize("out", [np.empty((4, 6))[:, ::2], np.empty((5, 3)).T, np.empty(4, dtype=np.float32),
+                                 [0.0, 1.0]])
+def test_laplace_into_rejects_non_contiguous_out(out):
+    """``out`` must be a C-contiguous float64 array (the uniforms are drawn into its memory in C order)."""
+    from simulations.private_erm import _laplace_into
+
+    g = np.random.default_rng(0)
+    state = g.bit_generator.state
+    with pytest.raises(ValueError, match="parameter 'out'"):
+        _laplace_into(g, 1.0, out)
+    assert g.bit_generator.state == state
