@@ -5,7 +5,10 @@ fixed test at α/K.  Checked here: the projection against an independent scipy c
 outcomes, validity at the true ε on mechanisms that ``bench/audit_catalogue.py`` does not contain (a Laplace
 at ε = 0.5 and a two-sided geometric mechanism at ε = 0.8, whose tail events have a likelihood ratio of
 exactly e^ε: the boundary of the null) over 200 seeds here and 1000 under ``-m slow``, and the power gained
-on a rare leaking tail against the same audits scored by Clopper–Pearson limits only.
+on a rare leaking tail against the same audits scored by Clopper–Pearson limits only.  The false alarms alone
+cannot tell a valid rule from a scorer choosing on the evaluation split, so two structural checks: the bounds
+are a function of the selection split (same selection, two evaluation splits), and one fixed test at the null
+boundary holds its level at a large α.  And the families' detectable probability follows one rule at δ = 0.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import pytest
 from scipy import stats
 
 import verify.audit.core as core
-from verify.audit import audit, audit_seed
+from verify.audit import audit, audit_samples, audit_seed
 
 ALPHA = 0.05
 
@@ -93,6 +96,57 @@ def _leaky(rng: np.random.Generator, k: int) -> np.ndarray:
     return np.where(rng.random(k) < 0.015, rng.uniform(6, 8, k), x)
 
 
+def _as_split(sel: np.ndarray, ev: np.ndarray, ss: np.random.SeedSequence) -> np.ndarray:
+    """Saved outputs that ``audit_samples`` permutes (generator ``ss``) into ``sel`` then ``ev``."""
+    both = np.concatenate([sel, ev])
+    out = np.empty_like(both)
+    out[np.random.default_rng(ss).permutation(both.size)] = both
+    return out
+
+
+def test_the_bound_of_each_test_is_fixed_by_the_selection_split_alone(monkeypatch):
+    # the same selection outputs, two very different evaluation splits (the second swaps the data sets' roles):
+    # the tests, their thresholds and the bound each is scored by must be the same (a scorer choosing the
+    # Clopper–Pearson pair, the event or its complement on the evaluation split would change them)
+    seen = []
+    finish = core._finish
+
+    def spy(test, *a, **k):
+        r = finish(test, *a, **k)
+        seen.append([(e.kind, e.tau, e.direction, e.stat, e.cond_side, e.rare_set) for e in test.tests])
+        return r
+
+    monkeypatch.setattr(core, "_finish", spy)
+    n, seed = 3000, 7
+    s = core._split_sizes(n, n, core.SELECTION["scalar"])[0]
+    rng = np.random.default_rng(5)
+    sel0, sel1 = rng.laplace(0, 1, s), 1 + _leaky(rng, s)           # a common shift and a rare leaking tail
+    evals = [(rng.laplace(0, 1, n - s), 1 + _leaky(rng, n - s)), (1 + _leaky(rng, n - s), rng.laplace(0, 1, n - s))]
+    ss = core.check_seed(seed).spawn(5)
+    eps = [audit_samples(_as_split(sel0, e0, ss[0]), _as_split(sel1, e1, ss[1]), claim_eps=1.0, seed=seed,
+                         output="scalar").eps_lower for e0, e1 in evals]
+    assert len(seen) == 2 and seen[0] == seen[1], seen
+    sides = {t[4] for t in seen[0] if t[0] == "threshold"}
+    assert len(sides) >= 2 and sides - {0}, sides     # the choice matters: several bounds, the conditional one
+    assert eps[0] > 1.0 > eps[1], eps                 # the evaluation splits differ where it matters
+
+
+@pytest.mark.parametrize("side", [0, 1, -1])
+def test_one_fixed_threshold_test_holds_its_level_at_the_null_boundary(side):
+    # K = 1: a fixed half-line whose event (side 0, +1) or complement (side −1) has likelihood ratio exactly
+    # e^ε, its counts drawn binomially; P[p ≤ a] ≤ a at a large a, where an inflated level would show
+    eps, ne, a, q, seeds = 0.8, 3000, 0.3, 0.004, 1000
+    q0, q1 = (q, math.exp(eps) * q) if side >= 0 else (1 - math.exp(eps) * q, 1 - q)
+    rng = np.random.default_rng(side + 11)
+    ev = core.Event(0.0, 1, "threshold", cond_side=side)
+    hits = 0
+    for t in range(seeds):
+        fp, fn = int(rng.binomial(ne, q0)), int(ne - rng.binomial(ne, q1))
+        hits += core._test_p(ev, fp, fn, ne, ne, 0.0, eps, np.random.SeedSequence([side + 1, t])) <= a
+    assert _rate_ok(hits, seeds, a), (side, hits)
+    assert hits > 0.03 * seeds, (side, hits)          # not vacuous: the test rejects at the boundary
+
+
 def test_conditional_scoring_gains_power_on_a_rare_leaking_tail(monkeypatch):
     def run() -> np.ndarray:
         return np.array([audit(lambda r, k: r.laplace(0, 1, k), _leaky, n=3000, seed=audit_seed(32, "leaky", s),
@@ -103,3 +157,27 @@ def test_conditional_scoring_gains_power_on_a_rare_leaking_tail(monkeypatch):
     old = run()
     assert new.mean() > old.mean() + 0.04, (new.mean(), old.mean())
     assert (new > 1.0).sum() > (old > 1.0).sum(), ((new > 1.0).sum(), (old > 1.0).sum())
+
+
+def test_a_threshold_familys_detectable_probability_follows_one_rule_at_delta_0():
+    # at δ = 0 every threshold family is described by the better of the Clopper–Pearson pair and the conditional
+    # test (where the rule picks it), whichever of the audit's tests were scored conditionally; checked by
+    # simulation: at the printed p an event never seen on the other side is detected in ≥ 90 % of the runs by
+    # the conditional test, the test the rule picks for it, and not by the Clopper–Pearson pair
+    ne, s, K, claim = 9000, 1000, 4, 1.0
+    d = {"n_evaluation0": ne, "n_evaluation1": ne, "n_selection0": s, "n_selection1": s, "tests": K,
+         "families": [{"family": "half-lines", "what": "x"}, {"family": "categories", "what": "y", "conditional": 1}]}
+    fams = core.event_families(d, 0.0, 1 - ALPHA, claim)
+    p = fams[0]["min_prob"]
+    assert fams[1]["min_prob"] == p                   # one rule: a flag of the audit's tests changes nothing
+    assert core._conditional_side(0, s, round(s * (1 - p)), s, ne, ne, ALPHA / K) == 1
+    conf_k = 1 - ALPHA / K
+    rng = np.random.default_rng(3)
+    runs, det = 400, {0: 0, 1: 0}
+    for t in range(runs):
+        fn = ne - int(rng.binomial(ne, p))             # the event on D′; never on D (fp = 0)
+        for side in det:
+            ev = core.Event(0.0, 1, "threshold", cond_side=side)
+            det[side] += core._test_lower(ev, 0, fn, ne, ne, 0.0, conf_k, np.random.SeedSequence([4, t])) > claim
+    assert stats.binomtest(det[1], runs, 0.9, alternative="less").pvalue > 1e-3, det
+    assert det[1] < runs and det[0] < 0.9 * runs, det

@@ -550,9 +550,11 @@ class AuditResult:
         Clopper–Pearson limits) never occurring on the other data set that this n detects.
 
         With counts at their expectations, the event gives ε_lower above the claim (above 0 without a
-        claim); ``inf`` when no event can (the claim is at least :attr:`eps_max`).  It says nothing about
-        events the audit did not test; ``details["families"]`` lists the families tested, each with its own
-        smallest detectable probability (point masses have theirs).
+        claim); ``inf`` when no event can (the claim is at least :attr:`eps_max`).  This is the
+        Clopper–Pearson figure: at δ = 0 a threshold test may be scored by StatDP's conditional test instead
+        (the rule of issue 32), which detects smaller probabilities.  It says nothing about events the audit
+        did not test; ``details["families"]`` lists the families tested, each with its own smallest
+        detectable probability, the conditional test included at δ = 0 (point masses have theirs).
         """
         return float(self.details.get("min_event_prob", math.nan))
 
@@ -769,11 +771,14 @@ class _Test:
             events += self._atom_events(sel0, sel1, n_ev0, n_ev1, delta, alpha,
                                         None if pair is None else pair[1])
         self.tests = events
-        if delta == 0.0:
-            self._choose_bounds(chosen_on, n_ev0, n_ev1, 2 * alpha / max(1, len(events)))
         if n_ev0 == n_ev1:
             self._add_rare_pair(sel0, sel1, n_ev0, delta)
         self.K = len(self.tests)   # Bonferroni over the distinct tests fixed before the evaluation split is seen
+        if delta == 0.0:
+            # each test's own level on the evaluation split: ``alpha`` here is (1 − confidence)/2, so 2·alpha/K is
+            # the per-test α/K of ``_finish`` (Clopper–Pearson limits at α/(2K) each, the conditional test at α/K),
+            # with the K the audit uses (the rare-pair tests included: they do not depend on this choice)
+            self._choose_bounds(chosen_on, n_ev0, n_ev1, 2 * alpha / max(1, self.K))
 
     def _choose_bounds(self, chosen_on: dict[int, tuple[np.ndarray, np.ndarray]], n_ev0: int, n_ev1: int,
                        level: float) -> None:
@@ -977,7 +982,8 @@ def min_event_prob(n0: int, n1: int, delta: float, confidence: float, claim: flo
     """Smallest p such that an event of probability p on one data set and 0 on the other is detected.
 
     Detected: with n0, n1 evaluation releases, no false positive and the event's count c among the
-    releases of its data set, ε_lower exceeds the claim (0 without one).  ``power`` None: c at its
+    releases of its data set, the Clopper–Pearson ε_lower exceeds the claim (0 without one); the conditional
+    test of a threshold at δ = 0 is not counted here (:func:`event_families` counts it per family).  ``power`` None: c at its
     expectation p·n (about even odds); else the smallest p with P[Bin(n, p) ≥ c_min] ≥ ``power`` (exact
     binomial law).  ``inf`` when no p ≤ 1 does.
 
@@ -1131,7 +1137,10 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
     exact binomial law of its count on the evaluation split (thinned by e^{−claim} for a conditional test),
     times, for a point mass, the probability that it repeats in the selection split (else it is not an
     atom).  None when no such p ≤ 1 exists.  Nothing is said about events outside these families, nor
-    about whether the selection split picks the event.
+    about whether the selection split picks the event.  At δ = 0 a threshold family (half-lines, category
+    unions) follows one rule whatever the audit's own tests were scored by: the smaller of the
+    Clopper–Pearson figure and the conditional test's, the latter when :func:`_conditional_side`, fed with the
+    event's expected selection counts, picks the conditional test for it.
 
     Examples
     --------
@@ -1158,13 +1167,18 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
                 best = min(best, power_min_prob(need, ne_hit, POWER, repeat_in=s_hit if repeat else None))
         return best
 
-    def cond(repeat: bool) -> float:
+    def cond(repeat: bool, ruled: bool = False) -> float:
         best = math.inf
-        for ne_zero, ne_hit, s_hit in ((ne0, ne1, s1), (ne1, ne0, s0)):
+        for ne_zero, ne_hit, s_zero, s_hit in ((ne0, ne1, s0, s1), (ne1, ne0, s1, s0)):
             need = conditional_need(ne_hit, ne_zero, 1 - conf_k)
             if need is not None:
-                best = min(best, power_min_prob(need, ne_hit, POWER, keep=math.exp(-target),
-                                                repeat_in=s_hit if repeat else None))
+                p = power_min_prob(need, ne_hit, POWER, keep=math.exp(-target), repeat_in=s_hit if repeat else None)
+                # ruled: a threshold test is scored by the conditional test only when the rule of _Test picks it
+                # from the selection counts; here at the event's expected counts (p·s_hit hits, none on the other
+                # side: the rule's arguments are symmetric in the two sides)
+                if ruled and _conditional_side(0, s_zero, s_hit * (1 - p), s_hit, ne_zero, ne_hit, 1 - conf_k) == 0:
+                    continue
+                best = min(best, p)
         return best
 
     def tails(ne: int) -> float:
@@ -1188,9 +1202,13 @@ def event_families(details: dict[str, Any], delta: float, confidence: float, cla
         elif f["family"] in ("two tails", "pooled rare sets"):
             p = tails(ne0)          # the pooled Clopper–Pearson bound (the conditional one, where used, is stronger)
         else:
+            # half-lines, category unions, range edges: one rule for every such family at δ = 0 (it does not depend
+            # on which of the audit's tests happened to be scored conditionally): the better of the Clopper–Pearson
+            # pair and the conditional test, the latter where the rule would pick it for this event at its expected
+            # counts (it does at most n, K, claim; at a large claim and small K it may keep Clopper–Pearson)
             p = cp(False)
-            if f.get("conditional") and delta == 0.0:           # range edges scored by the conditional test
-                p = min(p, cond(False))
+            if delta == 0.0:
+                p = min(p, cond(False, ruled=True))
         g["min_prob"] = None if not math.isfinite(p) or p > 1 else float(p)
         out.append(g)
     return out
@@ -1240,8 +1258,7 @@ def _finish(test: _Test, fps: np.ndarray, fns: np.ndarray, ne0: int, ne1: int, n
                                                              (int(h0), int(h1))) for e, a, c, h0, h1, s in rows))
     fams = []
     for fam, what in test.families.items():
-        f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests),
-                             "conditional": any(e.family == fam and _conditional(e, delta) for e in test.tests)}
+        f: dict[str, Any] = {"family": fam, "what": what, "tests": sum(e.family == fam for e in test.tests)}
         if fam == "point masses":
             f["note"] = (test.atoms.describe() + " in the selection split") if test.atoms is not None else ""
         elif any(e.family == fam and e.kind == "rare" and _conditional(e, delta) for e in test.tests):
