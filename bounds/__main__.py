@@ -18,11 +18,10 @@ if __name__ == "__main__":
 
     rc = fast_eval(sys.argv[1:])
     if rc is None:
-        from .cli import main
+        from .cli import FAILED, main
 
         rc = main()
-        if rc in (0, 2):            # an answer, or a refusal the numeric path may give too
-            generate_missed()
+        generate_missed(rc, FAILED)     # only where the store could answer this call; the answer is out first
     sys.exit(rc)
 else:
     from .cli import main  # noqa: F401 - after the thread count is set

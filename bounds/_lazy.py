@@ -73,3 +73,72 @@ def one_blas_thread(environ: Any = None) -> bool:
             return True
         threadpool_limits(1)
     return True
+
+
+def output_failure(exc: BaseException) -> int | None:
+    """The status of a failure to write the answer, after printing the one line ``python -m bounds`` prints for it
+    (both paths, :func:`bounds.cli.main` and :mod:`bounds.numeric`, call this); None when ``exc`` is no such failure.
+
+    A closed pipe (``| head``) stops quietly with 141 (stdout then goes to the null device, so that the flush at
+    exit does not fail again); an encoding error or a failed write (a full disk) prints ``error: ...`` and gives 2.
+
+    Examples
+    --------
+    >>> output_failure(KeyError("x")) is None
+    True
+    """
+    import os
+    import sys
+
+    if isinstance(exc, BrokenPipeError):
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        text = where + (exc.strerror or str(exc))
+    elif isinstance(exc, UnicodeError):
+        text = str(exc)
+    else:
+        return None
+    from .validation import one_line
+
+    try:
+        print(f"error: {one_line(text)}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return 2
+
+
+def emit(rc: int, out: str, err: str) -> int:
+    """Write an answer given whole (``out`` to stdout, flushed, then ``err`` to stderr) and return ``rc``, or the
+    status of :func:`output_failure` when stdout cannot take it (a closed stdout, ``>&-``, writes nothing, as
+    ``print`` does).
+
+    Examples
+    --------
+    >>> emit(0, "", "")
+    0
+    """
+    import sys
+
+    try:
+        if out and sys.stdout is not None:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        if err and sys.stderr is not None:
+            sys.stderr.write(err)
+            sys.stderr.flush()
+    except (OSError, UnicodeError) as exc:
+        return output_failure(exc)  # type: ignore[return-value]
+    return rc
+
+
+def flush_stdout() -> None:
+    """Flush stdout (if open) where its failure can still be reported (:func:`output_failure`), not at exit."""
+    import sys
+
+    if sys.stdout is not None:
+        sys.stdout.flush()

@@ -85,7 +85,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from ._lazy import lazy_module
+from ._lazy import flush_stdout, lazy_module, output_failure
 from .evidence import STATEMENT_VERDICTS, STATUSES, VERDICT_TEXT, Result
 from .report_io import read_summary
 from .report_io import using as using_report
@@ -1075,8 +1075,13 @@ def _one_blas_thread(on: bool):
         yield
 
 
+#: the input error of the last :func:`main` call that gave status 2 (empty otherwise)
+FAILED: list[BaseException] = []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (2 on bad input, with one line on stderr)."""
+    FAILED.clear()
     try:
         args, assigns = _prepare(sys.argv[1:] if argv is None else argv)
         a = build_parser().parse_args(args)
@@ -1107,21 +1112,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if rc is None:
                     raise
                 notes = []                      # a listing: no verdict printed
+        flush_stdout()                  # a failing stdout reported here (as the numeric path does), not at exit
     except SystemExit as exc:    # --help: argparse printed it
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
-    except BrokenPipeError:      # the reader closed the pipe (`| head`): stop quietly, as cat does
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+    except BrokenPipeError as exc:      # the reader closed the pipe (`| head`): stop quietly, as cat does
+        return output_failure(exc)
     except (CLIError, ValueError, LookupError) as exc:
+        FAILED[:] = [exc]               # what bounds.numeric.generate_missed reads (whether the store could answer)
         plain_key_error = isinstance(exc, KeyError) and not isinstance(exc, UnknownKeyError) and exc.args
         msg = exc.args[0] if plain_key_error else str(exc)
         print(f"error: {one_line(str(msg))}", file=sys.stderr)
         return 2
-    except OSError as exc:       # a file that cannot be read or written (after the checks above)
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {one_line(where + (exc.strerror or str(exc)))}", file=sys.stderr)
-        return 2
+    except OSError as exc:       # a file that cannot be read or written (after the checks above), stdout too
+        return output_failure(exc)
     for note in notes:
         if note:
             print(f"note: {one_line(note)}", file=sys.stderr)

@@ -13,15 +13,19 @@ premises, the ceiling and the texts the answer prints that do not depend on the 
 line with the verdict, its note and warning, the report's note).
 
 * **Keyed**: ``<digest>`` hashes every ``bounds/**/*.py`` and the seeded simplify store's data, the installed sympy and mpmath versions,
-  Python's version, ``pyproject.toml`` and the report's ``summary.json`` (the verdict reads it).
+  Python's version, ``pyproject.toml`` and what the answers read of the report's ``summary.json`` (its
+  version and non-symbolic evidence rows, :func:`_summary_key`; not its provenance's time).
   Any change is a different directory: a stale entry is never read.  Each file carries the
-  SHA-256 of its payload and its own key, checked on read (a bad file is a miss).
+  SHA-256 of its payload and its own key, checked on read (a bad file is a miss): a check against
+  corruption (a truncated or damaged file), not against tampering (there is no secret key; whoever can
+  write the store can write a matching digest).
 * **Generated** from the sympy path: after ``python -m bounds eval`` answered on the sympy path
   because the entry was missing, :func:`generate` builds the entry of that statement and form,
   then *verifies* it: the command is run on the sympy path (:func:`bounds.cli.main`) and on the
   numeric path at the call's own values and at 24 seeded points of the parameters' sampling
   ranges; the outputs must be equal byte for byte (stdout, stderr, status) wherever the numeric
-  path answers, else the entry is stored as *unsupported* and that statement stays on sympy.
+  path answers, and at least :data:`MIN_COMPARED` (6) points must have been answered and compared, else
+  the entry is stored as *unsupported* and that statement stays on sympy.
   ``python -m bounds.numeric [KEY ...]`` generates every statement's entries at once (without
   ``--allow-unverified``).  No entry is built where the store cannot be written.
 * **Refuses rather than guesses** (the call then runs on the sympy path, same output): anything but
@@ -79,6 +83,9 @@ EDGE_TOL = 1e-13
 CMP_TOL = 1e-12
 #: seeded grid points per entry in the verification (besides the call's own values)
 GRID_POINTS = 24
+#: the fewest points (of the call's own values and the grid) that must be answered numerically and compared equal
+#: to the sympy path for an entry to be stored as verified (fewer: unsupported, the sympy path answers)
+MIN_COMPARED = 6
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PROJECT = os.path.dirname(_HERE)
@@ -121,10 +128,55 @@ def digest() -> str:
         h.update(os.path.relpath(p, _HERE).replace(os.sep, "/").encode() + b"\0" + _file_bytes(p) + b"\0")
     for name, rel in (("sympy", "release.py"), ("mpmath", "__init__.py")):
         h.update(name.encode() + b"\0" + _file_bytes(_module_file(name, rel)) + b"\0")
+    pyproject = os.path.join(_PROJECT, "pyproject.toml")
+    h.update(pyproject.encode() + b"\0" + _file_bytes(pyproject) + b"\0")
     summary = os.path.join(_PROJECT, "reports", "summary.json")
-    for p in (os.path.join(_PROJECT, "pyproject.toml"), summary):
-        h.update(p.encode() + b"\0" + _file_bytes(p) + b"\0")
+    h.update(summary.encode() + b"\0" + _summary_key(summary) + b"\0")
     return h.hexdigest()[:32]
+
+
+def _summary_key(path: str) -> bytes:
+    """What the store's answers read of the report ``path`` (:func:`bounds.report_io.read_summary`): whether it
+    exists, ``provenance.bounds_version`` (the note of a foreign report) and the rows of ``evidence`` that are not
+    symbolic (the verdicts); not the rest of ``provenance`` (its ``generated`` time is printed by ``list`` and
+    ``show`` only, which the store never answers), so that a new ``python -m verify`` with the same evidence keeps
+    the store.  A file that is no JSON object is keyed by its bytes.  The reduced key is remembered beside the
+    store per (inode, mtime, size), so that a call parses the 2 MB summary only after it changed."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return b"<absent>"
+    sig = f"{path} {info.st_ino} {info.st_mtime_ns} {info.st_size}"
+    root = store_dir()
+    side = os.path.join(root, "summary-key.json") if root else None
+    if side:
+        try:
+            with open(side, encoding="utf-8") as fh:
+                got = json.load(fh)
+            if got.get("sig") == sig and isinstance(got.get("key"), str):
+                return got["key"].encode()
+        except (OSError, ValueError, AttributeError):
+            pass
+    raw = _file_bytes(path)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        prov = data.get("provenance")
+        rows = [r for r in data["evidence"] if not (isinstance(r, dict) and r.get("evidence") == "symbolic")]
+        reduced = json.dumps({"bounds_version": prov.get("bounds_version") if isinstance(prov, dict) else prov,
+                              "evidence": rows}, sort_keys=True).encode()
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        reduced = b"<bytes>" + raw
+    key = "summary:" + hashlib.sha256(reduced).hexdigest()
+    if side:
+        try:
+            os.makedirs(root, exist_ok=True)
+            tmp = f"{side}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump({"sig": sig, "key": key}, fh)
+            os.replace(tmp, side)
+        except OSError:
+            pass
+    return key.encode()
 
 
 def store_dir() -> str | None:
@@ -479,20 +531,7 @@ def fast_eval(argv: list[str]) -> int | None:
         rc, out, err = answer(doc, assigns)
     except Exception:  # noqa: BLE001 - _Unsure, or an entry this code cannot read: the sympy path answers
         return None
-    try:
-        if out:
-            sys.stdout.write(out)
-            sys.stdout.flush()
-    except BrokenPipeError:     # the reader closed the pipe (`| head`): stop quietly, as bounds.cli does
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
-        return 141
-    if err:
-        sys.stderr.write(err)
-        sys.stderr.flush()
-    return rc
+    return _emit(rc, out, err)
 
 
 # --------------------------------------------------------------------------- generation (sympy path)
@@ -689,6 +728,10 @@ def generate(key: str, which: str | None, allow_unverified: bool, extra: list[di
         if bad:
             doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
             doc["unsupported"] = f"the numeric answer differs from the sympy path {bad}"
+        elif answered < MIN_COMPARED:       # too few points compared: nothing shows the entry right
+            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
+            doc["unsupported"] = (f"only {answered} of {total} points answered numerically (at least "
+                                  f"{MIN_COMPARED} compared equal are required)")
         else:
             doc["verified"] = f"{answered} of {total} points answered numerically, each equal to the sympy path"
     if dig == digest():               # the sources did not change meanwhile
@@ -712,12 +755,67 @@ def _writable(dig: str) -> bool:
     return os.access(where, os.W_OK)
 
 
-def generate_missed() -> None:
-    """After a call answered on the sympy path because its entry was missing: build that entry (only where the
-    store can be written)."""
-    if MISSED and not _writable(digest()):
+def _store_could_answer(rc: int, failed: list) -> bool:
+    """Whether the store holds answers of the kind of a call the sympy path answered with status ``rc`` (its input
+    error ``failed``): an answer (0), or one of the errors the store gives (the refusal of a statement with no
+    established form, a value outside its meaning, a paper or section); never a status-2 error it leaves to sympy
+    (an unknown, missing or repeated parameter, an assumption violated: nothing to generate for those)."""
+    if rc == 0:
+        return True
+    if rc != 2 or not failed:
+        return False
+    from .pick import UnverifiedError
+    from .validation import UnknownKeyError
+
+    exc = failed[0]
+    return isinstance(exc, (UnverifiedError, UnknownKeyError)) or (
+        type(exc) is ValueError and "outside the meaning of" in str(exc))
+
+
+def _detach_stdio() -> None:
+    """Flush stdout and stderr and point their descriptors at the null device: a reader of the answer (``| head``,
+    a terminal) sees its end now, and the generation that follows prints nothing."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    for fd in (1, 2):
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    os.close(null)
+
+
+def generate_missed(rc: int = 0, failed: list = ()) -> None:
+    """After a call answered on the sympy path (status ``rc``, input error ``failed``) because its entry was
+    missing: build that entry, only where the store can be written and could answer a call of that kind
+    (:func:`_store_could_answer`).  The answer is out first (stdout and stderr closed to the reader); an
+    interrupt or a closed pipe during the generation ends it silently (the entry is simply not stored)."""
+    if not MISSED:
+        return
+    if not (_store_could_answer(rc, list(failed)) or (rc == 2 and all(m[1].startswith("prefix-") for m in MISSED))) \
+            or not _writable(digest()):          # a paper or section: its one error is what the prefix entry gives
         MISSED.clear()
         return
+    _detach_stdio()
+    import signal
+
+    try:
+        if hasattr(signal, "SIGPIPE"):
+            signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        _generate_missed()
+    except (KeyboardInterrupt, BrokenPipeError):
+        MISSED.clear()
+
+
+def _generate_missed() -> None:
     while MISSED:
         key, which, au, assigns = MISSED.pop()
         try:
@@ -1089,20 +1187,10 @@ def fast_calibrate(argv: list[str]) -> int | None:
 
 
 def _emit(rc: int, out: str, err: str) -> int:
-    try:
-        if out:
-            sys.stdout.write(out)
-            sys.stdout.flush()
-    except BrokenPipeError:
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
-        return 141
-    if err:
-        sys.stderr.write(err)
-        sys.stderr.flush()
-    return rc
+    """Print an answer as :func:`bounds.cli.main` does, failures of stdout included (:func:`bounds._lazy.emit`)."""
+    from ._lazy import emit
+
+    return emit(rc, out, err)
 
 
 class _SymMath:
@@ -1335,6 +1423,10 @@ def generate_calibrate(key: str, allow_unverified: bool, extra: list[dict[str, f
         if bad:
             doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
             doc["unsupported"] = f"the numeric answer differs from the sympy path {bad}"
+        elif answered < MIN_COMPARED:       # too few points compared: nothing shows the entry right
+            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
+            doc["unsupported"] = (f"only {answered} of {total} points answered numerically (at least "
+                                  f"{MIN_COMPARED} compared equal are required)")
         else:
             doc["verified"] = f"{answered} of {total} points answered numerically, each equal to the sympy path"
     if dig == digest():
