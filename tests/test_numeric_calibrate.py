@@ -126,7 +126,7 @@ def test_a_tampered_or_stale_entry_is_a_miss(store, monkeypatch):
     real = numeric.digest()
     path = Path(numeric._entry_path("cms.rff.beta", "calibrate", False, real))
     data = path.read_bytes()
-    path.write_bytes(data.replace(b"99.8", b"98.8").replace(b"Kernel version", b"Kernel versiom"))
+    path.write_bytes(data.replace(b"Kernel version", b"Kernel versiom"))   # payload text changed
     assert _numeric_path(argv) == (None, "", "")           # the payload fails its checksum
     path.write_bytes(data)
     assert _numeric_path(argv)[0] == 0
