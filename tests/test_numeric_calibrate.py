@@ -188,7 +188,7 @@ def test_a_refusal_whose_alternative_sympy_prints_stays_on_sympy(store):
     """jia.s5_1.scale's alternative prints a formula partly evaluated by sympy (= 3.80693*R_z + 1.0)."""
     argv = REFUSALS[0]
     doc = _generate(argv)
-    assert doc.get("refusal")
+    assert doc.get("unsupported", "").startswith("only 0 of "), doc   # no point answered: never stored as verified
     assert _numeric_path(argv) == (None, "", "")
     rc, out, err = _sympy_path(argv)
     assert (rc, out) == (2, "") and "at the values carried" in err
