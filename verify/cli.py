@@ -1192,8 +1192,9 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     ``ex``; the report job passes a :class:`verify.plan.TimingExecutor` view of it).  The empirical
     checks run in threads of this process, one per paper module, taking turns (:func:`run_in_turns`):
     the trials of one check queue on the workers while this process computes the results of another.
-    Their rows come back in registry order; the privacy-utility experiment runs beside them (its own thread).
+    Their rows come back in registry order; the privacy-utility experiment runs after them.
     """
+    from simulations.cache import timing_tags
 
     from .empirical import PROFILES, Context, select
     from .empirical.jobs import audit_job, calibration_job
@@ -1218,26 +1219,16 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
         checks = [(i, s) for i, s in enumerate(specs) if s.evidence != "audit"]
         # the checks run in threads of this process, one per paper module (a module's checks share
         # its memos, so they run in order), taking turns (simulations.runner.taking_turns): while one
-        # computes its results here, the trials of the others queue on the workers; the
-        # privacy-utility experiment (its own trials, no memo shared) is one more thread, ranked
-        # after every check (a failing check is the one reported, as when it ran last)
+        # computes its results here, the trials of the others queue on the workers
         tasks = [(i, spec.module, functools.partial(_timed_check, spec, ctx)) for i, spec in checks]
-        names = dict((i, spec.name) for i, spec in checks)
-        util_index = len(specs)
-        if not a.only:
-            from .utility import run_utility
-
-            tasks.append((util_index, "privacy-utility", functools.partial(_timed_run, "privacy-utility",
-                                                                           run_utility, ctx)))
-            names[util_index] = "privacy-utility"
         running: dict[int, str] = {}
+        names = dict((i, spec.name) for i, spec in checks)
         started: dict[int, float] = {}
-        finished = [0]
 
         def show() -> None:
             if _DISPLAY is not None:
                 now = sorted(running)
-                _DISPLAY.checks = (finished[0], len(checks))
+                _DISPLAY.checks = (len(by_spec), len(checks))
                 _phase(names[now[0]] + (f" (+{len(now) - 1} running)" if len(now) > 1 else "") if now
                        else "checks")
 
@@ -1247,21 +1238,24 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
             show()
 
         def on_done(i: int, value: Any) -> None:
+            by_spec[i] = value
             running.pop(i, None)
-            if i == util_index:
-                _say(f"  privacy-utility ({time.perf_counter() - started[i]:.1f} s)")
-            else:
-                finished[0] += 1
-                # one line per finished check, terminal or not (a file gets no bar), counted as they finish
-                _say(f"  check {finished[0]} of {len(checks)}: {names[i]} ({time.perf_counter() - started[i]:.1f} "
-                     f"s, {time.perf_counter() - t0:.0f} s since start)")
+            # one line per finished check, terminal or not (a file gets no bar), counted as they finish
+            _say(f"  check {len(by_spec)} of {len(checks)}: {names[i]} ({time.perf_counter() - started[i]:.1f} s, "
+                 f"{time.perf_counter() - t0:.0f} s since start)")
             show()
 
-        values = run_in_turns(tasks, on_start, on_done)
-        utility = values.pop(util_index, None)
-        by_spec.update(values)
+        run_in_turns(tasks, on_start, on_done)
         if _DISPLAY is not None:
             _DISPLAY.checks = None
+        if not a.only:
+            from .utility import run_utility
+
+            t2 = time.perf_counter()
+            _phase("privacy-utility")
+            with timing_tags(check="privacy-utility"):
+                utility = _run_check("privacy-utility", run_utility, ctx)
+            _say(f"  privacy-utility ({time.perf_counter() - t2:.1f} s)")
         _phase("waiting for the audits and the symbolic evaluation")
         for name, fut in jobs.items():
             if name == "auditor calibration":
@@ -1278,17 +1272,12 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
 
 def _timed_check(spec: Any, ctx: Any) -> Any:
     """The rows of one empirical check (:func:`verify.empirical.run_spec`), its trial batches tagged with its name."""
-    from .empirical import run_spec
-
-    return _timed_run(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
-
-
-def _timed_run(name: str, run: Any, ctx: Any, failed: Any = None) -> Any:
-    """:func:`_run_check` with the trial batches it runs tagged ``check = name`` in the timing records."""
     from simulations.cache import timing_tags
 
-    with timing_tags(check=name):
-        return _run_check(name, run, ctx, failed)
+    from .empirical import run_spec
+
+    with timing_tags(check=spec.name):
+        return _run_check(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
 
 
 def run_in_turns(tasks: Sequence[tuple[int, Any, Any]], on_start: Any = None, on_done: Any = None,
