@@ -350,7 +350,6 @@ class DaskExecutor(Executor):
         self._client = None
         self._cluster = None
         self._submitted: list[Any] = []
-        self._track_lock = threading.Lock()
         self._quiet: contextlib.ExitStack | None = None
         wt = WORKER_TIMEOUT_S if worker_timeout is None else float(worker_timeout)
         if not wt > 0 or wt == float("inf"):
@@ -498,10 +497,9 @@ class DaskExecutor(Executor):
 
     def _track(self, futures: list[Any]) -> None:
         """Remember submitted futures (for :meth:`terminate`), forgetting the finished ones."""
-        with self._track_lock:          # the report job's checks submit from several threads
-            if len(self._submitted) > 1024:
-                self._submitted[:] = [f for f in self._submitted if not f.done()]
-            self._submitted.extend(futures)
+        if len(self._submitted) > 1024:
+            self._submitted[:] = [f for f in self._submitted if not f.done()]
+        self._submitted.extend(futures)
 
     def close(self) -> None:
         client = getattr(self, "_client", None)

@@ -1189,10 +1189,7 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     """The empirical checks, audits and calibration of the report job, on ``ex``; returns (rows, utility, calibration).
 
     The whole jobs (symbolic evaluation, audits, calibration) go through ``jobs_ex`` (default
-    ``ex``; the report job passes a :class:`verify.plan.TimingExecutor` view of it).  The empirical
-    checks run in threads of this process, one per paper module, taking turns (:func:`run_in_turns`):
-    the trials of one check queue on the workers while this process computes the results of another.
-    Their rows come back in registry order; the privacy-utility experiment runs after them.
+    ``ex``; the report job passes a :class:`verify.plan.TimingExecutor` view of it).
     """
     from simulations.cache import timing_tags
 
