@@ -53,10 +53,8 @@ import pickle
 import secrets
 import stat
 import tempfile
-import threading
 import time
 from collections.abc import Mapping
-from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -512,19 +510,14 @@ class TimingCollector:
         self.records: list[dict[str, Any]] = []
 
 
-#: the open collectors, outermost first: a context variable, so that each thread of the main process
-#: (the report job runs its checks in a few, :mod:`verify.cli`) has its own scopes on top of the ones
-#: its context was copied with
-_COLLECTORS: ContextVar[tuple[TimingCollector, ...]] = ContextVar("simulations_cache_collectors", default=())
+_COLLECTORS: list[TimingCollector] = []
 _SEQ = [0]
-_SEQ_LOCK = threading.Lock()
 
 
 def next_seq() -> int:
-    """The next number of this process's submission order (trial grids and jobs share it; safe across threads)."""
-    with _SEQ_LOCK:
-        _SEQ[0] += 1
-        return _SEQ[0]
+    """The next number of this process's submission order (trial grids and jobs share it)."""
+    _SEQ[0] += 1
+    return _SEQ[0]
 
 
 class _TimingScope:
@@ -534,11 +527,11 @@ class _TimingScope:
         self.collector = TimingCollector({**(current_tags() if inherit else {}), **tags}, keep)
 
     def __enter__(self) -> TimingCollector:
-        _COLLECTORS.set((*_COLLECTORS.get(), self.collector))
+        _COLLECTORS.append(self.collector)
         return self.collector
 
     def __exit__(self, *exc: object) -> None:
-        _COLLECTORS.set(tuple(c for c in _COLLECTORS.get() if c is not self.collector))
+        _COLLECTORS.remove(self.collector)
 
 
 def timing_tags(keep: bool = False, inherit: bool = True, **tags: Any) -> _TimingScope:
@@ -562,8 +555,7 @@ def timing_tags(keep: bool = False, inherit: bool = True, **tags: Any) -> _Timin
 
 def current_tags() -> dict[str, Any]:
     """The tags of the innermost :func:`timing_tags` block (empty outside one)."""
-    cols = _COLLECTORS.get()
-    return dict(cols[-1].tags) if cols else {}
+    return dict(_COLLECTORS[-1].tags) if _COLLECTORS else {}
 
 
 def note_grid(seq: int, keys: list[str]) -> None:
@@ -573,7 +565,7 @@ def note_grid(seq: int, keys: list[str]) -> None:
     are its own, not those of the run around it.
     """
     grid = [seq, [k[:KEY_CHARS] for k in keys]]
-    for col in reversed(_COLLECTORS.get()):
+    for col in reversed(_COLLECTORS):
         col.grids.append(grid)
         if col.keep:
             break
@@ -586,9 +578,8 @@ def record_timing(directory: str | os.PathLike, record: Mapping[str, Any]) -> No
     for an unwritable file: a timing is worth less than the run that made it.
     """
     rec = {"v": TIMINGS_VERSION, **current_tags(), **record}
-    cols = _COLLECTORS.get()
-    if cols and cols[-1].keep:
-        cols[-1].records.append(rec)
+    if _COLLECTORS and _COLLECTORS[-1].keep:
+        _COLLECTORS[-1].records.append(rec)
         return
     append_timings(directory, [rec])
 

@@ -34,17 +34,14 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
 import socket
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -255,19 +252,15 @@ def _run_seeds(fn: TrialFn, config: Mapping[str, Any], seeds: list[tuple[int, np
     return rows
 
 
-#: trial batches of the grids running in this process, by grid: [finished, to run] (:func:`batch_progress`)
-_RUNNING: dict[int, list[int]] = {}
-#: the counts of the grid that finished last (what :func:`batch_progress` shows between grids)
+#: trial batches of the running grid: [finished, to run] (:func:`batch_progress`)
 _BATCHES = [0, 0]
-_BATCHES_LOCK = threading.Lock()
 #: set by a display of a whole run (``python -m verify`` on a terminal) that shows :func:`batch_progress`
 #: itself; the grids then draw no bar of their own (``progress=None``)
 OUTER_DISPLAY = False
 
 
 def batch_progress() -> tuple[int, int]:
-    """``(finished, to run)`` trial batches of the grids :func:`run_grid` is running in this process (summed
-    over the threads that run one), or of the grid it ran last.
+    """``(finished, to run)`` trial batches of the grid :func:`run_grid` is running in this process (or ran last).
 
     Examples
     --------
@@ -275,34 +268,14 @@ def batch_progress() -> tuple[int, int]:
     >>> 0 <= done <= total
     True
     """
-    with _BATCHES_LOCK:
-        if _RUNNING:
-            return sum(c[0] for c in _RUNNING.values()), sum(c[1] for c in _RUNNING.values())
-        return _BATCHES[0], _BATCHES[1]
-
-
-def _grid_started(seq: int, total: int) -> None:
-    with _BATCHES_LOCK:
-        _RUNNING[seq] = [0, total]
-
-
-def _grid_batch_done(seq: int) -> None:
-    with _BATCHES_LOCK:
-        if seq in _RUNNING:
-            _RUNNING[seq][0] += 1
-
-
-def _grid_finished(seq: int) -> None:
-    with _BATCHES_LOCK:
-        counts = _RUNNING.pop(seq, None)
-        if counts is not None:
-            _BATCHES[:] = counts
+    return _BATCHES[0], _BATCHES[1]
 
 
 def _progress(total: int, desc: str | None, enabled: bool | None):
     """A tqdm bar of tasks (trial batches) on a terminal, nothing otherwise (``enabled=None``: decide from
     stderr; none while :data:`OUTER_DISPLAY` shows the batches).  It counts tasks, the unit every executor
     schedules (a Dask cluster's dashboard counts the same)."""
+    _BATCHES[:] = [0, total]
     if enabled is None:
         enabled = sys.stderr.isatty() and not OUTER_DISPLAY
     if not enabled:
@@ -312,78 +285,6 @@ def _progress(total: int, desc: str | None, enabled: bool | None):
     except ImportError:  # pragma: no cover
         return None
     return tqdm(total=total, desc=desc, unit="task", leave=False)
-
-
-# -- turns: several threads of one process dispatching grids ---------------------------------------------
-#
-# The report job runs the empirical checks in a few threads of the main process, so that the trials of
-# one check queue on the workers while the main process computes the results of another.  The threads
-# take *turns*: a thread holds its turn lock while it computes (the checks' own computation, a lone batch
-# run inline) and gives it up only while it waits for the workers (:func:`waiting`).  So at most one
-# thread computes at a time, and process-wide state that some computation sets for a while (a warnings
-# filter, mpmath's working precision) is never seen by another thread; the GIL would serialise the
-# computation anyway.
-
-#: the turn lock of this thread's context (None: no turns are taken, the thread computes freely)
-_TURN: ContextVar[Any] = ContextVar("simulations_runner_turn", default=None)
-
-
-@contextlib.contextmanager
-def taking_turns(lock: Any) -> Iterator[None]:
-    """Within the block, this thread computes only while it holds ``lock`` (a :class:`threading.Lock` shared
-    by the threads that take turns); it gives the lock up while it waits for workers (:func:`waiting`).
-
-    Examples
-    --------
-    >>> import threading
-    >>> lock = threading.Lock()
-    >>> with taking_turns(lock):
-    ...     held = lock.locked()
-    ...     with waiting():
-    ...         free = not lock.locked()
-    >>> held, free, lock.locked()
-    (True, True, False)
-    """
-    lock.acquire()
-    token = _TURN.set(lock)
-    try:
-        yield
-    finally:
-        _TURN.reset(token)
-        lock.release()
-
-
-@contextlib.contextmanager
-def waiting() -> Iterator[None]:
-    """Give up this thread's turn (:func:`taking_turns`) for the block: it only waits (nothing when no turn is held)."""
-    lock = _TURN.get()
-    if lock is None:
-        yield
-        return
-    lock.release()
-    try:
-        yield
-    finally:
-        lock.acquire()
-
-
-def _waited(it: Iterator[Any]) -> Iterator[Any]:
-    """The items of ``it``, with this thread's turn given up while each is awaited (``it`` runs on workers)."""
-    if _TURN.get() is None:
-        yield from it
-        return
-    try:
-        while True:
-            with waiting():
-                try:
-                    item = next(it)
-                except StopIteration:
-                    return
-            yield item
-    finally:
-        close = getattr(it, "close", None)
-        if close is not None:
-            close()
 
 
 def default_batch_size(fn: Callable[..., Any], config: Mapping[str, Any], n_trials: int) -> int:
@@ -463,8 +364,7 @@ def _calibrate_grid(trial: TrialFn, configs: Sequence[Mapping[str, Any]], tasks:
     ex = get_executor(executor) if own else executor
     stop = False
     try:
-        it = ex.map_unordered(_run_batch_timed, samples)
-        for j, (rows, cpu, wall, _, _) in (it if isinstance(ex, SerialExecutor) else _waited(it)):
+        for j, (rows, cpu, wall, _, _) in ex.map_unordered(_run_batch_timed, samples):
             out[j] = rows
             per[j] = (cpu / len(rows), wall / len(rows))
     except BaseException as exc:
@@ -571,30 +471,27 @@ def run_grid(
         own = not isinstance(executor, Executor)
         ex = get_executor(executor) if own else executor
         bar = _progress(len(todo), desc, progress)
-        _grid_started(seq, len(todo))
         # one batch left: run it here; a pool would only add pickling and a place in its queue
         # (behind the audits and figures the report job keeps on the workers); same seeds, same rows
         runner = SerialExecutor() if len(todo) == 1 and getattr(ex, "inline_lone_batch", True) else ex
         here = _where()
         stop = False
         try:
-            it = runner.map_unordered(_run_batch_timed, [tasks[i] for i in todo])
-            # a pool's batches are awaited with this thread's turn given up (other checks compute meanwhile)
-            for j, (rows, cpu, wall, where_, started) in (it if isinstance(runner, SerialExecutor) else _waited(it)):
+            for j, (rows, cpu, wall, where_, started) in runner.map_unordered(_run_batch_timed,
+                                                                              [tasks[i] for i in todo]):
                 i = todo[j]
                 results[i] = rows
                 if cache is not None:       # each batch is stored as it arrives: an interrupted run resumes
                     cache.put(keys[i], rows)
                     _record_batch(cache, fn_name, desc, configs[where[i]], keys[i], tasks[i][2][0][0], len(rows),
                                   cpu, wall, tuple(where_) == here, seq, t0=round(started, 3), pid=where_[1])
-                _grid_batch_done(seq)
+                _BATCHES[0] += 1
                 if bar is not None:
                     bar.update(1)
         except BaseException as exc:
             stop = not isinstance(exc, Exception)   # Ctrl-C, SIGTERM: do not wait for the running batches
             raise
         finally:
-            _grid_finished(seq)
             if bar is not None:
                 bar.close()
             if own:

@@ -1193,7 +1193,7 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     """
     from simulations.cache import timing_tags
 
-    from .empirical import PROFILES, Context, select
+    from .empirical import PROFILES, Context, run_spec, select
     from .empirical.jobs import audit_job, calibration_job
     from .report import evaluate_symbolic
 
@@ -1214,35 +1214,16 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
             jobs["auditor calibration"] = jobs_ex.submit(
                 calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
         checks = [(i, s) for i, s in enumerate(specs) if s.evidence != "audit"]
-        # the checks run in threads of this process, one per paper module (a module's checks share
-        # its memos, so they run in order), taking turns (simulations.runner.taking_turns): while one
-        # computes its results here, the trials of the others queue on the workers
-        tasks = [(i, spec.module, functools.partial(_timed_check, spec, ctx)) for i, spec in checks]
-        running: dict[int, str] = {}
-        names = dict((i, spec.name) for i, spec in checks)
-        started: dict[int, float] = {}
-
-        def show() -> None:
+        for n, (i, spec) in enumerate(checks, 1):
+            t2 = time.perf_counter()
+            _phase(spec.name)
             if _DISPLAY is not None:
-                now = sorted(running)
-                _DISPLAY.checks = (len(by_spec), len(checks))
-                _phase(names[now[0]] + (f" (+{len(now) - 1} running)" if len(now) > 1 else "") if now
-                       else "checks")
-
-        def on_start(i: int) -> None:
-            started[i] = time.perf_counter()
-            running[i] = names[i]
-            show()
-
-        def on_done(i: int, value: Any) -> None:
-            by_spec[i] = value
-            running.pop(i, None)
-            # one line per finished check, terminal or not (a file gets no bar), counted as they finish
-            _say(f"  check {len(by_spec)} of {len(checks)}: {names[i]} ({time.perf_counter() - started[i]:.1f} s, "
+                _DISPLAY.checks = (n - 1, len(checks))
+            with timing_tags(check=spec.name):
+                by_spec[i] = _run_check(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
+            # one line per finished check, terminal or not (a file gets no bar)
+            _say(f"  check {n} of {len(checks)}: {spec.name} ({time.perf_counter() - t2:.1f} s, "
                  f"{time.perf_counter() - t0:.0f} s since start)")
-            show()
-
-        run_in_turns(tasks, on_start, on_done)
         if _DISPLAY is not None:
             _DISPLAY.checks = None
         if not a.only:
@@ -1265,86 +1246,6 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     finally:
         ctx.close()
     return results, utility, calibration
-
-
-def _timed_check(spec: Any, ctx: Any) -> Any:
-    """The rows of one empirical check (:func:`verify.empirical.run_spec`), its trial batches tagged with its name."""
-    from simulations.cache import timing_tags
-
-    from .empirical import run_spec
-
-    with timing_tags(check=spec.name):
-        return _run_check(spec.name, functools.partial(run_spec, spec=spec), ctx, [])
-
-
-def run_in_turns(tasks: Sequence[tuple[int, Any, Any]], on_start: Any = None, on_done: Any = None,
-                 poll: float = 0.2) -> dict[int, Any]:
-    """Run ``tasks``, each ``(index, group, thunk)``: the thunks of a group one after the other in index
-    order, each group in its own thread, the threads taking turns (:func:`simulations.runner.taking_turns`:
-    one computes at a time, the others wait for their workers meanwhile).  Returns ``{index: value}``.
-
-    The values do not depend on the threads' interleaving when each thunk's value depends only on its
-    own inputs (trial seeds come from the configurations, not from an order).  If thunks raise, the
-    exception of the lowest index is raised once every thread has stopped; a thread does not start a
-    thunk whose index is above a failed one (as a serial loop in index order would never reach it).
-    ``on_start(index)`` and ``on_done(index, value)`` are called in the threads, one at a time.
-    An exception in this thread (an interruption) stops the threads from starting new thunks and is raised.
-
-    Examples
-    --------
-    >>> out = run_in_turns([(0, "a", lambda: 1), (1, "b", lambda: 2), (2, "a", lambda: 3)])
-    >>> out
-    {0: 1, 1: 2, 2: 3}
-    >>> def boom():
-    ...     raise ValueError("check 1 failed")
-    >>> run_in_turns([(0, "a", lambda: 1), (1, "b", boom)])
-    Traceback (most recent call last):
-    ...
-    ValueError: check 1 failed
-    """
-    import contextvars
-
-    from simulations.runner import taking_turns
-
-    groups: dict[Any, list[tuple[int, Any]]] = {}
-    for index, group, thunk in sorted(tasks, key=lambda t: t[0]):
-        groups.setdefault(group, []).append((index, thunk))
-    turn = threading.Lock()
-    values: dict[int, Any] = {}
-    errors: dict[int, BaseException] = {}
-    stop = [math.inf]               # no thunk above this index starts
-
-    def work(items: list[tuple[int, Any]]) -> None:
-        with taking_turns(turn):
-            for index, thunk in items:
-                if index > stop[0]:
-                    return
-                if on_start is not None:
-                    on_start(index)
-                try:
-                    value = thunk()
-                except BaseException as exc:  # noqa: BLE001 - raised by the calling thread, lowest index first
-                    errors[index] = exc
-                    stop[0] = min(stop[0], index)
-                    return
-                values[index] = value
-                if on_done is not None:
-                    on_done(index, value)
-
-    threads = [threading.Thread(target=contextvars.copy_context().run, args=(work, items), daemon=True,
-                                name=f"verify-checks-{n}") for n, items in enumerate(groups.values())]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(poll)        # short waits: a signal reaches this thread between them
-    except BaseException:
-        stop[0] = -math.inf
-        raise
-    if errors:
-        raise errors[min(errors)]
-    return {index: values[index] for index in sorted(values)}
 
 
 def _run_check(name: str, run: Any, ctx: Any, failed: Any = None) -> Any:

@@ -18,7 +18,6 @@ Examples
 
 from __future__ import annotations
 
-import threading
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -147,51 +146,24 @@ class Context:
 
 
 _SHARED: dict[tuple, Any] = {}
-#: the shared runs being computed, each by one thread: the others wait for it (:func:`shared_run`)
-_PENDING: dict[tuple, threading.Event] = {}
-_SHARED_LOCK = threading.Lock()
 
 
 def shared_run(ctx: Context, name: str, fn: Callable[[], Any]) -> Any:
     """``fn()`` computed once per (profile, seed, executor kind, name) in this process.
 
     Several checks of one paper often read the same simulation (the sensitivity search behind
-    both a K-norm and a sup-norm bound, say); they share it through this memo.  When checks run
-    in several threads (the report job), a thread asking for a run another is computing waits for
-    it (giving up its turn, :func:`simulations.runner.waiting`); if that computation fails, the
-    waiting thread computes it itself.
+    both a K-norm and a sup-norm bound, say); they share it through this memo.
     """
-    from simulations.runner import waiting
-
     ex = ctx.executor if isinstance(ctx.executor, str) else type(ctx.executor).__name__
     key = (ctx.profile, ctx.seed, ex, name)
-    while True:
-        with _SHARED_LOCK:
-            if key in _SHARED:
-                return _SHARED[key]
-            ev = _PENDING.get(key)
-            mine = ev is None
-            if mine:
-                ev = _PENDING[key] = threading.Event()
-        if mine:
-            break
-        with waiting():
-            ev.wait()
-    try:
-        value = fn()
-        with _SHARED_LOCK:
-            _SHARED[key] = value
-    finally:
-        with _SHARED_LOCK:
-            _PENDING.pop(key, None)
-        ev.set()
-    return value
+    if key not in _SHARED:
+        _SHARED[key] = fn()
+    return _SHARED[key]
 
 
 def clear_shared_runs() -> None:
     """Forget the shared runs (tests use it to force a rerun)."""
-    with _SHARED_LOCK:
-        _SHARED.clear()
+    _SHARED.clear()
 
 
 CheckFn = Callable[[Context], list[Result]]
