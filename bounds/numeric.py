@@ -800,8 +800,12 @@ def generate_missed(rc: int = 0, failed: list = ()) -> None:
     interrupt or a closed pipe during the generation ends it silently (the entry is simply not stored)."""
     if not MISSED:
         return
-    if not (_store_could_answer(rc, list(failed)) or (rc == 2 and all(m[1].startswith("prefix-") for m in MISSED))) \
-            or not _writable(digest()):          # a paper or section: its one error is what the prefix entry gives
+    try:
+        prefix = all(str(m[1]).startswith("prefix-") for m in MISSED)   # a paper or section: its one error is stored
+        wanted = (_store_could_answer(rc, list(failed)) or (rc == 2 and prefix)) and _writable(digest())
+    except Exception:  # noqa: BLE001 - the store is an optimisation: never fail the command for it
+        wanted = False
+    if not wanted:
         MISSED.clear()
         return
     _detach_stdio()

@@ -97,12 +97,12 @@ def test_the_generation_runs_with_stdout_and_stderr_detached_and_prints_nothing(
     assert again[3] == "|[]" and again[:3] == first[:3]        # stored: answered without sympy, same bytes
 
 
-def test_no_generation_after_an_error_the_store_leaves_to_sympy(store, tmp_path):
-    log = tmp_path / "log"
-    missing = ARGV[:-1]                                         # tau missing: status 2 on the sympy path
+@pytest.mark.parametrize("missing", [ARGV[:-1], ["eval", "jia.thm2"]], ids=["calibrate", "eval"])
+def test_no_generation_after_an_error_the_store_leaves_to_sympy(store, tmp_path, missing):
+    log = tmp_path / "log"                                      # a parameter missing: status 2 on the sympy path
     rc, out, err, seen = _run(missing, store, log, "on")
     assert (rc, out) == (2, b"") and err.startswith(b"error: ") and seen.endswith("|[]")
-    assert not any(store.glob("*/*.json"))
+    assert err.count(b"\n") == 1 and not any(store.glob("*/*.json"))
 
 
 def test_which_status_2_errors_the_store_could_answer():
