@@ -1213,12 +1213,63 @@ def _trace(fn: Any, args: tuple, kwargs: dict, keep: bool = False) -> Any:
 
     import sympy as sp
 
+    if kwargs:
+        _by_name_only(fn, kwargs)
     g = dict(fn.__globals__)
     g["float"] = sp.sympify
     g["math"] = _SymMath()
     f2 = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
     out = f2(*args, **kwargs)
     return out if keep else sp.sympify(out)
+
+
+_BY_NAME = "a hook that reads its values otherwise than one by name (v['name'], v.get('name', default))"
+
+
+def _by_name_only(fn: Any, kwargs: dict) -> None:
+    """Refuse (``Unsupported``) a hook traced with every name given that could branch on which names the sympy path
+    gives it: a default for one of the names, or a ``**`` mapping used otherwise than ``v["name"]`` or
+    ``v.get("name", default)`` (``"q" in v``, iteration, passing it on): traced with every name present, one branch
+    would be frozen.  (``v.get("q", d)`` is traced as ``q``: the tree then names ``q``, and a call that does not
+    give it is left to the sympy path, :func:`_at`.)
+
+    Examples
+    --------
+    >>> _by_name_only(lambda value, x, **v: x * v["eps"] * v.get("q", 1), {"eps": 1})
+    >>> try:
+    ...     _by_name_only(lambda value, x, **v: x if "q" in v else 2 * x, {"q": 1})
+    ... except Unsupported as exc:
+    ...     print(exc)
+    a hook that reads its values otherwise than one by name (v['name'], v.get('name', default))
+    """
+    import dis
+    import inspect
+
+    code = fn.__code__
+    pos = code.co_varnames[:code.co_argcount]
+    defaulted = set(pos[len(pos) - len(fn.__defaults__ or ()):]) | set(fn.__kwdefaults__ or {})
+    if defaulted & set(kwargs):
+        raise Unsupported("a hook with a default for a value (a test of which values are given)")
+    if not code.co_flags & inspect.CO_VARKEYWORDS:
+        return
+    name = code.co_varnames[code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS)]
+    if name in code.co_cellvars:
+        raise Unsupported("a hook whose values are read by a nested function")
+    ins = list(dis.get_instructions(code))
+    for i, a in enumerate(ins):
+        if not a.opname.startswith("LOAD_FAST"):
+            continue
+        if a.argval != name:
+            if isinstance(a.argval, tuple) and name in a.argval:
+                raise Unsupported(_BY_NAME)
+            continue
+        nxt = ins[i + 1:i + 3]
+        by_name = (len(nxt) == 2 and nxt[0].opname == "LOAD_CONST" and isinstance(nxt[0].argval, str)
+                   and nxt[1].opname == "BINARY_SUBSCR")
+        by_get = (len(nxt) == 2 and nxt[0].opname in ("LOAD_METHOD", "LOAD_ATTR") and nxt[0].argval == "get"
+                  and nxt[1].opname == "LOAD_CONST" and isinstance(nxt[1].argval, str))
+        if not (by_name or by_get):
+            raise Unsupported(_BY_NAME)
 
 
 def _no_value(*_a: Any, **_k: Any) -> Any:

@@ -202,3 +202,37 @@ def test_a_change_of_a_file_the_digest_covers_is_a_miss(store, tmp_path, monkeyp
     after = numeric.digest()
     assert after != before
     assert numeric.read_entry("cms.rff.beta", "calibrate", False, after) is None
+
+
+def test_a_hook_that_tests_which_values_are_given_is_not_traced():
+    """Traced with every name present, a presence test would freeze one branch: such a hook is refused."""
+    import sympy as sp
+
+    syms = {"eps": sp.Symbol("eps"), "q": sp.Symbol("q")}
+    by_name = numeric._trace(lambda value, x, **v: x * v["eps"] * v.get("q", 1), (None, 2), dict(syms))
+    assert by_name == 2 * syms["eps"] * syms["q"]        # v.get traced as q: a call without q goes to sympy (_at)
+    for hook in (lambda value, x, **v: x if "q" in v else 2 * x,          # a presence test
+                 lambda value, x, **v: x * len(v),                       # the mapping as a whole
+                 lambda value, x, **v: sum(v.values()),
+                 lambda value, x, q=1, **v: x * q * v["eps"]):           # a default for a value
+        with pytest.raises(numeric.Unsupported):
+            numeric._trace(hook, (None, 2), dict(syms))
+    with pytest.raises(numeric.Unsupported):
+        numeric._trace(lambda **v: (lambda: v["eps"])(), (), dict(syms))    # read by a nested function
+
+
+def test_the_papers_hooks_are_traced_by_name():
+    """Every accounting hook the papers declare reads its values by name: none is refused by the presence rule."""
+    import bounds
+    from bounds import calibrate as cal
+
+    hooks = []
+    for key in bounds.registry.keys():
+        try:
+            h = cal._hook(bounds.registry.get(key)) or {}
+        except Exception:  # noqa: BLE001 - no mechanism statement
+            continue
+        hooks += [f for f in (*h.values(), (h.get("composes_with") or {}).get("eps")) if callable(f)]
+    assert len(hooks) >= 5
+    for f in hooks:
+        numeric._by_name_only(f, {"eps": 1.0})
