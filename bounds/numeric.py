@@ -387,15 +387,17 @@ def _decide(rel: list, vals: dict[str, float]) -> bool:
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
-def _parse(argv: list[str]) -> tuple[str, str | None, bool, list[tuple[str, str]]] | None:
-    """``(key, which, allow_unverified, [(name, raw)])`` of a plain ``eval`` call, else None."""
-    if len(argv) < 2 or argv[0] != "eval":
+def _plain_call(argv: list[str], cmd: str, flags_ok: tuple[str, ...],
+                raw_ok: Any = None) -> tuple[str, set[str], list[tuple[str, str]]] | None:
+    """``(key, flags, [(name, raw)])`` of ``cmd KEY [flag ...] [name=raw ...]`` with each flag at most once
+    and every ``raw`` accepted by ``raw_ok`` (when given), else None (the sympy path answers)."""
+    if len(argv) < 2 or argv[0] != cmd:
         return None
     key, flags, assigns = None, set(), []
     for t in argv[1:]:
         if not isinstance(t, str):
             return None
-        if t in _FLAGS:
+        if t in flags_ok:
             if t in flags:
                 return None
             flags.add(t)
@@ -403,12 +405,23 @@ def _parse(argv: list[str]) -> tuple[str, str | None, bool, list[tuple[str, str]
             return None
         elif "=" in t:
             name, _, raw = t.partition("=")
+            if raw_ok is not None and not raw_ok(raw):
+                return None
             assigns.append((name.strip(), raw))
         elif key is None:
             key = t
         else:
             return None
-    if key is None or {"--stated", "--derived"} <= flags:
+    return None if key is None else (key, flags, assigns)
+
+
+def _parse(argv: list[str]) -> tuple[str, str | None, bool, list[tuple[str, str]]] | None:
+    """``(key, which, allow_unverified, [(name, raw)])`` of a plain ``eval`` call, else None."""
+    call = _plain_call(argv, "eval", _FLAGS)
+    if call is None:
+        return None
+    key, flags, assigns = call
+    if {"--stated", "--derived"} <= flags:
         return None
     which = "stated" if "--stated" in flags else "derived" if "--derived" in flags else None
     return key, which, "--allow-unverified" in flags, assigns
@@ -854,29 +867,10 @@ def _parse_calibrate(argv: list[str]) -> tuple[str, bool, list[tuple[str, str]]]
     """``(key, allow_unverified, [(name, raw)])`` of a plain ``calibrate`` call, else None."""
     import re
 
-    if len(argv) < 2 or argv[0] != "calibrate":
+    call = _plain_call(argv, "calibrate", _CAL_FLAGS, lambda raw: re.fullmatch(_PLAIN_NUMBER, raw) is not None)
+    if call is None:
         return None
-    key, flags, assigns = None, set(), []
-    for t in argv[1:]:
-        if not isinstance(t, str):
-            return None
-        if t in _CAL_FLAGS:
-            if t in flags:
-                return None
-            flags.add(t)
-        elif t.startswith("-"):
-            return None
-        elif "=" in t:
-            name, _, raw = t.partition("=")
-            if not re.fullmatch(_PLAIN_NUMBER, raw):
-                return None
-            assigns.append((name.strip(), raw))
-        elif key is None:
-            key = t
-        else:
-            return None
-    if key is None:
-        return None
+    key, flags, assigns = call
     return key, "--allow-unverified" in flags, assigns
 
 
