@@ -48,7 +48,7 @@ symbols to trees (``float`` the identity, ``math`` sympy's), every text that doe
 numbers, and for a statement with no established form the refusal with what its private
 alternative reads (candidates, parameter roles, penalty conventions, a declared penalty callable
 traced with every name given and with none, the formulas that fill a constant).  Not covered (the
-sympy path answers): ``--json``, a ``tight``/``derived``/``composes_with`` hook, an alternative that
+sympy path answers): ``--json``, a ``tight``/``derived`` hook, an alternative that
 prints a formula partly evaluated by sympy.  Verified like ``eval``'s entries (the call's values
 and 24 seeded points, byte for byte).  ``pick`` and ``calibrate`` on a paper or section (a listing,
 or one error whatever else is given) are answered from a *prefix* entry (:func:`fast_prefix`),
