@@ -737,19 +737,21 @@ def generate(key: str, which: str | None, allow_unverified: bool, extra: list[di
         every = sorted(set(doc.get("free", ())) | set(st.params))       # the relaxed premises given, half the time
         bare = [n for n in every if n not in doc.get("relaxes", {})]
         points = [dict(p) for p in extra] + _grid(st, every, GRID_POINTS // 2) + _grid(st, bare, GRID_POINTS // 2, 1)
-        answered, total, bad = verify_entry(doc, points)
-        if bad:
-            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
-            doc["unsupported"] = f"the numeric answer differs from the sympy path {bad}"
-        elif answered < MIN_COMPARED:       # too few points compared: nothing shows the entry right
-            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
-            doc["unsupported"] = (f"only {answered} of {total} points answered numerically (at least "
-                                  f"{MIN_COMPARED} compared equal are required)")
-        else:
-            doc["verified"] = f"{answered} of {total} points answered numerically, each equal to the sympy path"
+        doc = _judged(doc, *verify_entry(doc, points))
     if dig == digest():               # the sources did not change meanwhile
         write_entry(doc, dig)
     return doc
+
+
+def _judged(doc: dict, answered: int, total: int, bad: Any) -> dict:
+    """An entry after its verification: *unsupported* when a compared point differs from the sympy path
+    (``bad``) or fewer than :data:`MIN_COMPARED` points were answered numerically, else marked verified."""
+    if bad or answered < MIN_COMPARED:
+        why = (f"the numeric answer differs from the sympy path {bad}" if bad else
+               f"only {answered} of {total} points answered numerically (at least {MIN_COMPARED} compared "
+               "equal are required)")
+        return {**{k: doc[k] for k in ("key", "which", "allow_unverified")}, "unsupported": why}
+    return {**doc, "verified": f"{answered} of {total} points answered numerically, each equal to the sympy path"}
 
 
 def _writable(dig: str) -> bool:
@@ -1468,16 +1470,7 @@ def generate_calibrate(key: str, allow_unverified: bool, extra: list[dict[str, f
         every = sorted(set(alt.parameters(key, reg)) | set(st.relaxes))
         bare = [n for n in every if n not in doc.get("relaxes", {})]
         points = [dict(p) for p in extra] + _grid(st, every, GRID_POINTS // 2) + _grid(st, bare, GRID_POINTS // 2, 1)
-        answered, total, bad = verify_calibrate_entry(doc, points)
-        if bad:
-            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
-            doc["unsupported"] = f"the numeric answer differs from the sympy path {bad}"
-        elif answered < MIN_COMPARED:       # too few points compared: nothing shows the entry right
-            doc = {k: doc[k] for k in ("key", "which", "allow_unverified")}
-            doc["unsupported"] = (f"only {answered} of {total} points answered numerically (at least "
-                                  f"{MIN_COMPARED} compared equal are required)")
-        else:
-            doc["verified"] = f"{answered} of {total} points answered numerically, each equal to the sympy path"
+        doc = _judged(doc, *verify_calibrate_entry(doc, points))
     if dig == digest():
         write_entry(doc, dig)
     return doc
