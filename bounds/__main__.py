@@ -3,8 +3,9 @@
 BLAS runs one thread unless ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS``
 is set (:func:`bounds._lazy.one_blas_thread`, before numpy is imported).
 
-``eval`` is answered first from the numeric store (:mod:`bounds.numeric`, no sympy) where it holds
-the statement; otherwise by :func:`bounds.cli.main`, after which the missing entry is generated.
+``eval``, ``calibrate`` and a plain ``pick`` are answered first from the numeric store
+(:mod:`bounds.numeric`, :mod:`bounds.numeric_pick`; no sympy) where it holds the statement; otherwise
+by :func:`bounds.cli.main`, after which the missing entry is generated.
 """
 
 import sys
@@ -17,6 +18,10 @@ if __name__ == "__main__":
     from .numeric import fast_eval, generate_missed
 
     rc = fast_eval(sys.argv[1:])
+    if rc is None and sys.argv[1:2] == ["pick"]:        # a plain pick on a statement (bounds.numeric_pick)
+        from .numeric_pick import fast_pick
+
+        rc = fast_pick(sys.argv[1:])
     if rc is None:
         from .cli import FAILED, main
 

@@ -841,6 +841,11 @@ def _generate_missed() -> None:
             if which and which.startswith("prefix-"):     # assigns: the call's argv
                 generate_prefix(which[7:], key, assigns)
                 continue
+            if which == "pick":                           # assigns: the call's argv
+                from .numeric_pick import generate_pick
+
+                generate_pick(key, au, assigns)
+                continue
             vals = {k: float(r) for k, r in assigns}
             if which == "calibrate":
                 doc = generate_calibrate(key, au, extra=[vals])
