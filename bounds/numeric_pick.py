@@ -41,8 +41,13 @@ objective, so its answer is given only where those bits cannot change a printed 
   optimum within ``2Δ`` of the best, in another place), the comparison with the paper's schedule,
   the ceiling, the stated bound's note, the terms' ordering and the 1e-12 test of a rising term.
 
+``pick KEY --target T --eps E ...`` (the smallest m, λ optimised at every m: a port of
+:func:`bounds.pick.min_m`'s doubling and bisection) is answered from the same entry, each comparison of the
+bound with the target decided only outside the bound's uncertainty (its error bound, and the λ grid's best
+point unique beyond that uncertainty).
+
 Declined (the sympy path answers, same output): ``--json``, ``--plot``, ``--plot-rate``, ``--unit``,
-``--target``, ``--lam``, ``--unconstrained``, ``--reports``, ``m=`` / ``eps=`` / ``lam=`` given as
+``--target`` with ``--m`` (the smallest ε), ``--lam``, ``--unconstrained``, ``--reports``, ``m=`` / ``eps=`` / ``lam=`` given as
 constants; any input the sympy path refuses or warns about; a statement with no established form; a
 vacuous row (its explanation searches over m and prints expressions with the constants substituted);
 the paper's schedule as the optimum (the sympy path then prints the paper's point); any doubt.
@@ -253,7 +258,7 @@ def _minimise(F: Any, lo: list[float], hi: list[float], starts: list, n_local: i
 
 
 # --------------------------------------------------------------------------- the call
-_VALUED = ("--m", "--eps")
+_VALUED = ("--m", "--eps", "--target")
 
 
 def parse_pick(argv: list[str]) -> tuple[str, bool, dict[str, str], list[tuple[str, str]]] | None:
@@ -287,8 +292,8 @@ def parse_pick(argv: list[str]) -> tuple[str, bool, dict[str, str], list[tuple[s
         else:
             return None
         i += 1
-    if key is None or "--m" not in opts:
-        return None
+    if key is None or ("--m" in opts) == ("--target" in opts) or ("--target" in opts and "--eps" not in opts):
+        return None                 # a plain pick (--m), or the smallest m (--target with --eps)
     return key, au, opts, assigns
 
 
@@ -308,6 +313,8 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
     """``(status, stdout, stderr)`` of the plain pick from entry ``doc`` (``_Unsure``: the sympy path answers)."""
     if doc.get("unsupported"):
         raise _Unsure(doc["unsupported"])
+    if "--target" in opts:
+        return _answer_min_m(doc, opts, assigns)
     consts: dict[str, float] = {}
     for name, raw in assigns:
         if name in consts or name not in doc["asked_ns"] or name in ("m", "eps", "lam"):
@@ -583,6 +590,107 @@ def error_bound(t: Any, vals: dict[str, float]) -> tuple[float, float]:
     return math.nan, math.inf
 
 
+def _answer_min_m(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]]) -> tuple[int, str, str]:
+    """``pick KEY --target T --eps E``: :func:`bounds.pick.min_m` with λ optimised at every m (its doubling and
+    bisection over m, each comparison with the target decided with a margin of the bound's uncertainty)."""
+    consts: dict[str, float] = {}
+    for name, raw in assigns:
+        if name in consts or name not in doc["asked_ns"] or name in ("m", "eps", "lam"):
+            raise _Unsure("an unknown, repeated or chosen parameter")
+        consts[name] = float(raw)
+    target, eps = float(opts["--target"]), float(opts["--eps"])
+    if not (math.isfinite(target) and target > 0) or doc["choice"] != ["eps", "lam"]:
+        raise _Unsure("a target that is not a positive number, or a bound not of eps and lambda")
+    given = {**consts, "eps": eps}
+    for name, v in given.items():
+        dom = doc["params"].get(name)
+        if not math.isfinite(v) or dom is None or name not in doc["allowed"] or _violates(dom, v):
+            raise _Unsure("a value outside the statement's assumptions")
+    if doc["params"]["eps"][5] is not None and eps >= doc["params"]["eps"][5]:
+        raise _Unsure("an advice limit (a warning)")
+    if set(doc["free"]) - set(given) - {"m", "lam"}:
+        raise _Unsure("a missing parameter")
+    for rel in doc["constraints"]:
+        if not (_decide(rel, {**given, "m": 2.0, "lam": 0.5}) and _decide(rel, {**given, "m": 2.0, "eps": 0.5,
+                                                                              "lam": 0.5})):
+            raise _Unsure("a joint assumption violated")
+    fixed_c = {k: v for k, v in given.items() if k in doc["free"] and k not in ("eps", "lam")}
+    f = compile_trees([doc["expr"]], ["eps", "lam", "m"], fixed_c)
+    rg = doc["regime"]
+    lam_hi = min(doc["lam_max"], rg.get("lam", [0, math.inf])[1])
+    xs = _linspace(math.log(1e-12), math.log(lam_hi), 241)
+    memo: dict[float, tuple[float, float]] = {}
+
+    def g(mm: float) -> tuple[float, float]:
+        """min over λ of the bound at (ε, m) and its relative uncertainty (``_bound_`` as the sympy path's)."""
+        if mm in memo:
+            return memo[mm]
+        for rel in doc["constraints"]:
+            if not _decide(rel, {**given, "m": float(mm), "lam": 0.5}):
+                raise _Unsure("a joint assumption that fails at some m")
+        vals = [_value(f, eps, math.exp(x), float(mm)) for x in xs]
+        vals = [v if v > 0 else math.inf for v in vals]
+        k = min(range(len(vals)), key=vals.__getitem__)
+        best = vals[k]
+        if not math.isfinite(best):
+            raise _Unsure("not a number at some m")
+
+        def F(x: tuple) -> float:
+            v = _value(f, eps, math.exp(x[0]), float(mm))
+            return math.log(v) if 0 < v < math.inf else math.inf
+
+        x, fx = _refine(F, (xs[k],), math.log(best), [xs[1] - xs[0]], [xs[0]], [xs[-1]])
+        v = min(best, math.exp(fx)) if math.isfinite(fx) else best
+        lam_at = math.exp(x[0]) if math.exp(fx) < best else math.exp(xs[k])
+        exact, err = _exact(doc["expr"], {**fixed_c, "eps": eps, "lam": lam_at, "m": float(mm)})
+        tol = 4 * err / exact + 4 * _U + abs(v - exact) / exact
+        for j, vj in enumerate(vals):       # the grid's best point must be the sympy path's too
+            if abs(j - k) > 1 and vj <= best * (1 + 4 * tol):
+                raise _Doubt("two grid points as good within the uncertainty")
+        memo[mm] = (v, tol)
+        return v, tol
+
+    def above(mm: float) -> bool:
+        v, tol = g(mm)
+        if abs(v - target) <= tol * target:
+            raise _Doubt("the bound at the target within its uncertainty")
+        return v > target
+
+    lo_m, hi_m = 2, 2
+    while above(hi_m):
+        lo_m = hi_m
+        hi_m *= 2
+        if hi_m > 1e12:
+            raise _Unsure("the target is not reached (the sympy path explains why)")
+    if above(lo_m):
+        while hi_m - lo_m > 1:
+            mid = (lo_m + hi_m) // 2
+            if not above(mid):
+                hi_m = mid
+            else:
+                lo_m = mid
+        lo_m = hi_m
+    n = int(lo_m)
+    value, tol = g(n)
+    lines = [f"key={doc['pick_key']} query=min_m target={target} eps={eps} lam=optimise m={n}",
+             f"  statement {doc['line']}"]
+    lines += [f"  {x}" for x in (doc["note"] and f"note: {doc['note']}", doc["warning"] and f"warning: {doc['warning']}")
+              if x]
+    if doc["ceiling"] is None:
+        if doc["ceiling_why"]:
+            lines.append(f"  ceiling: none ({doc['ceiling_why']})")
+    else:
+        cvals = {**consts, "m": float(n), "eps": eps}
+        if not set(doc["ceiling_free"]) <= set(cvals):
+            raise _Unsure("a ceiling that needs more values")
+        c, c_err = _exact(doc["ceiling"], cvals)
+        if value >= c * (1 - 1e-9) - 2 * c_err:
+            raise _Unsure("vacuous, or near the ceiling (its explanation searches over m)")
+        lines.append(f"  not vacuous: {_g(value, '.6g', max(EDGE_TOL, 2 * tol))} < the ceiling "
+                     f"{_g(c, '.6g', max(EDGE_TOL, 2 * c_err / abs(c)))} ({doc['ceiling_why']})")
+    return 0, "\n".join(lines) + "\n", doc["stderr"]
+
+
 def _widths(tree: Any, fixed_c: dict, choice: list[str], free: list[str], x: tuple, point_of: Any,
             level: float, lo: list[float], hi: list[float]) -> list[float]:
     """Half-widths (log coordinates) of the set ``F ≤ F(x) + level`` along each free variable: from the
@@ -780,7 +888,8 @@ def build_pick_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
 
 def _pick_grid(reg: Any, key: str, n: int, seed: int) -> list[tuple[dict[str, str], list[tuple[str, str]]]]:
     """``n`` seeded calls around the paper's pick constants (``Paper.pick``): each constant times a factor
-    log-uniform in [1/4, 4] (kept in its domain), m log-uniform in [1e4, 1e7], ε given in every other call."""
+    log-uniform in [1/4, 4] (kept in its domain); a third of them plain (m log-uniform in [1e4, 1e7]), a third
+    with ε given, a third the smallest m reaching a target in [0.2, 0.9] at ε in [0.01, 0.45]."""
     import numpy as np
 
     from . import pick
@@ -805,7 +914,10 @@ def _pick_grid(reg: Any, key: str, n: int, seed: int) -> list[tuple[dict[str, st
             vals[k] = v
         opts = {"--m": repr(float(np.round(10 ** rng.uniform(4, 7))))}
         e = float(rng.uniform(0.02, 0.9))
-        if i % 2 and "eps" in st.ns:
+        target = float(rng.uniform(0.2, 0.9))
+        if i % 3 == 2 and "eps" in st.ns:        # the smallest m reaching a target
+            opts = {"--target": repr(target), "--eps": repr(e / 2)}
+        elif i % 3 == 1 and "eps" in st.ns:
             opts["--eps"] = repr(e)
         out.append((opts, [(k, repr(v)) for k, v in vals.items()]))
     return out
