@@ -342,30 +342,37 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
     full = lambda pt: {**fixed_c, **pt}        # noqa: E731
 
     # the paper's schedule
-    sched: dict[str, float] = {} if eps is None else {"eps": eps}
-    known = {**{k: v for k, v in given.items() if k in doc["sched_ns"]}, "m": m}
-    todo = {n: t for n, t in doc["schedule"].items() if n not in sched}
-    s_tol: dict[str, float] = {n: 0.0 for n in sched}      # relative error bound of each schedule value
-    for _ in range(4):
-        for n, t in list(todo.items()):
-            if _names(t) <= set(known):
-                val, err = _exact(t, known)
-                s_tol[n] = err / abs(val) if val else math.inf
-                if _violates(doc["params"][n], val) or abs(val) < 1e-300:
-                    raise _Unsure("the schedule outside its domain")
-                sched[n] = known[n] = val
-                del todo[n]
-    if todo or any(n not in sched for n in choice):
-        raise _Unsure("a schedule that leaves a variable free")
-    ppt = {n: sched[n] for n in choice}
-    paper, p_err = _exact(doc["expr"], full(ppt))
-    if not paper > 0:
-        raise _Unsure("the paper's bound is not positive")
-    for n in ppt:                   # the sympy path evaluates the bound at its own float schedule values
-        r = 2 * s_tol[n] + 2 * _U
-        for k in (1 - r, 1 + r):
-            moved, _ = _exact(doc["expr"], full({**ppt, n: ppt[n] * k}))
-            p_err += abs(moved - paper)
+    def paper_at(mm: float) -> tuple[dict, dict, dict, float, float]:
+        """The schedule at sample size ``mm``, its values' relative error bounds, the point, the bound there and
+        the bound's uncertainty (its rounding and the schedule values' errors carried into it)."""
+        sched: dict[str, float] = {} if eps is None else {"eps": eps}
+        known = {**{k: v for k, v in given.items() if k in doc["sched_ns"]}, "m": mm}
+        todo = {n: t for n, t in doc["schedule"].items() if n not in sched}
+        s_tol: dict[str, float] = {n: 0.0 for n in sched}      # relative error bound of each schedule value
+        for _ in range(4):
+            for n, t in list(todo.items()):
+                if _names(t) <= set(known):
+                    val, err = _exact(t, known)
+                    s_tol[n] = err / abs(val) if val else math.inf
+                    if _violates(doc["params"][n], val) or abs(val) < 1e-300:
+                        raise _Unsure("the schedule outside its domain")
+                    sched[n] = known[n] = val
+                    del todo[n]
+        if todo or any(n not in sched for n in choice):
+            raise _Unsure("a schedule that leaves a variable free")
+        pt = {n: sched[n] for n in choice}
+        at = {**fixed_c, "m": mm}
+        value, err = _exact(doc["expr"], {**at, **pt})
+        if not value > 0:
+            raise _Unsure("the paper's bound is not positive")
+        for n in pt:                    # the sympy path evaluates the bound at its own float schedule values
+            r = 2 * s_tol[n] + 2 * _U
+            for k in (1 - r, 1 + r):
+                moved, _ = _exact(doc["expr"], {**at, **pt, n: pt[n] * k})
+                err += abs(moved - value)
+        return sched, s_tol, pt, value, err
+
+    sched, s_tol, ppt, paper, p_err = paper_at(m)
     p_tol = max(EDGE_TOL, 2 * p_err / paper)
     stated = None
     if doc["stated"] is not None and set(doc["stated_free"]) <= set(given) | {"eps", "lam"} \
@@ -457,16 +464,29 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
                 "(--unconstrained gives that point)")
 
     # the ceiling
-    ceiling = None
+    ceiling, paper_from = None, None
     if doc["ceiling"] is not None:
         cvals = {**given}
         if not set(doc["ceiling_free"]) <= set(cvals):
             raise _Unsure("a ceiling that needs more values")
         ceiling, c_err = _exact(doc["ceiling"], cvals)
         c_tol = max(EDGE_TOL, 2 * c_err / abs(ceiling)) if ceiling else math.inf
-        for v in (paper, value):
-            if v >= ceiling * (1 - 1e-9):
-                raise _Unsure("vacuous, or near the ceiling (its explanation searches over m)")
+        if value >= ceiling * (1 - 1e-9):
+            raise _Unsure("the optimum vacuous, or near the ceiling (its explanation searches over m)")
+        if abs(paper - ceiling) <= 2 * (p_err + c_err) + 1e-12 * ceiling:
+            raise _Doubt("the paper's bound at the ceiling within its uncertainty")
+        if paper >= ceiling:            # the paper's row vacuous: from which m along its schedule it is not
+
+            def g(mm: float) -> tuple[float, float]:
+                for rel in doc["constraints"]:
+                    if not _decide(rel, {**given, "m": float(mm), "eps": 0.5, "lam": 0.5}):
+                        raise _Unsure("a joint assumption that fails at some m")
+                _, _, _, v, e = paper_at(float(mm))
+                return v, 2 * e / v + 4 * _U
+
+            paper_from = first_m(g, ceiling, m)
+            if paper_from is None:
+                raise _Unsure("the paper's row vacuous at every m searched (the sympy path explains it)")
 
     def render(pt: dict[str, float], tol: float) -> list[str]:
         v, _ = _exact(doc["expr"], full(pt))
@@ -489,6 +509,11 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
         if ceiling is None:
             if doc["ceiling_why"]:
                 lines.append(f"  ceiling: none ({doc['ceiling_why']})")
+        elif paper_from is not None:
+            lines.append(f"  ceiling {_g(ceiling, '.6g', c_tol)}: {doc['ceiling_why']}")
+            lines.append(f"  VACUOUS (paper): {_g(paper, '.6g', p_tol)} ≥ the ceiling {_g(ceiling, '.6g', c_tol)}; "
+                         f"along the paper's schedule the bound falls below it from m = {paper_from}")
+            lines.append(f"  not vacuous (optimised): {_g(v, '.6g', 8 * delta)} < the ceiling {_g(ceiling, '.6g', c_tol)}")
         else:
             lines.append(f"  not vacuous: paper {_g(paper, '.6g', p_tol)} and optimised {_g(v, '.6g', 8 * delta)} "
                          f"< the ceiling {_g(ceiling, '.6g', c_tol)} ({doc['ceiling_why']})")
@@ -689,6 +714,69 @@ def _answer_min_m(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]
         lines.append(f"  not vacuous: {_g(value, '.6g', max(EDGE_TOL, 2 * tol))} < the ceiling "
                      f"{_g(c, '.6g', max(EDGE_TOL, 2 * c_err / abs(c)))} ({doc['ceiling_why']})")
     return 0, "\n".join(lines) + "\n", doc["stderr"]
+
+
+def first_m(g: Any, level: float, start: float) -> int | None:
+    """:func:`bounds.pick._first_m` with ``g(m) = (value, relative uncertainty)``: the same probes in the same
+    order, each comparison with ``level`` and each interpolated probe decided only where the values'
+    uncertainty cannot change it (``_Doubt`` else), so the sympy path's search takes the same steps.
+
+    Examples
+    --------
+    >>> first_m(lambda m: (1000 / m, 1e-15), 1.0, 2)
+    1001
+    """
+    limit = min(max(1e12, float(start) * 1e6), 1e300)
+
+    def lt(v: tuple[float, float]) -> bool:
+        if abs(v[0] - level) <= 2 * v[1] * level:
+            raise _Doubt("a value at the level within its uncertainty")
+        return v[0] < level
+
+    lo = int(max(2, math.floor(start)))
+    glo = g(lo)
+    if lt(glo):
+        return lo
+    hi, ghi = lo, glo
+    while not lt(ghi):
+        lo, glo = hi, ghi
+        hi *= 2
+        if hi > limit:
+            return None
+        ghi = g(hi)
+    step = 0
+    while hi - lo > 1:
+        step += 1
+        mid = (lo + hi) // 2
+        if step % 3 and 0 < ghi[0] < level <= glo[0] < math.inf:
+            mids = set()
+            for a in (1 - 2 * glo[1], 1, 1 + 2 * glo[1]):
+                for b in (1 - 2 * ghi[1], 1, 1 + 2 * ghi[1]):
+                    gl, gh = glo[0] * a, ghi[0] * b
+                    x = math.log(lo) + (math.log(gl) - math.log(level)) * (math.log(hi) - math.log(lo)) / (
+                        math.log(gl) - math.log(gh))
+                    mids.add(min(max(int(round(math.exp(x))), lo + 1), hi - 1))
+            if len(mids) != 1:
+                raise _Doubt("an interpolated probe the values' uncertainty could move")
+            mid = mids.pop()
+        gm = g(mid)
+        if lt(gm):
+            hi, ghi = mid, gm
+            if mid - 1 > lo:
+                gp = g(mid - 1)
+                if lt(gp):
+                    hi, ghi = mid - 1, gp
+                else:
+                    lo, glo = mid - 1, gp
+        else:
+            lo, glo = mid, gm
+            if mid + 1 < hi:
+                gp = g(mid + 1)
+                if lt(gp):
+                    hi, ghi = mid + 1, gp
+                else:
+                    lo, glo = mid + 1, gp
+    return int(hi)
 
 
 def _widths(tree: Any, fixed_c: dict, choice: list[str], free: list[str], x: tuple, point_of: Any,

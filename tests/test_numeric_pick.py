@@ -1,0 +1,160 @@
+"""The plain ``pick`` from the numeric store (:mod:`bounds.numeric_pick`): same bytes as the sympy path,
+declines where a printed character is not settled, never reads a stale or damaged entry, no sympy."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bounds import numeric
+from bounds import numeric_pick as P
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+THM4 = [("B0", "1"), ("Omega0", "0"), ("kappa", "1"), ("C_L", "1"), ("gamma", "2"), ("B_rho", "1"), ("c_beta", "1"),
+        ("beta", "0.5")]
+S52 = [("M", "1"), ("kappa", "1"), ("c_beta", "1"), ("beta", "0.5")]
+
+
+@pytest.fixture(scope="module")
+def entries():
+    import bounds
+
+    return {k: P.build_pick_entry(bounds.registry, k, False) for k in ("jia.thm4", "jia.s5_2.bound")}
+
+
+def _cli(key, opts, assigns, flags=()):
+    argv = ["pick", key, *[t for o, r in opts.items() for t in (o, r)], *[f"{k}={r}" for k, r in assigns], *flags]
+    return numeric._run_cli(argv)
+
+
+def test_answers_equal_the_sympy_path(entries):
+    """Wherever the numeric path answers, stdout, stderr and status equal bounds.cli.main's, byte for byte;
+    the README's example and an --eps call are answered."""
+    doc = entries["jia.thm4"]
+    assert not doc.get("unsupported"), doc.get("unsupported")
+    calls = [({"--m": "10000"}, THM4), ({"--m": "20000", "--eps": "0.3"}, THM4)]
+    calls += P._pick_grid(__import__("bounds").registry, "jia.thm4", 6, 5)
+    answered = 0
+    for opts, assigns in calls:
+        try:
+            fast = P.answer_pick(doc, opts, assigns)
+        except numeric._Unsure:
+            assert opts.get("--m") not in ("10000", "20000"), "the README's example and the --eps call must answer"
+            continue
+        assert fast == _cli("jia.thm4", opts, assigns)
+        answered += 1
+    assert answered >= 2
+    rc, out, _ = P.answer_pick(doc, {"--m": "20000", "--eps": "0.3"}, THM4)
+    assert rc == 0 and "eps = 0.3 (given)" in out and "U-shaped" not in out      # ε given: nothing to explain
+
+
+def test_vacuous_and_unusual_calls_decline(entries):
+    """A vacuous row (its explanation searches over m), an unknown constant, a missing one, --json and --target
+    go to the sympy path."""
+    doc = entries["jia.s5_2.bound"]
+    assert not doc.get("unsupported"), doc.get("unsupported")
+    assert "VACUOUS" in _cli("jia.s5_2.bound", {"--m": "20000", "--eps": "0.5"}, S52)[1]
+    with pytest.raises(numeric._Unsure):
+        P.answer_pick(doc, {"--m": "20000", "--eps": "0.5"}, S52)
+    thm4 = entries["jia.thm4"]
+    for assigns in ([*THM4, ("x", "1")], THM4[1:], [*THM4, ("eps", "0.5")]):
+        with pytest.raises(numeric._Unsure):
+            P.answer_pick(thm4, {"--m": "10000"}, assigns)
+    with pytest.raises(numeric._Unsure):            # an advice limit (the sympy path warns)
+        P.answer_pick(thm4, {"--m": "10000", "--eps": "1"}, THM4)
+    for extra in (["--json"], ["--target", "0.5"], ["--plot", "x.png"], ["--unit"], ["--lam", "0.1"]):
+        assert P.parse_pick(["pick", "jia.thm4", "--m", "10000", *extra]) is None
+    assert P.fast_pick(["pick", "jia.thm4", "--m", "10000", "--json"]) is None
+
+
+def _synthetic(c: float) -> dict:
+    """An entry for the bound c/eps + eps + 1 (minimised at eps = sqrt(c), bound 1 + 2·sqrt(c)), schedule
+    eps = m^(-1/2)."""
+    pos = [0.0, None, True, False, False, None]
+    s = lambda n: ["s", n]          # noqa: E731
+    t1 = ["Mul", [s("c"), ["Pow", [s("eps"), ["i", -1]]]]]
+    return {"key": "syn", "which": P.WHICH, "allow_unverified": False, "pick_key": "syn.bound", "label": "synthetic",
+            "asked_ns": ["c", "eps", "m"], "params": {"c": pos, "eps": [0.0, None, True, False, False, 1.0],
+                                                      "m": [2.0, None, False, False, True, None]},
+            "allowed": ["c", "eps", "m"], "free": ["c", "eps"], "choice": ["eps"], "constraints": [],
+            "schedule": {"eps": ["Pow", [s("m"), ["q", -1, 2]]]}, "sched_ns": ["c", "eps", "m"],
+            "expr": ["Add", [t1, s("eps"), ["i", 1]]], "terms": [["c/eps", t1], ["eps", s("eps")], ["1", ["i", 1]]],
+            "stated": None, "stated_free": [], "stated_allowed": [], "lam_max": 1e4, "regime": {}, "regime_text": "",
+            "line": "syn.bound (synthetic), derived form; verdict: consistent", "note": "", "warning": "",
+            "verdict_text": "consistent", "ceiling": None, "ceiling_why": "", "ceiling_free": [], "stderr": ""}
+
+
+def test_settledness_declines_on_a_rounding_edge():
+    """The optimum's ε printed to 6 digits: settled at 0.0123456 (answered, with the value computed here), at the
+    rounding edge 0.01234565 declined whatever the last bits of the search."""
+    eps = 0.0123456
+    rc, out, err = P.answer_pick(_synthetic(eps * eps), {"--m": "100"}, [("c", repr(eps * eps))])
+    assert rc == 0 and err == ""
+    assert f"optimised  eps = {eps:.6g}  lambda = —  bound = {1 + 2 * eps:.6g}" in out
+    assert f"dominant term at the optimum: 1 ({100 / (1 + 2 * eps):.0f}% of the sum)" in out
+    assert "paper      eps = 0.1  lambda = —" in out
+    assert "U-shaped in eps: eps grows" in out
+    edge = 0.01234565
+    with pytest.raises(numeric._Unsure):
+        P.answer_pick(_synthetic(edge * edge), {"--m": "100"}, [("c", repr(edge * edge))])
+
+
+def test_error_bound_covers_the_rounding():
+    """The running error bound covers the difference between a float evaluation and the 256-bit value."""
+    tree = ["Add", [["Mul", [["s", "x"], ["Pow", [["s", "y"], ["q", -1, 2]]]]], ["exp", [["s", "x"]]], ["i", -1]]]
+    for x, y in ((1e-3, 3.0), (0.7, 1e-5), (2.5, 7.0)):
+        v, e = P.error_bound(tree, {"x": x, "y": y})
+        exact = float(numeric._tree_value(tree, {"x": x, "y": y}, 256))
+        assert abs(v - exact) <= e
+        f = P.compile_trees([tree], ["x", "y"], {})
+        assert abs(f(x, y)[0] - exact) <= e + 2**-53 * abs(exact)
+
+
+def test_stale_or_damaged_entry_is_never_read(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DP_ERM_VERIFY_SYMBOLIC", str(tmp_path))
+    monkeypatch.delenv("DP_ERM_VERIFY_NUMERIC", raising=False)
+    eps = 0.0123456
+    argv = ["pick", "syn", "--m", "100", f"c={eps * eps!r}"]
+    dig = numeric.digest()
+    assert numeric.write_entry(_synthetic(eps * eps), dig)
+    assert P.fast_pick(argv) == 0
+    assert "optimised  eps = 0.0123456" in capsys.readouterr().out
+    path = numeric._entry_path("syn", P.WHICH, False, dig)
+    raw = open(path, "rb").read()
+    head, _, payload = raw.partition(b"\n")
+    doc = json.loads(payload)
+    doc["label"] = "tampered"
+    open(path, "wb").write(head + b"\n" + json.dumps(doc, sort_keys=True, ensure_ascii=False).encode())
+    numeric.MISSED.clear()
+    assert P.fast_pick(argv) is None and capsys.readouterr().out == ""     # the checksum fails: a miss
+    assert numeric.MISSED == [("syn", P.WHICH, False, argv)]
+    numeric.MISSED.clear()
+    assert numeric.write_entry(_synthetic(eps * eps), "0" * 32)     # an entry of another key (other sources): stale
+    assert os.path.exists(numeric._entry_path("syn", P.WHICH, False, "0" * 32))
+    assert P.fast_pick(argv) is None and capsys.readouterr().out == ""
+    numeric.MISSED.clear()
+
+
+def test_numeric_path_imports_neither_sympy_nor_numpy(entries, tmp_path):
+    env = dict(os.environ, DP_ERM_VERIFY_SYMBOLIC=str(tmp_path))
+    env.pop("DP_ERM_VERIFY_NUMERIC", None)
+    old = os.environ.get("DP_ERM_VERIFY_SYMBOLIC")
+    os.environ["DP_ERM_VERIFY_SYMBOLIC"] = str(tmp_path)
+    try:
+        assert numeric.write_entry(entries["jia.thm4"], numeric.digest())
+    finally:
+        if old is None:
+            os.environ.pop("DP_ERM_VERIFY_SYMBOLIC")
+        else:
+            os.environ["DP_ERM_VERIFY_SYMBOLIC"] = old
+    argv = ["pick", "jia.thm4", "--m", "10000", *[f"{k}={v}" for k, v in THM4]]
+    code = ("import runpy, sys\nsys.argv = ['bounds'] + %r\ntry:\n    runpy.run_module('bounds', run_name='__main__')\n"
+            "except SystemExit as e:\n    rc = e.code\nprint(rc, 'sympy' in sys.modules, 'numpy' in sys.modules, "
+            "file=sys.stderr)\n" % argv)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert r.stderr.strip().splitlines()[-1] == "0 False False", r.stderr
+    assert r.stdout == _cli("jia.thm4", {"--m": "10000"}, THM4)[1]
