@@ -723,7 +723,7 @@ def first_m(g: Any, level: float, start: float) -> int | None:
 
     Examples
     --------
-    >>> first_m(lambda m: (1000 / m, 1e-15), 1.0, 2)
+    >>> first_m(lambda m: (1000.3 / m, 1e-15), 1.0, 2)
     1001
     """
     limit = min(max(1e12, float(start) * 1e6), 1e300)

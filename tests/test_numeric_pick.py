@@ -23,7 +23,7 @@ S52 = [("M", "1"), ("kappa", "1"), ("c_beta", "1"), ("beta", "0.5")]
 def entries():
     import bounds
 
-    return {k: P.build_pick_entry(bounds.registry, k, False) for k in ("jia.thm4", "jia.s5_2.bound")}
+    return {k: P.build_pick_entry(bounds.registry, k, False) for k in ("jia.thm4", "jia.s5_2.bound", "jia.s5_1.bound")}
 
 
 def _cli(key, opts, assigns, flags=()):
@@ -50,6 +50,28 @@ def test_answers_equal_the_sympy_path(entries):
     assert answered >= 2
     rc, out, _ = P.answer_pick(doc, {"--m": "20000", "--eps": "0.3"}, THM4)
     assert rc == 0 and "eps = 0.3 (given)" in out and "U-shaped" not in out      # ε given: nothing to explain
+
+
+def test_target_and_a_vacuous_paper_row_equal_the_sympy_path(entries):
+    """The README's --target call (the smallest m) and its §5.1 pick, whose paper row is vacuous until a larger
+    m along the schedule (a port of _first_m), are answered byte for byte as the sympy path answers them."""
+    opts = {"--target": "0.5", "--eps": "0.1"}
+    fast = P.answer_pick(entries["jia.thm4"], opts, THM4)
+    assert fast == _cli("jia.thm4", opts, THM4)
+    assert fast[1].startswith("key=jia.thm4.bound query=min_m target=0.5 eps=0.1 lam=optimise m=")
+    s51 = [("M", "1"), ("kappa", "1"), ("c_beta", "1"), ("beta", "0.5")]
+    fast = P.answer_pick(entries["jia.s5_1.bound"], {"--m": "50000"}, s51)
+    assert fast == _cli("jia.s5_1.bound", {"--m": "50000"}, s51)
+    assert "VACUOUS (paper)" in fast[1] and "falls below it from m = " in fast[1]
+
+
+def test_first_m_declines_where_a_comparison_is_not_settled():
+    assert P.first_m(lambda m: (1000.3 / m, 1e-15), 1.0, 2) == 1001
+    with pytest.raises(numeric._Unsure):            # the search probes m = 1000, where 1000/m is the level exactly
+        P.first_m(lambda m: (1000 / m, 1e-15), 1.0, 2)
+    with pytest.raises(numeric._Unsure):            # 1000/1000 = level exactly: not decided here
+        P.first_m(lambda m: (1000 / m, 1e-15), 1.0, 1000)
+    assert P.first_m(lambda m: (1000 / m, 1e-15), 1e-30, 2) is None       # beyond the search's limit
 
 
 def test_vacuous_and_unusual_calls_decline(entries):
@@ -152,9 +174,9 @@ def test_numeric_path_imports_neither_sympy_nor_numpy(entries, tmp_path):
         else:
             os.environ["DP_ERM_VERIFY_SYMBOLIC"] = old
     argv = ["pick", "jia.thm4", "--m", "10000", *[f"{k}={v}" for k, v in THM4]]
-    code = ("import runpy, sys\nsys.argv = ['bounds'] + %r\ntry:\n    runpy.run_module('bounds', run_name='__main__')\n"
-            "except SystemExit as e:\n    rc = e.code\nprint(rc, 'sympy' in sys.modules, 'numpy' in sys.modules, "
-            "file=sys.stderr)\n" % argv)
+    code = ("import runpy, sys\nsys.argv = ['bounds'] + " + repr(argv) + "\ntry:\n"
+            "    runpy.run_module('bounds', run_name='__main__')\nexcept SystemExit as e:\n    rc = e.code\n"
+            "print(rc, 'sympy' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert r.stderr.strip().splitlines()[-1] == "0 False False", r.stderr
     assert r.stdout == _cli("jia.thm4", {"--m": "10000"}, THM4)[1]
