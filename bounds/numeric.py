@@ -52,7 +52,8 @@ sympy path answers): ``--json``, a ``tight``/``derived`` hook, an alternative th
 prints a formula partly evaluated by sympy.  Verified like ``eval``'s entries (the call's values
 and 24 seeded points, byte for byte).  ``pick`` and ``calibrate`` on a paper or section (a listing,
 or one error whatever else is given) are answered from a *prefix* entry (:func:`fast_prefix`),
-verified on the listing and four calls.  ``pick`` itself stays on sympy (see ``bench/README.md``).
+verified on the listing and four calls.  A plain ``pick`` on a statement (``--m``, ``--eps``,
+``--target`` with ``--eps``) is answered by :mod:`bounds.numeric_pick` from an entry of this store.
 
 Examples
 --------
@@ -816,7 +817,9 @@ def generate_missed(rc: int = 0, failed: list = ()) -> None:
     if not MISSED:
         return
     try:
-        prefix = all(str(m[1]).startswith("prefix-") for m in MISSED)   # a paper or section: its one error is stored
+        # a paper or section: its one error is stored (a plain pick's miss of the same call comes along)
+        prefix = any(str(m[1]).startswith("prefix-") for m in MISSED) and all(
+            str(m[1]).startswith("prefix-") or m[1] == "pick" for m in MISSED)
         wanted = (_store_could_answer(rc, list(failed)) or (rc == 2 and prefix)) and _writable(digest())
     except Exception:  # noqa: BLE001 - the store is an optimisation: never fail the command for it
         wanted = False
