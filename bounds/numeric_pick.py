@@ -37,8 +37,10 @@ objective, so its answer is given only where those bits cannot change a printed 
 * the whole printed text (ε, λ, the bound, the improvement factor, the dominant term and its share,
   the terms rising in ε, the ceiling line) is rendered at the optimum and at the corners of that
   uncertainty box, and must be identical at each;
-* every discrete choice is decided with a margin: the search's candidates (a second best local
-  optimum within ``2Δ`` of the best, in another place), the comparison with the paper's schedule,
+* every discrete choice is decided with a margin: the search's candidates (the grid's local minima
+  within 1e-12 of being taken or not are refined too, and none may end as good as the optimum, to
+  1e-12, elsewhere; the optimum must be reached from a start the sympy path surely refines; ``2Δ``
+  must be below that 1e-12), the comparison with the paper's schedule,
   the ceiling, the stated bound's note, the terms' ordering and the 1e-12 test of a rising term.
 
 ``pick KEY --target T --eps E ...`` (the smallest m, λ optimised at every m: a port of
@@ -218,16 +220,26 @@ def _refine(F: Any, x: tuple, fx: float, h: list[float], lo: list[float], hi: li
     return x, fx
 
 
+#: absolute margin on F = log(bound) within which the port treats two values of the search as possibly
+#: ordered otherwise on the sympy path (an answer needs the objective's own uncertainty 2Δ below it)
+_MARGIN = 1e-12
+
+
 def _minimise(F: Any, lo: list[float], hi: list[float], starts: list, n_local: int = 4,
               every: list | None = None) -> tuple[tuple | None, float]:
-    """:func:`bounds.pick._grid_minimise` on plain floats; ``every`` (when given) receives each refined
-    ``(point, value)``."""
+    """:func:`bounds.pick._grid_minimise` on plain floats.
+
+    ``every`` (when given) receives ``(point, value, sure, extra)`` for each refined start: ``sure`` when the
+    sympy path's search certainly refines it too (the given starts; a grid point that is a local minimum and
+    among the ``n_local`` best by more than :data:`_MARGIN`), ``extra`` for a grid point it may refine although
+    this search does not (a local minimum within the margin, as good as the last one taken within it).
+    """
     d = len(lo)
     n0 = 401 if d == 1 else 81
     axes = [_linspace(lo[i], hi[i], n0) for i in range(d)]
     pts = _grid_points(axes)
     v = [F(p) for p in pts]
-    cand = []
+    cand, loose, strict = [], [], set()
     for j, vj in enumerate(v):
         if not math.isfinite(vj):
             continue
@@ -237,22 +249,34 @@ def _minimise(F: Any, lo: list[float], hi: list[float], starts: list, n_local: i
             a, b = divmod(j, n0)
             nb = [v[(a + da) * n0 + b + db] for da in (-1, 0, 1) for db in (-1, 0, 1)
                   if (da or db) and 0 <= a + da < n0 and 0 <= b + db < n0]
-        if all(vj <= w for w in nb):
+        low = min(nb, default=math.inf)
+        if vj <= low:
             cand.append(j)
+        if vj <= low + _MARGIN:
+            loose.append(j)
+        if vj < low - _MARGIN:
+            strict.add(j)
     cand.sort(key=v.__getitem__)
-    points = [(pts[j], v[j]) for j in cand[:n_local]]
+    loose.sort(key=v.__getitem__)
+    taken = cand[:n_local]
+    cut = v[taken[-1]] if len(cand) > n_local else math.inf       # the last candidate taken
+    nxt = v[cand[n_local]] if len(cand) > n_local else math.inf
+    points = [(pts[j], v[j], j in strict and v[j] < nxt - _MARGIN and
+               all(v[k] > v[j] + _MARGIN for k in loose if k not in taken), False) for j in taken]
     for s in starts:
         s = tuple(min(max(float(s[i]), lo[i]), hi[i]) for i in range(d))
-        points.append((s, F(s)))
+        points.append((s, F(s), True, False))
+    if every is not None:
+        points += [(pts[j], v[j], False, True) for j in loose if j not in taken and v[j] <= cut + _MARGIN]
     h0 = [(hi[i] - lo[i]) / (n0 - 1) for i in range(d)]
     best_x, best = None, math.inf
-    for x0, f0 in points:
+    for x0, f0, sure, extra in points:
         if not math.isfinite(f0):
             continue
         x, fx = _refine(F, x0, f0, list(h0), lo, hi)
         if every is not None:
-            every.append((x, fx))
-        if fx < best:
+            every.append((x, fx, sure, extra))
+        if not extra and fx < best:
             best_x, best = x, fx
     return best_x, best
 
@@ -426,9 +450,14 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
         delta = err / value + 2 * _U * max(1.0, abs(math.log(value)))       # F = log(bound) is known to Δ
         # the uncertainty of the optimum's location: the sublevel set F ≤ F* + 2Δ
         w = _widths(doc["expr"], fixed_c, choice, free, best_x, point_of, 2 * delta, lo, hi)
-        for x, fx in every:         # a second optimum elsewhere, as good to within 2Δ: the sympy path may take it
-            if fx <= best + 2 * delta and any(abs(x[i] - best_x[i]) > 2 * w[i] + 1e-9 for i in range(len(free))):
-                raise _Doubt("two optima within the objective's uncertainty")
+        if 2 * delta >= _MARGIN:
+            raise _Doubt("an objective too uncertain for the search's margins")
+        same = [all(abs(x[i] - best_x[i]) <= 2 * w[i] + 1e-9 for i in range(len(free))) for x, *_ in every]
+        for (_x, fx, _sure, _extra), here in zip(every, same, strict=True):
+            if not here and fx <= best + _MARGIN:       # another optimum the sympy path may find, as good
+                raise _Doubt("two optima within the search's margin")
+        if not any(here and sure for (_x, _f, sure, _e), here in zip(every, same, strict=True)):
+            raise _Doubt("the optimum found from a start the sympy path may not refine")
         if value * (1 - 4 * delta) <= paper <= value * (1 + 4 * delta):
             raise _Doubt("the paper's schedule as good as the optimum within the uncertainty")
         if paper < value:
