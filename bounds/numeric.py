@@ -27,7 +27,8 @@ line with the verdict, its note and warning, the report's note).
   path answers, and at least :data:`MIN_COMPARED` (6) points must have been answered and compared, else
   the entry is stored as *unsupported* and that statement stays on sympy.
   ``python -m bounds.numeric [KEY ...]`` generates every statement's entries at once (without
-  ``--allow-unverified``).  No entry is built where the store cannot be written.
+  ``--allow-unverified``; ``--calibrate``, ``--pick``: those commands' entries).  No entry is built where
+  the store cannot be written.
 * **Refuses rather than guesses** (the call then runs on the sympy path, same output): anything but
   the plain ``eval KEY name=value ... [--stated|--derived] [--allow-unverified]`` (``--json`` and
   ``--repr`` print the full float, which only the sympy path gives bit for bit); any input the
@@ -1842,8 +1843,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("keys", nargs="*", help="statements (default: every statement)")
     ap.add_argument("--calibrate", action="store_true",
                     help="the entries of `calibrate` (default: every mechanism statement) instead of `eval`'s")
+    ap.add_argument("--pick", action="store_true",
+                    help="the entries of a plain `pick` (default: every pickable statement) instead of `eval`'s")
     a = ap.parse_args(argv)
     reg = bounds.registry
+    if a.pick:
+        from . import pick
+        from .numeric_pick import generate_pick
+
+        with pick.using(reg):
+            keys = a.keys or pick.pickable_keys()
+        n_ok = 0
+        for k in keys:
+            try:
+                with contextlib.redirect_stderr(io.StringIO()):
+                    doc = generate_pick(k, False, reg=reg)
+            except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
+                doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
+            n_ok += not doc.get("unsupported")
+            print(f"{k:<32} pick {doc.get('verified') or doc.get('unsupported')}")
+        print(f"{n_ok} of {len(keys)} pick entries answer numerically (store {store_dir()}/{digest()})")
+        return 0
     if a.calibrate:
         from . import calibrate as cal
         from . import pick

@@ -49,10 +49,12 @@ bound with the target decided only outside the bound's uncertainty (its error bo
 point unique beyond that uncertainty).
 
 Declined (the sympy path answers, same output): ``--json``, ``--plot``, ``--plot-rate``, ``--unit``,
-``--target`` with ``--m`` (the smallest ε), ``--lam``, ``--unconstrained``, ``--reports``, ``m=`` / ``eps=`` / ``lam=`` given as
-constants; any input the sympy path refuses or warns about; a statement with no established form; a
-vacuous row (its explanation searches over m and prints expressions with the constants substituted);
-the paper's schedule as the optimum (the sympy path then prints the paper's point); any doubt.
+``--target`` with ``--m`` (the smallest ε), ``--lam``, ``--unconstrained``, ``--reports``, ``m=`` /
+``eps=`` / ``lam=`` given as constants; any input the sympy path refuses or warns about; a statement with
+no established form; an optimised row that is vacuous, or a paper row vacuous at every m searched (their
+explanations print ``sympy.limit`` of the bound with the constants substituted; a paper row that falls
+below the ceiling at a larger m along its schedule is answered, :func:`first_m`); the paper's schedule as
+the optimum (the sympy path then prints the paper's point); any doubt.
 
 Examples
 --------
@@ -542,7 +544,8 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
             lines.append(f"  ceiling {_g(ceiling, '.6g', c_tol)}: {doc['ceiling_why']}")
             lines.append(f"  VACUOUS (paper): {_g(paper, '.6g', p_tol)} ≥ the ceiling {_g(ceiling, '.6g', c_tol)}; "
                          f"along the paper's schedule the bound falls below it from m = {paper_from}")
-            lines.append(f"  not vacuous (optimised): {_g(v, '.6g', 8 * delta)} < the ceiling {_g(ceiling, '.6g', c_tol)}")
+            lines.append(f"  not vacuous (optimised): {_g(v, '.6g', 8 * delta)} < the ceiling "
+                         f"{_g(ceiling, '.6g', c_tol)}")
         else:
             lines.append(f"  not vacuous: paper {_g(paper, '.6g', p_tol)} and optimised {_g(v, '.6g', 8 * delta)} "
                          f"< the ceiling {_g(ceiling, '.6g', c_tol)} ({doc['ceiling_why']})")
@@ -982,7 +985,8 @@ def build_pick_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
             ceiling_free = [] if st.ceiling is None else sorted({name_of(s) for s in st.ceiling.free_symbols})
         note = read_summary().note
         doc.update(
-            pick_key=st.key, label=st.label, asked_ns=sorted(st0.ns), params=params, allowed=sorted(set(st.params) | set(free)),
+            pick_key=st.key, label=st.label, asked_ns=sorted(st0.ns), params=params,
+            allowed=sorted(set(st.params) | set(free)),
             free=free, choice=choice, constraints=cons, schedule=schedule, sched_ns=sorted(ns),
             expr=to_tree(expr, name_of), terms=terms,
             stated=None if stated is None else to_tree(stated, name_of),
