@@ -41,9 +41,25 @@ def check_count(name: str, value: Any, minimum: int = 1) -> int:
 
 
 def check_seed(seed: Any) -> np.random.SeedSequence:
-    """A SeedSequence from an int ≥ 0 or a SeedSequence (never from global state)."""
+    """A SeedSequence from an int ≥ 0 or a SeedSequence (never from global state).
+
+    A SeedSequence is copied (its entropy, spawn key, pool size and the count of children it has
+    spawned), never returned itself: the callers spawn from what they get, and spawning from the
+    caller's object would change it, so that the same object passed twice would give two different
+    audits.  The copy keeps the count, so the audit's children never coincide with children the
+    caller spawned before.
+
+    Examples
+    --------
+    >>> ss = np.random.SeedSequence(7)
+    >>> a = check_seed(ss).spawn(1)[0].generate_state(1)
+    >>> b = check_seed(ss).spawn(1)[0].generate_state(1)
+    >>> bool((a == b).all()), ss.n_children_spawned
+    (True, 0)
+    """
     if isinstance(seed, np.random.SeedSequence):
-        return seed
+        return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size,
+                                      n_children_spawned=seed.n_children_spawned)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
         raise ValueError(f"parameter 'seed' = {seed!r} must be an integer ≥ 0 or a numpy SeedSequence")
     return np.random.SeedSequence(int(seed))
