@@ -39,13 +39,23 @@ Run with the peers venv (diffprivlib 0.6.6 needs scikit-learn < 1.6)::
     nice -n 10 /work/peers-venv/bin/python bench/bench_diffprivlib_client.py [--fits 13000] [--jobs 2]
 
 No assertions; prints the prediction, the measured counts, ε_lower and the p-value against the claim.
+
+``--record DIR`` also writes the fits as recorded outputs for the report (issue 32, item 6):
+``DIR/diffprivlib_logreg_q{q}_eps{ε}.npz`` (``w0``, ``w1``: coefficients on D and D′) and its manifest
+``….json`` (implementation and versions, parameters, the pair, the seeds, the claim, the statistic, the
+statement and its premise, this command, the SHA-256 of the npz), read by :mod:`verify.audit.clients`::
+
+    nice -n 10 /work/peers-venv/bin/python bench/bench_diffprivlib_client.py --record verify/data/clients
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import inspect
+import json
 import math
+import platform
 import resource
 import sys
 import warnings
@@ -159,11 +169,64 @@ def run_audits(w0: np.ndarray, w1: np.ndarray, q: float) -> dict:
     return {"fixed": fixed, "default": default}
 
 
+def record(directory: Path, w0: np.ndarray, w1: np.ndarray, q: float) -> tuple[Path, Path]:
+    """Write the fits and their manifest into ``directory`` (read by :mod:`verify.audit.clients`)."""
+    import diffprivlib
+    import sklearn
+
+    directory.mkdir(parents=True, exist_ok=True)
+    name = f"diffprivlib_logreg_q{q:g}_eps{EPS:g}"
+    npz = directory / f"{name}.npz"
+    np.savez_compressed(npz, w0=w0, w1=w1)
+    xd, xd1, y = pair(q)
+    fits = w0.shape[0]
+    man = {
+        "format": 1,
+        "name": name,
+        "title": f"diffprivlib LogisticRegression, data_norm = {q:g}, epsilon = {EPS:g}",
+        "implementation": {
+            "package": "diffprivlib", "version": diffprivlib.__version__,
+            "class": "diffprivlib.models.LogisticRegression",
+            "parameters": {"epsilon": EPS, "data_norm": q, "C": C, "fit_intercept": False},
+            "environment": {"scikit-learn": sklearn.__version__, "numpy": np.__version__,
+                            "python": platform.python_version()},
+            "output": "coef_[0]: the 2 released coefficients",
+        },
+        "pair": {"D": {"X": xd.tolist(), "y": y.tolist()}, "D_prime": {"X": xd1.tolist(), "y": y.tolist()},
+                 "relation": "the first record replaced: (q·e₁, 1) on D, (0, 1) on D′; every ‖x‖ ≤ q"},
+        "seeds": (f"fit i on side s (0 = D, 1 = D′) has random_state = "
+                  f"int(SeedSequence({ROOT_SEED}, spawn_key=(s, i)).generate_state(1)[0]), i = 0 … {fits - 1}"),
+        "claim": {"epsilon": EPS, "delta": 0.0},
+        "statistic": {"name": "abs_margin", "params": {"q": q}, "selection_fraction": 0.1,
+                      "fixed_before_draws": True,
+                      "why": ("|q·w₁|, the replaced record's margin: the CMS Jacobian factor "
+                              "det A_D(w)/det A_D′(w) differs only along e₁ and is largest (1 + q²/(4μ)) "
+                              "where this margin is near 0, so small values say D")},
+        "statement": {"key": "cms.alg2.privacy",
+                      "source": "Chaudhuri, Monteleoni & Sarwate (2011), Algorithm 2 (objective perturbation)",
+                      "premise": "‖x‖ ≤ 1",
+                      "outside": (f"data_norm q = {q:g} > 1: rows of norm up to q, and diffprivlib charges "
+                                  "the Jacobian c·q, not c·q², for q > 1")},
+        "n": fits,
+        "arrays": {"w0": "coefficients released on D", "w1": "coefficients released on D′"},
+        "file": npz.name,
+        "sha256": hashlib.sha256(npz.read_bytes()).hexdigest(),
+        "regenerate": (f"nice -n 10 /work/peers-venv/bin/python bench/bench_diffprivlib_client.py "
+                       f"--fits {fits} --data-norm {q:g} --record {directory}"),
+        "doc": "docs/audit-diffprivlib.md",
+    }
+    js = directory / f"{name}.json"
+    js.write_text(json.dumps(man, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return npz, js
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fits", type=int, default=13_000, help="fits per data set (default 13000)")
     ap.add_argument("--jobs", type=int, default=2, help="processes (at most 2)")
     ap.add_argument("--data-norm", type=float, default=20.0, help="q = data_norm (default 20)")
+    ap.add_argument("--record", type=Path, default=None, metavar="DIR",
+                    help="also write the fits and their manifest into DIR (e.g. verify/data/clients)")
     a = ap.parse_args()
     if a.fits < 20:
         print("error: --fits must be at least 20 (an audit needs 20 outputs per data set)")
@@ -206,6 +269,9 @@ def main() -> None:
               f"FP {d.get('false_positives')}, FN {d.get('false_negatives')} of "
               f"{d.get('n_evaluation0')}/{d.get('n_evaluation1')}")
         print(f"  meaning: {r.meaning()}")
+    if a.record is not None:
+        npz, js = record(a.record, w0, w1, q)
+        print(f"recorded {npz} and {js}")
 
 
 if __name__ == "__main__":

@@ -710,7 +710,7 @@ def audit_main(argv: Sequence[str]) -> int:
             em = r.details.get("eps_max")
             seen = (f"  (this n could have detected ε up to {em:.3g})" if r.verdict != "violated" and em is not None
                     and math.isfinite(em) else "")
-            print(f"{r.key or '(auditor)':<14} {r.name:<26} claimed ε={r.bound:<5g} "
+            print(f"{r.key or ('(client)' if r.details.get('client') else '(auditor)'):<14} {r.name:<26} claimed ε={r.bound:<5g} "
                   f"ε_lower={r.statistic:8.3f} ({r.confidence:.0%})  {r.verdict}{seen}")
     return 0
 
@@ -719,12 +719,13 @@ def papers_audit(a: argparse.Namespace) -> list:
     """The rows of the papers' audits selected by checked options ``a`` (:func:`parse_audit_args`)."""
     from dataclasses import replace
 
-    from .audit import calibration_audits
+    from .audit import calibration_audits, client_audits
     from .empirical import PROFILES, Context, run_checks, select
 
     prof = PROFILES[a.profile] if a.confidence is None else replace(PROFILES[a.profile], confidence=a.confidence)
     specs = [s for s in select(a.only) if s.evidence == "audit"]
-    rows = [] if a.only else calibration_audits(prof.n_audit, a.seed, prof.confidence)
+    rows = [] if a.only else [*calibration_audits(prof.n_audit, a.seed, prof.confidence),
+                              *client_audits(a.seed, prof.confidence)]
     rows += run_checks(Context(prof, seed=a.seed, executor="serial"), specs=specs)
     return rows
 
@@ -1194,7 +1195,7 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     from simulations.cache import timing_tags
 
     from .empirical import PROFILES, Context, run_spec, select
-    from .empirical.jobs import audit_job, calibration_job
+    from .empirical.jobs import audit_job, calibration_job, client_job
     from .report import evaluate_symbolic
 
     t0 = time.perf_counter()
@@ -1213,6 +1214,8 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
         if not a.only:
             jobs["auditor calibration"] = jobs_ex.submit(
                 calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
+            # the recorded clients' audits (verify/data/clients): rows of key "", beside the calibration's
+            jobs["client audits"] = jobs_ex.submit(client_job, (a.seed, ctx.profile.confidence))
         checks = [(i, s) for i, s in enumerate(specs) if s.evidence != "audit"]
         for n, (i, spec) in enumerate(checks, 1):
             t2 = time.perf_counter()
@@ -1238,6 +1241,8 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
         for name, fut in jobs.items():
             if name == "auditor calibration":
                 calibration = fut.result()
+            elif name == "client audits":
+                calibration = [*(calibration or []), *fut.result()]
             else:
                 by_spec[name] = fut.result()
         results = [r for i in sorted(by_spec) for r in by_spec[i]]   # registry order

@@ -548,6 +548,9 @@ def job_label(fn: Callable[..., Any], item: Any, index: int = 0) -> tuple[str, s
     >>> from verify.empirical.jobs import calibration_job
     >>> job_label(calibration_job, (1000, 0, 0.95))
     ('auditor calibration', 'calibration')
+    >>> from verify.empirical.jobs import client_job
+    >>> job_label(client_job, (0, 0.95))
+    ('client audits', 'audit')
     >>> job_label(abs, -1, 3)
     ('abs', 'abs')
     """
@@ -557,6 +560,8 @@ def job_label(fn: Callable[..., Any], item: Any, index: int = 0) -> tuple[str, s
             return f"audit {item[3].name}", "audit"
         if name == "calibration_job":
             return "auditor calibration", "calibration"
+        if name == "client_job":
+            return "client audits", "audit"
         if name == "evaluate_task":      # one statement per task (bounds.snapshot.evaluation_tasks)
             return f"symbolic {item[1][0]}", "symbolic"
         if name == "_figure_job":

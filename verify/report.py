@@ -1096,24 +1096,30 @@ def render_markdown(evs: list[Evaluation], picks: list[dict[str, Any]], prov: di
             L.append("")
     L.extend(calibration_markdown(calibration_rows() if audits else []))
     if audits:
-        from .audit import audit_markdown
+        from .audit import audit_markdown, client_markdown
 
-        av = Counter(r.verdict for r in audits if not r.details.get("sweep"))
+        own = [r for r in audits if not r.details.get("client")]        # the recorded clients are apart
+        av = Counter(r.verdict for r in own if not r.details.get("sweep"))
+        ncl = len({r.details.get("client_name") for r in audits if r.details.get("client")})
         L.append("## Privacy audits")
         L.append("")
         L.append(
             f"Lower bounds on ε from distinguishing attacks on the hardest neighbouring pair found "
             f"(each paper's audits in `verify/empirical/<paper id>.py`, the auditor in `verify/audit/`): "
-            f"{max(r.n for r in audits)} releases per data set (fewer where an audit says so), statistic and "
+            f"{max(r.n for r in own or audits)} releases per data set (fewer where an audit says so), statistic and "
             f"threshold chosen on a separate selection split (10% of releases; thresholds over the whole range, "
             f"tails included), one-sided Clopper–Pearson limits on both error rates at "
             f"{audits[0].confidence:.0%} confidence.  `violated` means ε_lower > claimed ε: at that confidence "
             "the mechanism as implemented is not ε-DP for that release.  "
-            + ", ".join(f"{n} {v}" for v, n in sorted(av.items())) + "."
+            + (", ".join(f"{n} {v}" for v, n in sorted(av.items())) or "No audit of a paper in this run")
+            + (f"; besides, the `(client)` rows audit {ncl} real {'client' if ncl == 1 else 'clients'} from "
+               "recorded outputs (below the table)" if ncl else "") + "."
         )
         L.append("")
         L.extend(audit_markdown(list(audits)))
         L.append("")
+        if ncl:
+            L.extend(client_markdown(list(audits)))
         if audit_fig:
             L += _figure_md("ε_lower against the claimed ε", audit_fig)
             L.append("")

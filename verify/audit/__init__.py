@@ -10,6 +10,7 @@
   statistic as its own line (``result.tradeoff``).
 * :mod:`verify.audit.mechanisms` — textbook mechanisms of known ε and the ideal bound at n releases.
 * :mod:`verify.audit.rows` — release models of perturbed estimators and audits as report rows.
+* :mod:`verify.audit.clients` — real clients audited from their recorded outputs (``verify/data/clients/``).
 
 Command line: ``python -m verify audit --samples FILE.npz --claim-eps E`` or
 ``python -m verify audit --mechanism module:function --claim-eps E`` (see :mod:`verify.cli`).
@@ -69,9 +70,12 @@ _LAZY = {
     "laplace_function": "rows",
     "laplace_value": "rows",
     "scalar_noise_audits": "rows",
+    "client_audits": "clients",
+    "client_markdown": "clients",
 }
 
 if TYPE_CHECKING:
+    from .clients import client_audits, client_markdown
     from .core import (
         MAX_CATEGORIES,
         MIN_OUTPUTS,
@@ -125,7 +129,7 @@ def __getattr__(name: str) -> Any:
 
     mod = _LAZY.get(name)
     if mod is None:
-        if name in ("core", "mechanisms", "rows", "tradeoff", "events"):   # a submodule not imported yet
+        if name in ("core", "mechanisms", "rows", "tradeoff", "events", "clients"):   # a submodule not imported yet
             return importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     obj = getattr(importlib.import_module(f".{mod}", __name__), name)
@@ -144,4 +148,5 @@ __all__ = [
     "ideal_eps_lower", "laplace_mechanism", "laplace_releases", "randomized_response", "report_noisy_max",
     "LEAK_FUNCTION", "LEAK_VALUE", "audit_figure", "audit_markdown", "audit_result", "audit_row",
     "calibration_audits", "gp_function", "laplace_function", "laplace_value", "scalar_noise_audits",
+    "client_audits", "client_markdown",
 ]

@@ -203,7 +203,11 @@ def calibration_audits(n: int, seed: int, confidence: float, eps: float = 1.0, d
 
 
 def audit_markdown(rows: list[Result]) -> list[str]:
-    """Report lines: the audit table (sweep rows excluded)."""
+    """Report lines: the audit table (sweep rows excluded).
+
+    The key cell links a paper's statement; rows of key ``""`` are the auditor's calibration
+    (``(auditor)``) or a recorded client's audit (``(client)``, :mod:`verify.audit.clients`).
+    """
     L = ["| mechanism | source | release | noise | claimed ε (δ) | ε_lower | attack's ε at observed rates | verdict | what leaks |",
          "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -217,7 +221,8 @@ def audit_markdown(rows: list[Result]) -> list[str]:
         def esc(t: str) -> str:
             return t.replace("|", "\\|").replace("\n", " ")
 
-        key = f"[`{r.key}`](#s-{r.key.replace('.', '-').replace('_', '-').lower()})" if r.key else "(auditor)"
+        key = (f"[`{r.key}`](#s-{r.key.replace('.', '-').replace('_', '-').lower()})" if r.key
+               else "(client)" if D.get("client") else "(auditor)")
         L.append(f"| {key} `{D['mechanism']}` | {esc(D['source'])} | {D['release']} | {D['calibration']} | {d} | "
                  f"{r.statistic:.3f} | {pt} | **{r.verdict}** | {esc(r.detail)} |")
     return L

@@ -1,4 +1,4 @@
-"""Whole jobs for the executor: one audit, the auditor's calibration.
+"""Whole jobs for the executor: one audit, the auditor's calibration, the recorded clients' audits.
 
 The report job (``python -m verify``) submits every audit as one task
 (:meth:`simulations.executors.Executor.submit`) so the audits run on the workers while the
@@ -44,3 +44,11 @@ def calibration_job(task: tuple[int, int, float]) -> list[Result]:
 
     n, seed, confidence = task
     return calibration_audits(n, seed, confidence)
+
+
+def client_job(task: tuple[int, float]) -> list[Result]:
+    """The recorded clients' audit rows (:func:`verify.audit.clients.client_audits`): ``(seed, confidence)``."""
+    from ..audit.clients import client_audits
+
+    seed, confidence = task
+    return client_audits(seed, confidence)
