@@ -21,8 +21,8 @@ runs the command in-process through ``runpy`` and lists ``sys.modules`` afterwar
 ``--outputs FILE`` also writes every command's stdout and stderr (and exit status) to ``FILE``,
 so that two revisions can be compared byte for byte (``diff before.txt after.txt``).
 ``bounds eval`` and ``bounds calibrate`` (and ``pick``/``calibrate`` on a paper or section) answer from
-the numeric store (:mod:`bounds.numeric`) where it holds a verified entry; ``pick`` on a statement stays
-on sympy.  ``DP_ERM_VERIFY_NUMERIC=off`` in the environment forces the sympy path, so the two paths
+the numeric store (:mod:`bounds.numeric`) where it holds a verified entry, and so does a plain ``pick``
+on a statement (``--m``, ``--eps``, ``--target`` with ``--eps``: :mod:`bounds.numeric_pick`).  ``DP_ERM_VERIFY_NUMERIC=off`` in the environment forces the sympy path, so the two paths
 of one revision compare the same way::
 
     DP_ERM_VERIFY_NUMERIC=off .venv/bin/python bench/bench_startup.py --only bounds --outputs sympy.txt
