@@ -248,6 +248,10 @@ def client_audits(seed: int, confidence: float, directory: str | Path | None = N
             fixed = which != "default"
             det = dict(base, audit_statistic=which, p_value=r.p_value, fixed_before_draws=bool(fixed and st.get(
                 "fixed_before_draws")), statistic_why=st.get("why", "") if fixed else "")
+            if not fixed:           # the default statistic's classifier: its numbers change with the version
+                from importlib.metadata import version
+
+                det["scikit_learn"] = version("scikit-learn")
             attack = (f"threshold on {r.details.get('statistic')}, fixed before the draws" if fixed
                       else f"threshold on the auditor's default statistic ({r.details.get('statistic')})")
             release = f"recorded outputs, statistic `{which}`" if fixed else "recorded outputs, default statistic"
@@ -280,8 +284,11 @@ def client_markdown(rows: list[Result]) -> list[str]:
         for r in rs:
             p = r.details.get("p_value")
             fixed = r.details["audit_statistic"] != "default"
+            sk = r.details.get("scikit_learn")
             what = (f"the statistic `{r.details['audit_statistic']}` fixed before the draws "
-                    f"({r.details.get('statistic_why')})" if fixed else "the auditor's default statistic")
+                    f"({r.details.get('statistic_why')})" if fixed else
+                    "the auditor's default statistic" + (f" (a classifier of scikit-learn {sk}, whose numbers "
+                                                         "change with its version)" if sk else ""))
             parts.append(f"with {what}: ε_lower = {r.statistic:.3f} at {r.confidence:.0%} confidence, "
                          f"**{r.verdict}** against the claimed ε = {r.bound:g}"
                          + (f" (p = {p:.2g})" if isinstance(p, float) and r.verdict == "violated" else ""))
