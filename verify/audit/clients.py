@@ -231,7 +231,7 @@ def client_audits(seed: int, confidence: float, directory: str | Path | None = N
         params = ", ".join(f"{k}={v!r}" for k, v in imp["parameters"].items())
         source = f"{imp['package']} {imp['version']} `{imp['class'].rsplit('.', 1)[-1]}({params})`"
         base = {"client": True, "client_name": c.name, "title": c.manifest["title"],
-                "implementation": f"{imp['package']} {imp['version']} {imp['class']}",
+                "implementation": f"`{imp['class']}` of {imp['package']} {imp['version']}",
                 "parameters": imp["parameters"], "environment": imp.get("environment", {}),
                 "statement": c.statement["key"], "statement_source": c.statement["source"],
                 "premise": c.statement["premise"], "outside_premise": True,
@@ -296,7 +296,7 @@ def client_markdown(rows: list[Result]) -> list[str]:
         env = ", ".join(f"{k} {v}" for k, v in D.get("environment", {}).items())
         L.append(
             f"**Client `{name}` (recorded outputs).**  {D['implementation']}"
-            + (f" ({env})" if env else "") + f", an implementation of the mechanism of `{D['statement']}` "
+            + (f" (fitted with {env})" if env else "") + f", an implementation of the mechanism of `{D['statement']}` "
             f"({D['statement_source']}) outside its premise {D['premise']} ({D['outside']}).  Audited again on "
             f"every run from the {D['recorded_n']} + {D['recorded_n']} outputs recorded in `{D['file']}` "
             f"(manifest `{D['manifest']}`, SHA-256 checked; {D['pair_relation']}), not refitted: "
