@@ -27,7 +27,8 @@ line with the verdict, its note and warning, the report's note).
   path answers, and at least :data:`MIN_COMPARED` (6) points must have been answered and compared, else
   the entry is stored as *unsupported* and that statement stays on sympy.
   ``python -m bounds.numeric [KEY ...]`` generates every statement's entries at once (without
-  ``--allow-unverified``; ``--calibrate``, ``--pick``: those commands' entries).  No entry is built where
+  ``--allow-unverified``; ``--calibrate``: that command's entries; ``python -m bounds.numeric_pick``: a plain
+  ``pick``'s).  No entry is built where
   the store cannot be written.
 * **Refuses rather than guesses** (the call then runs on the sympy path, same output): anything but
   the plain ``eval KEY name=value ... [--stated|--derived] [--allow-unverified]`` (``--json`` and
@@ -518,6 +519,10 @@ def answer(doc: dict, assigns: list[tuple[str, str]]) -> tuple[int, str, str]:
 
 #: set by :func:`fast_eval` when the entry of the call was missing: ``(key, which, allow_unverified, assigns)``
 MISSED: list[tuple] = []
+#: entry builders of call kinds answered by another module, by the ``which`` of their :data:`MISSED` records
+#: (``bounds.numeric_pick`` registers ``"pick"`` when imported, which it is before it records a miss), so
+#: that this module never imports them back
+GENERATORS: dict[str, Any] = {}
 
 
 def fast_eval(argv: list[str]) -> int | None:
@@ -845,10 +850,9 @@ def _generate_missed() -> None:
             if which and which.startswith("prefix-"):     # assigns: the call's argv
                 generate_prefix(which[7:], key, assigns)
                 continue
-            if which == "pick":                           # assigns: the call's argv
-                from .numeric_pick import generate_pick
-
-                generate_pick(key, au, assigns)
+            gen = GENERATORS.get(which)
+            if gen is not None:                           # a kind its own module registered; assigns: the argv
+                gen(key, au, assigns)
                 continue
             vals = {k: float(r) for k, r in assigns}
             if which == "calibrate":
@@ -1843,27 +1847,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("keys", nargs="*", help="statements (default: every statement)")
     ap.add_argument("--calibrate", action="store_true",
                     help="the entries of `calibrate` (default: every mechanism statement) instead of `eval`'s")
-    ap.add_argument("--pick", action="store_true",
-                    help="the entries of a plain `pick` (default: every pickable statement) instead of `eval`'s")
     a = ap.parse_args(argv)
     reg = bounds.registry
-    if a.pick:
-        from . import pick
-        from .numeric_pick import generate_pick
-
-        with pick.using(reg):
-            keys = a.keys or pick.pickable_keys()
-        n_ok = 0
-        for k in keys:
-            try:
-                with contextlib.redirect_stderr(io.StringIO()):
-                    doc = generate_pick(k, False, reg=reg)
-            except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
-                doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
-            n_ok += not doc.get("unsupported")
-            print(f"{k:<32} pick {doc.get('verified') or doc.get('unsupported')}")
-        print(f"{n_ok} of {len(keys)} pick entries answer numerically (store {store_dir()}/{digest()})")
-        return 0
     if a.calibrate:
         from . import calibrate as cal
         from . import pick

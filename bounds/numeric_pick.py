@@ -75,6 +75,7 @@ from typing import Any
 from .numeric import (
     _PLAIN_NUMBER,
     EDGE_TOL,
+    GENERATORS,
     GRID_POINTS,
     MISSED,
     _decide,
@@ -1089,3 +1090,39 @@ def generate_pick(key: str, allow_unverified: bool, argv: list[str] = (), reg: A
     if dig == digest():
         write_entry(doc, dig)
     return doc
+
+
+GENERATORS[WHICH] = generate_pick      # bounds.numeric builds a missed pick entry through this, never importing us
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bounds.numeric_pick [KEY ...]``: prefill the plain-``pick`` entries (default: every pickable statement)."""
+    import argparse
+    import contextlib
+    import io
+
+    import bounds
+
+    from . import pick
+
+    ap = argparse.ArgumentParser(prog="python -m bounds.numeric_pick", description=main.__doc__.splitlines()[0])
+    ap.add_argument("keys", nargs="*", help="statements (default: every pickable statement)")
+    a = ap.parse_args(argv)
+    reg = bounds.registry
+    with pick.using(reg):
+        keys = a.keys or pick.pickable_keys()
+    n_ok = 0
+    for k in keys:
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                doc = generate_pick(k, False, reg=reg)
+        except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
+            doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
+        n_ok += not doc.get("unsupported")
+        print(f"{k:<32} pick {doc.get('verified') or doc.get('unsupported')}")
+    print(f"{n_ok} of {len(keys)} pick entries answer numerically (store {store_dir()}/{digest()})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
