@@ -309,19 +309,7 @@ def _panels_figure():
     return fig
 
 
-def _top_ticks_no_engine():
-    """Tick labels on top push the title up (the axes' draw places it): measured without a layout engine."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(3, 2))
-    ax.plot([1, 10, 100], [3, 1, 2])
-    ax.xaxis.tick_top()
-    ax.set_title("a title above tick labels on top, long enough to be wrapped " * 2)
-    return fig
-
-
-@pytest.mark.parametrize("build", [_panels_figure, _top_ticks_no_engine], ids=["panels", "top_ticks"])
-def test_layout_pass_measures_what_a_full_draw_measures(build) -> None:
+def test_layout_pass_measures_what_a_full_draw_measures() -> None:
     import matplotlib.pyplot as plt
 
     def extents(fig, r):
@@ -330,7 +318,7 @@ def test_layout_pass_measures_what_a_full_draw_measures(build) -> None:
         boxes += [t.get_window_extent(r).bounds for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
         return boxes
 
-    a, b = build(), build()
+    a, b = _panels_figure(), _panels_figure()
     F.layout_pass(a)
     b.canvas.draw()
     assert extents(a, a.canvas.get_renderer()) == extents(b, b.canvas.get_renderer())
@@ -387,135 +375,3 @@ def test_svg_is_opt_in_and_the_png_does_not_depend_on_it(tmp_path, monkeypatch) 
     both = draw(tmp_path / "both")
     assert [p.suffix for p in both] == [".png", ".svg"] and both[1].read_bytes().startswith(b"<?xml")
     assert plain[0].read_bytes() == both[0].read_bytes()      # the PNG is the same with or without the SVG
-
-
-# ---------------------------------------------------------------------------
-# one layout solve per pass (issue 33, second pass): the files are those of the full draws
-# ---------------------------------------------------------------------------
-
-def _overflowing_legend_heatmap():
-    """A colour bar and a legend wider than its axes: a layout that depends on where it starts from."""
-    import matplotlib.pyplot as plt
-
-    x, y = np.geomspace(1e-3, 1.0, 41), np.geomspace(1e-5, 1.0, 41)
-    z = np.log10(np.add.outer(1 / y, 1 / x))
-    fig, ax = plt.subplots(figsize=(5.2, 4.0), constrained_layout=True)
-    pc = ax.pcolormesh(x, y, z, shading="auto", rasterized=True)
-    fig.colorbar(pc, ax=ax, label="log10 bound (capped at min + 4)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.plot([0.01], [0.001], "o", label="paper: ε=0.0123, λ=0.000456, bound 7.89e+03 and then some more words")
-    ax.plot([0.1], [0.01], "*", label="optimised: ε=0.123, λ=0.00456, bound 1.23e+03")
-    ax.set_xlabel("ε")
-    ax.set_ylabel("λ")
-    F.title_with_note(ax, "jia.thm4 at m = 1e+04 (derived bound)", ["3 of 1681 grid cells blank"])
-    ax.legend(fontsize=7, loc="lower left")
-    return fig
-
-
-def _rate_like():
-    import matplotlib.pyplot as plt
-
-    m = np.geomspace(100, 6.4e6, 7)
-    fig, ax = plt.subplots(figsize=(5.2, 3.8), constrained_layout=True)
-    ax.fill_between(m, 0.8 / np.sqrt(m), 1.2 / np.sqrt(m), alpha=0.25, label="95% band")
-    ax.plot(m, 1 / np.sqrt(m), "o-", label="empirical mean of a quantity with a long name")
-    ax.plot(m, 3 / np.sqrt(m), "x-", label="bound (derived), slope against log log p of the explicit bound")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("$n$ (sample size)")
-    ax.set_ylabel(r"$\|\theta - \theta^*\|_2$")
-    ax.set_title("ttz.thm1_2: lasso n 100000..6400000, T = 2n^(2/3), derived scale")
-    ax.legend(fontsize=7, loc="best")
-    ax.grid(True, which="both", alpha=0.3)
-    return fig
-
-
-def _fixed_aspect():
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(6, 3), constrained_layout=True)
-    im = axes[0].imshow(np.arange(48.0).reshape(6, 8))
-    fig.colorbar(im, ax=axes[0])
-    axes[0].set_title("an image, equal aspect")
-    axes[1].plot(range(30), np.arange(30) ** 2)
-    axes[1].set_xticks(range(30))                     # crowded: thinned before saving
-    axes[1].set_box_aspect(0.8)
-    axes[1].set_title("crowded ticks in a box of fixed aspect")
-    return fig
-
-
-def _no_engine():
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(3, 2))
-    ax.plot([1, 10, 100], [3, 1, 2])
-    ax.set_title("no layout engine: " + "a long title " * 4)
-    return fig
-
-
-_BUILDERS = [_overflowing_legend_heatmap, _rate_like, _fixed_aspect, _no_engine, _top_ticks_no_engine,
-             _panels_figure]
-
-
-def _full_draw_pass(fig):
-    """The layout pass before issue 33's second pass: every artist drawn with drawing disabled."""
-    renderer = fig.canvas.get_renderer()
-    with renderer._draw_disabled():
-        fig.draw(renderer)
-    return renderer
-
-
-@pytest.mark.parametrize("build", _BUILDERS, ids=lambda b: b.__name__.strip("_"))
-def test_saved_files_are_those_of_full_draws_and_a_plain_savefig(tmp_path, monkeypatch, build) -> None:
-    """save_figure's PNG and SVG equal, byte for byte, those of the pipeline that drew every artist in its
-    layout passes and let ``savefig`` lay the figure out (matplotlib's own first draw): the light passes
-    and the saves without the engine lay out the same positions, wrap the same titles, thin the same ticks."""
-    ours = F.save_figure(build(), tmp_path / "ours", svg=True)
-    with monkeypatch.context() as m:
-        m.setattr(F, "layout_pass", _full_draw_pass)
-        m.setattr(F, "_save_png", lambda fig, path, dpi: fig.savefig(path, dpi=dpi, metadata={"Software": None}))
-        ref = F.save_figure(build(), tmp_path / "ref", svg=True)
-    assert [p.read_bytes() for p in ours] == [p.read_bytes() for p in ref]
-
-
-def test_a_save_without_laying_out_at_its_dpi_differs(tmp_path, monkeypatch) -> None:
-    """The comparison above can fail: saving with the positions of the figure's own dpi (no layout at the
-    save's dpi) moves the overflowing legend's axes, and the PNG changes."""
-    good = F.save_figure(_overflowing_legend_heatmap(), tmp_path / "good")[0].read_bytes()
-    with monkeypatch.context() as m:
-        m.setattr(F, "lay_out", lambda fig, renderer: True)     # the save's layout skipped
-        bad = F.save_figure(_overflowing_legend_heatmap(), tmp_path / "bad")[0].read_bytes()
-    assert good != bad
-
-
-@pytest.mark.parametrize("build", _BUILDERS, ids=lambda b: b.__name__.strip("_"))
-def test_lay_out_positions_are_those_of_a_draw(build) -> None:
-    """lay_out (the pinned matplotlib's internals) places every axes where a draw places it, at two dpis."""
-    import matplotlib.pyplot as plt
-    from matplotlib import cbook
-
-    c = build()
-    assert F.lay_out(c, c.canvas.get_renderer())      # the pinned matplotlib has the internals used
-    plt.close(c)
-    for dpi in (100, 150):
-        a, b = build(), build()
-        with cbook._setattr_cm(a, dpi=dpi), cbook._setattr_cm(b, dpi=dpi):
-            F.layout_pass(a)
-            _full_draw_pass(b)
-            assert [ax.get_position().bounds for ax in a.axes] == [ax.get_position().bounds for ax in b.axes]
-            assert [ax.get_position(original=True).bounds for ax in a.axes] == \
-                [ax.get_position(original=True).bounds for ax in b.axes]
-        plt.close(a)
-        plt.close(b)
-
-
-def test_the_layout_engine_is_back_after_saving(tmp_path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(constrained_layout=True)
-    engine = fig.get_layout_engine()
-    with F.keep_figures() as kept:
-        F.save_figure(fig, tmp_path / "a")
-    assert kept[str(tmp_path / "a.png")].get_layout_engine() is engine
-    plt.close(fig)

@@ -480,14 +480,12 @@ def wrap_title(text: str, width: int) -> str:
 
 
 def layout_pass(fig: Any) -> Any:
-    """Lay ``fig`` out as a draw on Agg does (ticks, text extents, the layout engine) without drawing.
+    """Lay ``fig`` out as a draw on Agg does (ticks, text extents, the layout engine) without rasterising.
 
     Every measurement of the title fitting and the tick decluttering needs the positions a draw
-    computes, not its pixels.  The pass runs what :meth:`matplotlib.figure.Figure.draw` runs before
-    it draws (:func:`lay_out`: every axes' aspect, the layout engine) and then what each axes' draw
-    updates that the measurements read (the aspect at the new positions, the title positions; tick
-    labels update themselves when read).  Returns the canvas's renderer (the one
-    :meth:`~matplotlib.text.Text.get_window_extent` is measured with).
+    computes, not its pixels: the artists are drawn with the renderer's drawing calls disabled,
+    which sets the same state as ``fig.canvas.draw()`` at a fraction of its cost.  Returns the
+    canvas's renderer (the one :meth:`~matplotlib.text.Text.get_window_extent` is measured with).
 
     Examples
     --------
@@ -500,49 +498,13 @@ def layout_pass(fig: Any) -> Any:
     >>> plt.close(fig)
     """
     renderer = fig.canvas.get_renderer()
-    if not lay_out(fig, renderer):                       # a matplotlib without the internals: a full draw
+    disabled = getattr(renderer, "_draw_disabled", None)
+    if disabled is None:                                 # a matplotlib without it: a full draw
         fig.canvas.draw()
         return renderer
-    fig._get_draw_artists(renderer)                      # each axes' draw applies its aspect first
-    for ax in fig.axes:
-        ax._update_title_position(renderer)              # ... and places its titles
+    with disabled():
+        fig.draw(renderer)
     return renderer
-
-
-def lay_out(fig: Any, renderer: Any) -> bool:
-    """Run on ``fig`` what :meth:`matplotlib.figure.Figure.draw` runs before drawing any artist.
-
-    That is every axes' ``apply_aspect`` (``Figure._get_draw_artists``) and the layout engine's
-    ``execute`` (a ``ValueError`` ignored, as the draw does), in this order: the positions are those
-    the draw would lay out.  Returns False (and does nothing) when this matplotlib lacks one of the
-    internals used (``Figure._get_draw_artists``, ``Axes._update_title_position``); the callers
-    then draw.
-
-    Examples
-    --------
-    >>> import matplotlib; matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> def figure():
-    ...     fig, ax = plt.subplots(constrained_layout=True); _ = ax.set_ylabel("y"); return fig
-    >>> a, b = figure(), figure()
-    >>> lay_out(a, a.canvas.get_renderer())
-    True
-    >>> b.draw_without_rendering(); a.axes[0].get_position().bounds == b.axes[0].get_position().bounds
-    True
-    >>> plt.close(a); plt.close(b)
-    """
-    from matplotlib.axes import Axes
-
-    if not (hasattr(fig, "_get_draw_artists") and hasattr(Axes, "_update_title_position")):
-        return False
-    fig._get_draw_artists(renderer)
-    engine = fig.get_layout_engine()
-    if fig.axes and engine is not None:
-        try:
-            engine.execute(fig)
-        except ValueError:                               # as Figure.draw: a figure too small to lay out
-            pass
-    return True
 
 
 def fit_titles(fig: Any, rounds: int = 8, fresh: bool = False) -> bool:
@@ -786,42 +748,13 @@ def save_figure(fig: Any, stem: Path, dpi: int = 150, svg: bool | None = None) -
     fresh = _declutter(fig, fresh=fresh)
     fit_titles(fig, fresh=fresh)
     with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT}):
-        _save_png(fig, out[0], dpi)
+        fig.savefig(out[0], dpi=dpi, metadata={"Software": None})
         if len(out) > 1:
             fig.savefig(out[1], metadata={"Date": None})
     plt.close(fig)
     if _KEPT is not None:
         _KEPT[str(out[0])] = fig
     return out
-
-
-def _save_png(fig: Any, path: Path, dpi: int) -> None:
-    """``fig.savefig(path, dpi=dpi)`` (no ``Software`` tag) with one layout pass instead of two.
-
-    A ``savefig`` of a figure with a layout engine first draws it with drawing disabled, to lay it
-    out at the save's dpi, and then draws it with the engine off.  Here the layout of that first
-    draw is run alone (:func:`lay_out`, at the save's dpi, with the renderer the save draws with)
-    and the figure is saved without its engine, which skips the disabled draw of every artist;
-    the engine is put back afterwards.  The positions are those the first draw would lay out.
-    """
-    import matplotlib
-    from matplotlib import cbook
-
-    engine = fig.get_layout_engine()
-    if engine is None:
-        fig.savefig(path, dpi=dpi, metadata={"Software": None})
-        return
-    with cbook._setattr_cm(fig, dpi=dpi):
-        done = lay_out(fig, fig.canvas.get_renderer())
-    if not done:
-        fig.savefig(path, dpi=dpi, metadata={"Software": None})
-        return
-    with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
-        fig.set_layout_engine(None)                      # None, not "none": no placeholder engine, no first draw
-        try:
-            fig.savefig(path, dpi=dpi, metadata={"Software": None})
-        finally:
-            fig.set_layout_engine(engine)
 
 
 def plot_series(ax: Any, series: Sequence[dict[str, Any]], yscale: str) -> list[str]:
