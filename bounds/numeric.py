@@ -1838,8 +1838,6 @@ def generate_prefix(cmd: str, key: str, argv: list[str] = ()) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """``python -m bounds.numeric [KEY ...]``: generate the entries of every statement (or of ``KEY``s)."""
     import argparse
-    import contextlib
-    import io
 
     import bounds
 
@@ -1855,30 +1853,33 @@ def main(argv: list[str] | None = None) -> int:
 
         with pick.using(reg):
             keys = a.keys or cal.mechanism_keys()
-        n_ok = 0
-        for k in keys:
-            try:
-                with contextlib.redirect_stderr(io.StringIO()):
-                    doc = generate_calibrate(k, False, reg=reg)
-            except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
-                doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
-            n_ok += not doc.get("unsupported")
-            print(f"{k:<32} calibrate {doc.get('verified') or doc.get('unsupported')}")
-        print(f"{n_ok} of {len(keys)} calibrate entries answer numerically (store {store_dir()}/{digest()})")
-        return 0
-    keys = a.keys or reg.keys()
+        return prefill([(k, "calibrate", lambda k=k: generate_calibrate(k, False, reg=reg)) for k in keys],
+                       "calibrate entries")
+    return prefill([(k, f"{which or 'default':<8}", lambda k=k, which=which: generate(k, which, False, reg=reg))
+                    for k in (a.keys or reg.keys()) for which in (None, "stated", "derived")], "entries")
+
+
+def prefill(jobs: list[tuple[str, str, Any]], what: str) -> int:
+    """Build the store's entries ``jobs`` (statement, label, builder) one by one, a line each, then a count.
+
+    One statement's failure does not stop the others (it is printed as unsupported); the builders' own
+    output to stderr is dropped.  Returns the exit status 0.  Used by ``python -m bounds.numeric`` and
+    ``python -m bounds.numeric_pick``.
+    """
+    import contextlib
+    import io
+
     n_ok = 0
-    for k in keys:
-        for which in (None, "stated", "derived"):
-            try:
-                with contextlib.redirect_stderr(io.StringIO()):
-                    doc = generate(k, which, False, reg=reg)
-            except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
-                doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
-            n_ok += not doc.get("unsupported")
-            what = doc.get("verified") or doc.get("unsupported") or f"refused whatever the values: {doc.get('refusal')}"
-            print(f"{k:<32} {which or 'default':<8} {what}")
-    print(f"{n_ok} of {3 * len(keys)} entries answer numerically (store {store_dir()}/{digest()})")
+    for k, label, build in jobs:
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                doc = build()
+        except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
+            doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
+        n_ok += not doc.get("unsupported")
+        res = doc.get("verified") or doc.get("unsupported") or f"refused whatever the values: {doc.get('refusal')}"
+        print(f"{k:<32} {label} {res}")
+    print(f"{n_ok} of {len(jobs)} {what} answer numerically (store {store_dir()}/{digest()})")
     return 0
 
 

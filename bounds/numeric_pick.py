@@ -1098,12 +1098,11 @@ GENERATORS[WHICH] = generate_pick      # bounds.numeric builds a missed pick ent
 def main(argv: list[str] | None = None) -> int:
     """``python -m bounds.numeric_pick [KEY ...]``: prefill the plain-``pick`` entries (default: every pickable statement)."""
     import argparse
-    import contextlib
-    import io
 
     import bounds
 
     from . import pick
+    from .numeric import prefill
 
     ap = argparse.ArgumentParser(prog="python -m bounds.numeric_pick", description=main.__doc__.splitlines()[0])
     ap.add_argument("keys", nargs="*", help="statements (default: every pickable statement)")
@@ -1111,17 +1110,7 @@ def main(argv: list[str] | None = None) -> int:
     reg = bounds.registry
     with pick.using(reg):
         keys = a.keys or pick.pickable_keys()
-    n_ok = 0
-    for k in keys:
-        try:
-            with contextlib.redirect_stderr(io.StringIO()):
-                doc = generate_pick(k, False, reg=reg)
-        except Exception as exc:  # noqa: BLE001 - one statement's failure does not stop the others
-            doc = {"unsupported": f"generation failed: {type(exc).__name__}: {exc}"}
-        n_ok += not doc.get("unsupported")
-        print(f"{k:<32} pick {doc.get('verified') or doc.get('unsupported')}")
-    print(f"{n_ok} of {len(keys)} pick entries answer numerically (store {store_dir()}/{digest()})")
-    return 0
+    return prefill([(k, "pick", lambda k=k: generate_pick(k, False, reg=reg)) for k in keys], "pick entries")
 
 
 if __name__ == "__main__":
