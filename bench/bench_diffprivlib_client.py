@@ -43,7 +43,7 @@ No assertions; prints the prediction, the measured counts, ε_lower and the p-va
 ``--record DIR`` also writes the fits as recorded outputs for the report (issue 32, item 6):
 ``DIR/diffprivlib_logreg_q{q}_eps{ε}.npz`` (``w0``, ``w1``: coefficients on D and D′) and its manifest
 ``….json`` (implementation and versions, parameters, the pair, the seeds, the claim, the statistic, the
-statement and its premise, this command, the SHA-256 of the npz), read by :mod:`verify.audit.clients`::
+statement and the implementation parameter holding its relaxed q, this command, the SHA-256 of the npz), read by :mod:`verify.audit.clients`::
 
     nice -n 10 /work/peers-venv/bin/python bench/bench_diffprivlib_client.py --record verify/data/clients
 """
@@ -204,9 +204,10 @@ def record(directory: Path, w0: np.ndarray, w1: np.ndarray, q: float) -> tuple[P
                               "where this margin is near 0, so small values say D")},
         "statement": {"key": "cms.alg2.privacy",
                       "source": "Chaudhuri, Monteleoni & Sarwate (2011), Algorithm 2 (objective perturbation)",
-                      "premise": "‖x‖ ≤ 1",
-                      "outside": (f"data_norm q = {q:g} > 1: rows of norm up to q, and diffprivlib charges "
-                                  "the Jacobian c·q, not c·q², for q > 1")},
+                      # the relaxed parameter q of the statement is diffprivlib's data_norm; the premise
+                      # text (‖x‖ ≤ q) is the registry's, read by verify.audit.clients
+                      "at": {"q": "data_norm"},
+                      "calibration": "with the Jacobian charged c·q, where the statement derives c·q²"},
         "n": fits,
         "arrays": {"w0": "coefficients released on D", "w1": "coefficients released on D′"},
         "file": npz.name,

@@ -91,8 +91,10 @@ def test_client_rows_are_the_auditor_on_the_recorded_outputs_with_their_own_seed
         assert r.verdict == ("violated" if d.verdict == "violated" else "holds")
         assert r.key == "" and r.regime == "outside" and r.bound == 1.0 and r.n == 13_000
         D = r.details
-        assert D["client"] is True and D["outside_premise"] is True and D["statement"] == "cms.alg2.privacy"
-        assert D["premise"] == "‖x‖ ≤ 1" and D["recorded_n"] == 13_000 and "diffprivlib 0.6.6" in D["implementation"]
+        assert D["client"] is True and D["statement"] == "cms.alg2.privacy" and D["at"] == {"q": 20.0}
+        assert D["premise"] == bounds.get("cms.alg2.privacy").relaxes["q"][1]          # the registry's text
+        assert D["recorded_n"] == 13_000 and "diffprivlib 0.6.6" in D["implementation"]
+        assert r.name.startswith(f"{NAME}: ")                   # the csv / verify audit name column names it
         assert D["file"] == f"verify/data/clients/{NAME}.npz" and (ROOT / D["file"]).is_file()
     # another seed, another split: the rows depend on the run's seed, not on the bench's
     other = client_audits(8, 0.95)
@@ -117,6 +119,8 @@ def _write_client(directory: Path, name: str, w0: np.ndarray, w1: np.ndarray, **
     npz = directory / f"{name}.npz"
     np.savez_compressed(npz, w0=w0, w1=w1)
     man = json.loads((CLIENTS_DIR / f"{NAME}.json").read_text(encoding="utf-8"))
+    man["implementation"] = dict(man["implementation"], parameters=dict(man["implementation"]["parameters"],
+                                                                        data_norm=1.0))
     man.update(name=name, title=f"test client {name}", n=int(w0.shape[0]), file=npz.name,
                sha256=hashlib.sha256(npz.read_bytes()).hexdigest(),
                statistic={"name": "abs_margin", "params": {"q": 1.0}, "selection_fraction": 0.1,
@@ -147,7 +151,7 @@ def test_a_truly_private_client_is_consistent_and_renders(tmp_path) -> None:
         assert r.verdict == "holds" and r.statistic <= 1.0 and r.details["client"]
         assert r.detail.startswith("no leak beyond the claim")
     text = "\n".join(client_markdown(rows))
-    assert "this test found nothing" in text and "The violation" not in text
+    assert "this test found nothing" in text and "violation holds" not in text
     assert "verify/data/clients/laplace_1dp.npz" in text
     table = audit_markdown(rows)
     assert all(line.startswith("| (client) `laplace_1dp`") for line in table[2:])
@@ -160,7 +164,7 @@ def test_an_over_claiming_client_is_violated(tmp_path) -> None:
     assert load_client(path).claim_eps == 0.25
     rows = client_audits(0, 0.95, directory=tmp_path)
     assert [r.verdict for r in rows] == ["violated", "violated"]
-    assert "The violation holds for these recorded fits" in "\n".join(client_markdown(rows))
+    assert "the violation holds for these recorded fits" in "\n".join(client_markdown(rows))
 
 
 # -- bad manifests ---------------------------------------------------------------------------------
@@ -197,7 +201,20 @@ def test_a_missing_field_is_named(tmp_path, field) -> None:
     ({"sha256": "xyz"}, "sha256"),
     ({"n": 5}, "n"),
     ({"file": "../elsewhere.npz"}, "file"),
-    ({"statement": {"key": "cms.alg2.privacy", "source": "s", "premise": "", "outside": "o"}}, "statement.premise"),
+    ({"statement": {"key": "cms.alg2.privacy", "source": "s", "at": {"q": "data_norm"}, "calibration": ""}},
+     "statement.calibration"),
+    ({"statement": {"key": "cms.nonexistent", "source": "s", "at": {"q": "data_norm"}, "calibration": "c"}},
+     "statement.key"),
+    ({"statement": {"key": "cms.alg2.privacy", "source": "s", "at": {"eps": "epsilon"}, "calibration": "c"}},
+     "statement.at.eps"),
+    ({"statement": {"key": "cms.alg2.privacy", "source": "s", "at": {"q": "no_such"}, "calibration": "c"}},
+     "statement.at.q"),
+    ({"statement": {"key": "cms.alg2.privacy", "source": "s", "premise": "‖x‖ ≤ 1", "calibration": "c"}},
+     "statement.at"),
+    ({"statistic": {"name": "abs_margin", "params": {"q": 1.0}, "selection_fraction": 0.1}},
+     "statistic.fixed_before_draws"),
+    ({"statistic": {"name": "abs_margin", "params": {"q": 2.0}, "selection_fraction": 0.1,
+                    "fixed_before_draws": True}}, "statistic.params.q"),
 ])
 def test_a_bad_field_is_named(tmp_path, change, field) -> None:
     path = _write_client(tmp_path, "bad", *_laplace(200), **change)
@@ -256,12 +273,30 @@ def test_the_privacy_audits_section_shows_client_rows_and_the_paragraph(rows) ->
     for r in rows:                                              # numbers from the rows, not hard-coded
         assert f"ε_lower = {r.statistic:.3f}" in para and f"{r.statistic:.3f}" in table[2 + rows.index(r)]
     assert f"verify/data/clients/{NAME}.npz" in para and "(../docs/audit-diffprivlib.md)" in para
-    assert "outside its premise ‖x‖ ≤ 1" in para and "inside the premise" in para
-    assert "do not enter `cms.alg2.privacy`'s verdict" in para
+    premise = bounds.get("cms.alg2.privacy").relaxes["q"][1]
+    assert "at q = 20 (q is `data_norm`), inside the statement's relaxed premise " + premise in para
+    assert "calibrated with the Jacobian charged c·q, where the statement derives c·q²" in para
+    assert "the cause is argued in the repository's `docs/audit-diffprivlib.md`" in para
+    assert "outside its premise" not in para and "the paper's theorem assumes" not in para
+    assert ("do not enter `cms.alg2.privacy`'s verdict: they audit an external implementation with its own "
+            "calibration, not the statement's mechanism as the statement calibrates it") in para
+    for line in table[2:]:
+        assert "at q = 20, inside the statement's relaxed premise" in line and "c·q²" in line
+    from importlib.metadata import version
+
+    sk = version("scikit-learn")
+    assert f"scikit-learn {sk}, whose numbers change with its version" in para and f"scikit-learn {sk}" in table[3]
+    assert "every run that includes the audits (`python -m verify` without `--only` / `--no-empirical`)" in para
     assert (ROOT / "docs" / "audit-diffprivlib.md").is_file()
     # the section's counts are the auditor's rows; the client is named apart
     head = sec.splitlines()[2]
     assert "1 real client" in head and math.isfinite(rows[0].statistic)
+    from collections import Counter
+
+    def counts(rs):
+        return ", ".join(f"{n} {v}" for v, n in sorted(Counter(r.verdict for r in rs).items())) + ";"
+
+    assert counts(cal) in head and counts([*cal, *rows]) not in head     # the client rows are not counted
 
 
 def test_client_job_is_client_audits_and_labelled_for_the_plan() -> None:
@@ -271,3 +306,137 @@ def test_client_job_is_client_audits_and_labelled_for_the_plan() -> None:
     assert job_label(client_job, (0, 0.95)) == ("client audits", "audit")
     a, b = client_job((5, 0.9)), client_audits(5, 0.9)
     assert [r.as_row() for r in a] == [r.as_row() for r in b] and a[0].confidence == 0.9
+
+
+# -- review R2 (issue 32, item 6): framing, "fixed before the draws", one conclusion, in the report ------------
+
+def test_the_manifest_names_a_relaxed_parameter_and_carries_no_premise_text() -> None:
+    """The premise shown is the registry's (Statement.relaxes), so the manifest must not carry its own."""
+    man = json.loads((CLIENTS_DIR / f"{NAME}.json").read_text(encoding="utf-8"))
+    assert set(man["statement"]) == {"key", "source", "at", "calibration"}
+    st = bounds.get(man["statement"]["key"])
+    assert set(man["statement"]["at"]) <= set(st.relaxes) and "q" in st.params
+    assert man["implementation"]["parameters"][man["statement"]["at"]["q"]] == man["statistic"]["params"]["q"]
+
+
+def _text(rows) -> str:
+    return "\n".join([*client_markdown(rows), *audit_markdown(rows), *(json.dumps(r.as_row(), ensure_ascii=False,
+                                                                                  default=str) for r in rows)])
+
+
+def test_fixed_before_the_draws_is_said_only_when_the_manifest_says_so(tmp_path) -> None:
+    st = {"name": "abs_margin", "params": {"q": 1.0}, "selection_fraction": 0.1, "why": "|w₁|"}
+    _write_client(tmp_path / "yes", "fixed", *_laplace(), statistic={**st, "fixed_before_draws": True})
+    _write_client(tmp_path / "no", "posthoc", *_laplace(), statistic={**st, "fixed_before_draws": False})
+    yes, no = client_audits(0, 0.95, directory=tmp_path / "yes"), client_audits(0, 0.95, directory=tmp_path / "no")
+    assert "fixed before the draws" in _text(yes) and yes[0].details["fixed_before_draws"] is True
+    assert no[0].details["fixed_before_draws"] is False
+    text = _text(no).replace("does not say it was fixed before the draws", "").replace(
+        "recorded as fixed before the draws", "")
+    assert "fixed before the draws" not in text
+    assert "no conclusion is drawn" in "\n".join(client_markdown(no))
+
+
+def _leak_in_the_second_coordinate(n: int = 3000, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """w₁ (the fixed statistic's coordinate) identically distributed on D and D′; w₂ shifted by 4 (a big leak)."""
+    rng = np.random.default_rng(seed)
+    w0 = np.column_stack([rng.laplace(0.0, 1.0, n), rng.normal(0.0, 1.0, n)])
+    w1 = np.column_stack([rng.laplace(0.0, 1.0, n), rng.normal(4.0, 1.0, n)])
+    return w0, w1
+
+
+def test_the_conclusion_rests_on_the_fixed_statistic_alone(tmp_path) -> None:
+    """Default statistic violated, fixed one consistent: no "violation holds" (one test at α, not two)."""
+    _write_client(tmp_path, "second_coordinate", *_leak_in_the_second_coordinate())
+    rows = client_audits(0, 0.95, directory=tmp_path)
+    assert [r.details["audit_statistic"] for r in rows] == ["abs_margin", "default"]
+    assert [r.verdict for r in rows] == ["holds", "violated"]           # the setting the test needs
+    para = "\n".join(client_markdown(rows))
+    assert "violation holds" not in para
+    assert "The conclusion rests on the statistic `abs_margin` fixed before the draws alone" in para
+    assert "a consistent verdict means only that this test found nothing at this n" in para
+    assert "the auditor's default statistic, a second, separate audit" in para
+
+
+def test_the_report_job_submits_the_client_audits() -> None:
+    from types import SimpleNamespace as NS
+
+    from verify.cli import whole_audit_jobs
+    from verify.empirical import PROFILES, select
+
+    prof = PROFILES["quick"]
+    jobs = whole_audit_jobs(NS(only=None, seed=4), prof, None, [])
+    fn, task = jobs["client audits"]
+    got = fn(task)
+    assert [r.as_row() for r in got] == [r.as_row() for r in client_audits(4, prof.confidence)]
+    assert {r.details["client_name"] for r in got} == {NAME}
+    specs = select("cms.*")
+    only = whole_audit_jobs(NS(only="cms.*", seed=4), prof, None, specs)
+    assert "client audits" not in only and "auditor calibration" not in only
+    assert sorted(only) == [i for i, s in enumerate(specs) if s.evidence == "audit"]
+
+
+def test_verify_audit_lines_label_and_name_the_client(rows) -> None:
+    from verify.cli import audit_line
+
+    cal = calibration_audits(n=500, seed=0, confidence=0.95)
+    assert all(audit_line(r).startswith("(auditor) ") for r in cal)
+    for r in rows:
+        line = audit_line(r)
+        assert line.startswith(f"(client)       {NAME}: recorded outputs") and f"ε_lower={r.statistic:8.3f}" in line
+
+
+def test_the_package_data_globs_ship_every_client_file() -> None:
+    import fnmatch
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = conf["tool"]["setuptools"]["package-data"]["verify"]
+    files = sorted(p.relative_to(ROOT / "verify").as_posix() for p in CLIENTS_DIR.iterdir() if p.is_file())
+    assert files and {p.rsplit(".", 1)[-1] for p in files} == {"json", "npz"}
+    for f in files:
+        assert any(fnmatch.fnmatchcase(f, g) for g in globs), f"{f} is not package data"
+
+
+def test_the_packaged_directory_missing_or_empty_raises(tmp_path, monkeypatch) -> None:
+    import verify.audit.clients as mod
+
+    monkeypatch.setattr(mod, "CLIENTS_DIR", tmp_path / "absent")
+    with pytest.raises(ValueError, match="packaged clients directory .* missing or holds no manifest"):
+        mod.discover()
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(mod, "CLIENTS_DIR", tmp_path / "empty")
+    with pytest.raises(ValueError, match="packaged clients directory"):
+        mod.client_audits(0, 0.95)
+    assert mod.discover(tmp_path / "empty") == []                       # an explicit directory may be empty
+
+
+@pytest.mark.parametrize("impl, field", [
+    ({"parameters": [1.0, 20.0]}, "implementation.parameters"),
+    ({"environment": ["scikit-learn 1.5.2"]}, "implementation.environment"),
+    ({"version": 6}, "implementation.version"),
+])
+def test_implementation_types_are_checked(tmp_path, impl, field) -> None:
+    man = json.loads((CLIENTS_DIR / f"{NAME}.json").read_text(encoding="utf-8"))
+    path = _write_client(tmp_path, "types", *_laplace(200), implementation={**man["implementation"], **impl})
+    with pytest.raises(ValueError, match=rf"types\.json: field '{re_escape(field)}'"):
+        load_client(path)
+
+
+@pytest.mark.parametrize("arrays, what", [
+    ("nan", "not finite numbers"),
+    ("1d", "has shape"),
+    ("widths", "w0 of shape"),
+])
+def test_recorded_arrays_are_finite_and_of_the_manifest_shape(tmp_path, arrays, what) -> None:
+    w0, w1 = _laplace(200)
+    if arrays == "nan":
+        w1 = w1.copy()
+        w1[3, 0] = np.nan
+    elif arrays == "1d":
+        w0, w1 = w0[:, 0], w1[:, 0]
+    else:
+        w1 = w1[:, :1]
+    path = _write_client(tmp_path, "arrays", w0, w1)
+    with pytest.raises(ValueError, match=rf"arrays\.json: field '(file|n)'.*{what}"):
+        load_client(path).outputs()

@@ -710,9 +710,25 @@ def audit_main(argv: Sequence[str]) -> int:
             em = r.details.get("eps_max")
             seen = (f"  (this n could have detected ε up to {em:.3g})" if r.verdict != "violated" and em is not None
                     and math.isfinite(em) else "")
-            print(f"{r.key or ('(client)' if r.details.get('client') else '(auditor)'):<14} {r.name:<26} claimed ε={r.bound:<5g} "
-                  f"ε_lower={r.statistic:8.3f} ({r.confidence:.0%})  {r.verdict}{seen}")
+            print(audit_line(r) + seen)
     return 0
+
+
+def audit_line(r: Any) -> str:
+    """One ``verify audit`` line: the key (``(client)`` / ``(auditor)`` for rows of key ``""``), the name
+    (a client row's name starts with the client's), the claim, ε_lower and the verdict.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> r = NS(key="", name="c1: recorded outputs", bound=1.0, statistic=1.5, confidence=0.95, verdict="violated",
+    ...        details={"client": True})
+    >>> audit_line(r)
+    '(client)       c1: recorded outputs       claimed ε=1     ε_lower=   1.500 (95%)  violated'
+    """
+    key = r.key or ("(client)" if r.details.get("client") else "(auditor)")
+    return (f"{key:<14} {r.name:<26} claimed ε={r.bound:<5g} "
+            f"ε_lower={r.statistic:8.3f} ({r.confidence:.0%})  {r.verdict}")
 
 
 def papers_audit(a: argparse.Namespace) -> list:
@@ -1195,7 +1211,6 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     from simulations.cache import timing_tags
 
     from .empirical import PROFILES, Context, run_spec, select
-    from .empirical.jobs import audit_job, calibration_job, client_job
     from .report import evaluate_symbolic
 
     t0 = time.perf_counter()
@@ -1208,14 +1223,9 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
         # of the empirical checks, which queue behind them on the same pool
         jobs_ex = ex if jobs_ex is None else jobs_ex
         sym = evaluate_symbolic(sym_cache, jobs_ex, sym_keys)
-        jobs: dict[Any, Any] = {i: jobs_ex.submit(audit_job, (ctx.profile, a.seed, cache, spec))
-                                for i, spec in enumerate(specs) if spec.evidence == "audit"}
+        jobs: dict[Any, Any] = {name: jobs_ex.submit(fn, task)
+                                for name, (fn, task) in whole_audit_jobs(a, ctx.profile, cache, specs).items()}
         by_spec: dict[int, list] = {}
-        if not a.only:
-            jobs["auditor calibration"] = jobs_ex.submit(
-                calibration_job, (ctx.profile.n_audit, a.seed, ctx.profile.confidence))
-            # the recorded clients' audits (verify/data/clients): rows of key "", beside the calibration's
-            jobs["client audits"] = jobs_ex.submit(client_job, (a.seed, ctx.profile.confidence))
         checks = [(i, s) for i, s in enumerate(specs) if s.evidence != "audit"]
         for n, (i, spec) in enumerate(checks, 1):
             t2 = time.perf_counter()
@@ -1251,6 +1261,30 @@ def _empirical(a: argparse.Namespace, ex: Any, cache: str | None, sym_cache: str
     finally:
         ctx.close()
     return results, utility, calibration
+
+
+def whole_audit_jobs(a: argparse.Namespace, profile: Any, cache: str | None, specs: list) -> dict[Any, tuple]:
+    """The audit jobs of the report job, in submission order: name → ``(function, task)``.
+
+    One per audit spec (named by its index in ``specs``) and, without ``--only``, the auditor's
+    calibration (``"auditor calibration"``) and the recorded clients' audits (``"client audits"``,
+    :mod:`verify.audit.clients`: rows of key ``""``, beside the calibration's).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> from verify.empirical import PROFILES
+    >>> list(whole_audit_jobs(NS(only=None, seed=0), PROFILES["quick"], None, []))
+    ['auditor calibration', 'client audits']
+    """
+    from .empirical.jobs import audit_job, calibration_job, client_job
+
+    jobs: dict[Any, tuple] = {i: (audit_job, (profile, a.seed, cache, spec))
+                              for i, spec in enumerate(specs) if spec.evidence == "audit"}
+    if not a.only:
+        jobs["auditor calibration"] = (calibration_job, (profile.n_audit, a.seed, profile.confidence))
+        jobs["client audits"] = (client_job, (a.seed, profile.confidence))
+    return jobs
 
 
 def _run_check(name: str, run: Any, ctx: Any, failed: Any = None) -> Any:

@@ -4,14 +4,18 @@ A *client* is a third-party implementation of a paper's mechanism whose outputs 
 pair were recorded once (fitting them again needs the client installed and minutes of CPU) and ship
 with the package in ``verify/data/clients/``: one ``NAME.npz`` (arrays ``w0``, released on D, and
 ``w1``, released on D′) and one manifest ``NAME.json`` saying what was run (implementation, versions,
-parameters, pair, seeds), what is claimed, which statistic was fixed before the draws, which statement
-it implements and why outside its premise, the command that regenerates the file and the npz's SHA-256.
+parameters, pair, seeds), what is claimed, which statistic it audits and whether that statistic was fixed
+before the draws, which registered statement's mechanism it implements, at which values of the statement's
+relaxed parameters (``statement.at``: a relaxed parameter → the implementation's parameter), how its
+calibration differs from the statement's, the command that regenerates the file and the npz's SHA-256.
+The premise text is the registry's (:attr:`bounds.core.Statement.relaxes`), never the manifest's.
 
 Every manifest in the directory is found (:func:`discover`), checked (:func:`load_client`: a
 ValueError naming the file and the field), and the recorded outputs are audited again on every run
-(:func:`client_audits`): once with the manifest's statistic, once with the auditor's default.  The
-rows have key ``""`` (like the auditor's calibration rows), so they never enter a statement's verdict:
-they say what the test found for these outputs of this client, not what the paper's theorem is.
+(:func:`client_audits`): once with the manifest's statistic, once with the auditor's default (a second,
+separate audit).  The rows have key ``""`` (like the auditor's calibration rows), so they never enter a
+statement's verdict: they audit an external implementation with its own calibration, not the statement's
+mechanism as the statement calibrates it.
 
 The statistics are code, named by the manifest: :data:`STATISTICS` maps a name to a factory taking
 the manifest's ``params`` (``abs_margin(q)``: ``|q·w₁|``).
@@ -72,6 +76,10 @@ FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 @dataclass(frozen=True)
 class Client:
     """A recorded client: its manifest (``path``) and the outputs it names (``npz``)."""
@@ -126,14 +134,23 @@ class Client:
                                  f"{', '.join(missing)}")
             w0, w1 = np.asarray(z["w0"]), np.asarray(z["w1"])
         for k, w in (("w0", w0), ("w1", w1)):
-            if w.shape[0] != self.n:
+            if w.ndim != 2 or w.shape[0] != self.n:
                 raise ValueError(f"client manifest {self.path}: field 'n' = {self.n} but {self.npz.name}:{k} "
-                                 f"has {w.shape[0]} outputs")
+                                 f"has shape {w.shape}, not (n, k) with n = {self.n}")
+            if not np.issubdtype(w.dtype, np.number) or not np.all(np.isfinite(w)):
+                raise ValueError(f"client manifest {self.path}: field 'file': {self.npz.name}:{k} holds values "
+                                 "that are not finite numbers")
+        if w0.shape != w1.shape:
+            raise ValueError(f"client manifest {self.path}: field 'file': {self.npz.name} has w0 of shape "
+                             f"{w0.shape} but w1 of shape {w1.shape}")
         return w0, w1
 
 
 def discover(directory: str | Path | None = None) -> list[Path]:
     """Every manifest (``*.json``) in ``directory`` (default :data:`CLIENTS_DIR`), sorted by name.
+
+    The packaged directory (the default) must exist and hold a manifest: a broken install raises
+    (ValueError) rather than dropping the client rows silently; an explicit directory may be empty or absent.
 
     Examples
     --------
@@ -141,7 +158,11 @@ def discover(directory: str | Path | None = None) -> list[Path]:
     ['diffprivlib_logreg_q20_eps1.json']
     """
     d = CLIENTS_DIR if directory is None else Path(directory)
-    return sorted(d.glob("*.json")) if d.is_dir() else []
+    found = sorted(d.glob("*.json")) if d.is_dir() else []
+    if directory is None and not found:
+        raise ValueError(f"the packaged clients directory {d} is missing or holds no manifest (*.json): "
+                         "the install lacks verify/data/clients (package-data in pyproject.toml)")
+    return found
 
 
 def load_client(path: str | Path) -> Client:
@@ -180,12 +201,38 @@ def load_client(path: str | Path) -> Client:
     dl = man["claim"].get("delta", 0.0)
     if not isinstance(dl, (int, float)) or isinstance(dl, bool) or not 0 <= dl < 1:
         raise bad("claim.delta", f"= {dl!r} is not in [0, 1)")
-    for f in ("key", "source", "premise", "outside"):
-        if not isinstance(man["statement"].get(f), str) or not man["statement"][f]:
-            raise bad(f"statement.{f}", "is missing or empty")
     for f in ("package", "version", "class", "parameters"):
         if f not in man["implementation"]:
             raise bad(f"implementation.{f}", "is missing")
+    for f in ("package", "version", "class"):
+        if not isinstance(man["implementation"][f], str) or not man["implementation"][f]:
+            raise bad(f"implementation.{f}", f"= {man['implementation'][f]!r} is not a non-empty string")
+    pars = man["implementation"]["parameters"]
+    if not isinstance(pars, dict):
+        raise bad("implementation.parameters", f"= {pars!r} is not an object (name → value)")
+    env = man["implementation"].get("environment", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise bad("implementation.environment", f"= {env!r} is not an object of package → version strings")
+    for f in ("key", "source", "calibration"):
+        if not isinstance(man["statement"].get(f), str) or not man["statement"][f]:
+            raise bad(f"statement.{f}", "is missing or empty")
+    key = man["statement"]["key"]
+    import bounds
+
+    try:
+        statement = bounds.get(key)
+    except (KeyError, ValueError) as exc:
+        raise bad("statement.key", f"= {key!r} is not a registered statement ({exc})") from exc
+    at = man["statement"].get("at")
+    if not isinstance(at, dict) or not at:
+        raise bad("statement.at", f"= {at!r} is not an object naming, for each relaxed parameter of {key} "
+                                  "the client sets, the implementation's parameter holding its value")
+    for k, v in at.items():
+        if k not in statement.relaxes:
+            raise bad(f"statement.at.{k}", f"is not a relaxed parameter of {key} "
+                                           f"({', '.join(statement.relaxes) or 'it relaxes none'})")
+        if not isinstance(v, str) or not _number(pars.get(v)):
+            raise bad(f"statement.at.{k}", f"= {v!r} does not name a numeric implementation.parameters entry")
     st = man["statistic"]
     if st.get("name") not in STATISTICS:
         raise bad("statistic.name", f"= {st.get('name')!r} is not a known statistic ({', '.join(STATISTICS)})")
@@ -198,6 +245,13 @@ def load_client(path: str | Path) -> Client:
         STATISTICS[st["name"]](**st.get("params", {}))
     except (TypeError, ValueError) as exc:
         raise bad("statistic.params", f"= {st.get('params')!r} do not fit {st['name']} ({exc})") from exc
+    if not isinstance(st.get("fixed_before_draws"), bool):
+        raise bad("statistic.fixed_before_draws", f"= {st.get('fixed_before_draws')!r} is not true or false "
+                                                  "(required: whether the statistic was chosen before any draw)")
+    for k, v in st.get("params", {}).items():
+        if k in at and v != pars[at[k]]:
+            raise bad(f"statistic.params.{k}", f"= {v!r} differs from implementation.parameters.{at[k]} = "
+                                               f"{pars[at[k]]!r}, the client's {k}")
     return Client(path, man)
 
 
@@ -207,19 +261,25 @@ def clients(directory: str | Path | None = None) -> list[Client]:
 
 
 def client_audits(seed: int, confidence: float, directory: str | Path | None = None) -> list[Result]:
-    """The recorded clients' audit rows: per client, its statistic fixed before the draws, then the default.
+    """The recorded clients' audit rows: per client, the manifest's statistic, then the auditor's default.
 
     Each row is :func:`verify.audit.rows.audit_result` with key ``""`` (never a statement's evidence),
-    ``regime="outside"``, and ``details`` saying ``client: True``, the implementation, the statement,
-    that the client lies outside its premise, the recorded n and the file.  The audit of statistic
-    ``S`` of client ``C`` draws from ``audit_seed(seed, "client", C, S)``.
+    ``regime="outside"`` (the paper's own regime is ‖x‖ ≤ 1; the statement's relaxed premise is shown),
+    a name naming the client, and ``details`` saying ``client: True``, the implementation, the statement,
+    the values of its relaxed parameters (``at``), the registry's premise text, the calibration, the
+    recorded n and the file.  The audit of statistic ``S`` of client ``C`` draws from
+    ``audit_seed(seed, "client", C, S)``.
 
     Examples
     --------
     >>> rows = client_audits(0, 0.95)
     >>> [(r.key, r.details["client"], r.details["audit_statistic"]) for r in rows]
     [('', True, 'abs_margin'), ('', True, 'default')]
+    >>> rows[0].details["at"], rows[0].details["premise"]
+    ({'q': 20.0}, '‖x‖ ≤ q (the paper: ‖x‖ ≤ 1)')
     """
+    import bounds
+
     from .core import audit_samples, audit_seed
     from .rows import audit_result
 
@@ -228,44 +288,56 @@ def client_audits(seed: int, confidence: float, directory: str | Path | None = N
         w0, w1 = c.outputs()
         st = c.manifest["statistic"]
         imp = c.manifest["implementation"]
+        stm = bounds.get(c.statement["key"])
+        at = {k: float(imp["parameters"][v]) for k, v in c.statement["at"].items()}
+        premise = "; ".join(stm.relaxes[k][1] for k in at)              # the registry's text, not the manifest's
+        at_text = ", ".join(f"{k} = {v:g}" for k, v in at.items())
         params = ", ".join(f"{k}={v!r}" for k, v in imp["parameters"].items())
         source = f"{imp['package']} {imp['version']} `{imp['class'].rsplit('.', 1)[-1]}({params})`"
         base = {"client": True, "client_name": c.name, "title": c.manifest["title"],
                 "implementation": f"`{imp['class']}` of {imp['package']} {imp['version']}",
                 "parameters": imp["parameters"], "environment": imp.get("environment", {}),
-                "statement": c.statement["key"], "statement_source": c.statement["source"],
-                "premise": c.statement["premise"], "outside_premise": True,
-                "outside": c.statement["outside"], "recorded_n": c.n, "file": f"verify/data/clients/{c.npz.name}",
-                "manifest": f"verify/data/clients/{c.path.name}", "sha256": c.manifest["sha256"],
-                "seeds": c.manifest["seeds"], "regenerate": c.manifest["regenerate"], "doc": c.manifest["doc"],
-                "pair_relation": c.manifest["pair"].get("relation", "")}
+                "statement": stm.key, "statement_source": c.statement["source"], "at": at,
+                "at_parameters": dict(c.statement["at"]), "premise": premise,
+                "calibration_differs": c.statement["calibration"], "recorded_n": c.n,
+                "file": f"verify/data/clients/{c.npz.name}", "manifest": f"verify/data/clients/{c.path.name}",
+                "sha256": c.manifest["sha256"], "seeds": c.manifest["seeds"], "regenerate": c.manifest["regenerate"],
+                "doc": c.manifest["doc"], "pair_relation": c.manifest["pair"].get("relation", "")}
+        leak = (f"an implementation of the mechanism of `{stm.key}` at {at_text}, inside the statement's relaxed "
+                f"premise {premise}, whose noise is calibrated {c.statement['calibration']}; the cause is "
+                f"argued in the repository's `{c.manifest['doc']}`: the audit measures ε, not the cause")
         for which in (st["name"], "default"):
             kw: dict[str, Any] = {}
             if which != "default":
                 kw = {"score": c.statistic(), "selection_fraction": st.get("selection_fraction")}
             r = audit_samples(w0, w1, claim_eps=c.claim_eps, delta=c.delta, confidence=confidence,
                               seed=audit_seed(seed, "client", c.name, which), tradeoff=False, **kw)
-            fixed = which != "default"
-            det = dict(base, audit_statistic=which, p_value=r.p_value, fixed_before_draws=bool(fixed and st.get(
-                "fixed_before_draws")), statistic_why=st.get("why", "") if fixed else "")
-            if not fixed:           # the default statistic's classifier: its numbers change with the version
+            mine = which != "default"
+            fixed = mine and st["fixed_before_draws"] is True
+            det = dict(base, audit_statistic=which, p_value=r.p_value, fixed_before_draws=fixed,
+                       statistic_why=st.get("why", "") if mine else "")
+            if not mine:            # the default statistic's classifier: its numbers change with the version
                 from importlib.metadata import version
 
                 det["scikit_learn"] = version("scikit-learn")
-            attack = (f"threshold on {r.details.get('statistic')}, fixed before the draws" if fixed
-                      else f"threshold on the auditor's default statistic ({r.details.get('statistic')})")
-            release = f"recorded outputs, statistic `{which}`" if fixed else "recorded outputs, default statistic"
+            attack = (f"threshold on {r.details.get('statistic')}" + (", fixed before the draws" if fixed else "")
+                      if mine else f"threshold on the auditor's default statistic ({r.details.get('statistic')}"
+                      f", scikit-learn {det['scikit_learn']})")
+            release = (f"recorded outputs, statistic `{which}`" if mine
+                       else f"recorded outputs, default statistic (scikit-learn {det['scikit_learn']})")
             row = audit_result("", mechanism=c.name, source=source, release=release,
                                calibration="as shipped", claimed=c.claim_eps, result=r, attack=attack,
-                               delta=c.delta, leak=(f"outside the premise {c.statement['premise']} of "
-                                                    f"`{c.statement['key']}`: {c.statement['outside']}"),
-                               details=det)
-            out.append(replace(row, regime="outside"))
+                               delta=c.delta, leak=leak, details=det)
+            out.append(replace(row, regime="outside", name=f"{c.name}: {row.name}"))
     return out
 
 
 def client_markdown(rows: list[Result]) -> list[str]:
     """One paragraph per audited client, from its rows (:func:`client_audits`): what, from which file, what it means.
+
+    The conclusion rests on the manifest's statistic alone, and only when the manifest says it was fixed
+    before the draws: one test at the rows' confidence.  The default statistic's row is a second, separate
+    audit, not combined with it (combining the two would need a Bonferroni split of α).
 
     Examples
     --------
@@ -283,30 +355,46 @@ def client_markdown(rows: list[Result]) -> list[str]:
         parts = []
         for r in rs:
             p = r.details.get("p_value")
-            fixed = r.details["audit_statistic"] != "default"
+            mine = r.details["audit_statistic"] != "default"
             sk = r.details.get("scikit_learn")
-            what = (f"the statistic `{r.details['audit_statistic']}` fixed before the draws "
-                    f"({r.details.get('statistic_why')})" if fixed else
-                    "the auditor's default statistic" + (f" (a classifier of scikit-learn {sk}, whose numbers "
-                                                         "change with its version)" if sk else ""))
+            what = (f"the statistic `{r.details['audit_statistic']}`"
+                    + (" fixed before the draws" if r.details.get("fixed_before_draws") else
+                       " (the manifest does not say it was fixed before the draws)")
+                    + (f" ({r.details['statistic_why']})" if r.details.get("statistic_why") else "") if mine else
+                    "the auditor's default statistic, a second, separate audit"
+                    + (f" (a classifier of scikit-learn {sk}, whose numbers change with its version)" if sk else ""))
             parts.append(f"with {what}: ε_lower = {r.statistic:.3f} at {r.confidence:.0%} confidence, "
                          f"**{r.verdict}** against the claimed ε = {r.bound:g}"
                          + (f" (p = {p:.2g})" if isinstance(p, float) and r.verdict == "violated" else ""))
-        violated = any(r.verdict == "violated" for r in rs)
+        fixed = [r for r in rs if r.details.get("fixed_before_draws")]
+        if fixed:
+            f = fixed[0]
+            conclusion = (
+                f"The conclusion rests on the statistic `{f.details['audit_statistic']}` fixed before the draws "
+                f"alone (one test at {f.confidence:.0%} confidence; the default statistic's row is a separate audit, "
+                "not combined with it): "
+                + ("the violation holds for these recorded fits on this pair; it says nothing about other pairs "
+                   "or parameters, and on other data a consistent result would mean only that the test found "
+                   "nothing" if f.verdict == "violated" else
+                   "a consistent verdict means only that this test found nothing at this n, on this pair")
+                + ".  ")
+        else:
+            conclusion = ("No statistic of these rows is recorded as fixed before the draws, so no conclusion is "
+                          "drawn from them: each row is a separate audit at its own confidence.  ")
         env = ", ".join(f"{k} {v}" for k, v in D.get("environment", {}).items())
+        at = ", ".join(f"{k} = {v:g}" for k, v in D["at"].items())
+        via = ", ".join(f"{k} is `{v}`" for k, v in D["at_parameters"].items())
         L.append(
             f"**Client `{name}` (recorded outputs).**  {D['implementation']}"
             + (f" (fitted with {env})" if env else "") + f", an implementation of the mechanism of `{D['statement']}` "
-            f"({D['statement_source']}) outside its premise {D['premise']} ({D['outside']}).  Audited again on "
-            f"every run from the {D['recorded_n']} + {D['recorded_n']} outputs recorded in `{D['file']}` "
-            f"(manifest `{D['manifest']}`, SHA-256 checked; {D['pair_relation']}), not refitted: "
-            + "; ".join(parts) + ".  "
-            + ("The violation holds for these recorded fits on this pair: " if violated
-               else "A consistent verdict means only that this test found nothing at this n: ")
-            + f"it says nothing about the implementation inside the premise {D['premise']}, nor about other "
-            f"pairs or parameters"
-            + ("; on other data a consistent result would mean only that the test found nothing" if violated else "")
-            + f".  These rows do not enter `{D['statement']}`'s verdict (the paper's theorem assumes "
-            f"{D['premise']}).  The account, and how the file is regenerated: [`{D['doc']}`](../{D['doc']}).")
+            f"({D['statement_source']}) at {at} ({via}), inside the statement's relaxed premise {D['premise']}, "
+            f"whose noise is calibrated {D['calibration_differs']} (the cause is argued in the repository's "
+            f"`{D['doc']}`; the audit measures ε, not its cause).  Audited again on every run that includes the "
+            f"audits (`python -m verify` without `--only` / `--no-empirical`) from the {D['recorded_n']} + "
+            f"{D['recorded_n']} outputs recorded in `{D['file']}` (manifest `{D['manifest']}`, SHA-256 checked; "
+            f"{D['pair_relation']}), not refitted: " + "; ".join(parts) + ".  " + conclusion
+            + f"These rows do not enter `{D['statement']}`'s verdict: they audit an external implementation with "
+            f"its own calibration, not the statement's mechanism as the statement calibrates it.  The account, and "
+            f"how the file is regenerated: the repository's `{D['doc']}` ([link](../{D['doc']})).")
         L.append("")
     return L
