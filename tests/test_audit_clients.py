@@ -440,3 +440,16 @@ def test_recorded_arrays_are_finite_and_of_the_manifest_shape(tmp_path, arrays, 
     path = _write_client(tmp_path, "arrays", w0, w1)
     with pytest.raises(ValueError, match=rf"arrays\.json: field '(file|n)'.*{what}"):
         load_client(path).outputs()
+
+
+def test_the_docs_frame_the_client_and_give_the_seed_0_numbers_of_this_scikit_learn() -> None:
+    import re
+    from importlib.metadata import version
+
+    doc = " ".join((ROOT / "docs" / "audit-diffprivlib.md").read_text(encoding="utf-8").split())
+    fixed, default = client_audits(0, 0.95)
+    assert f"fixed statistic gives {fixed.statistic:.3f}" in doc
+    sk = version("scikit-learn")
+    assert re.search(rf"{default.statistic:.3f} \(p [^)]*\) with (scikit-learn )?{re.escape(sk)}\b", doc), sk
+    assert "*inside* that relaxed premise" in doc and "outside its premise" not in doc
+    assert "without `--only` / `--no-empirical`" in doc
