@@ -23,16 +23,18 @@ objective, so its answer is given only where those bits cannot change a printed 
   any float evaluation of its tree (:func:`error_bound`; the paper's schedule values' own errors carried
   into the bound at the schedule), and its text must not change under a relative perturbation of
   twice that *uncertainty* (at least :data:`bounds.numeric.EDGE_TOL`);
-* the uncertainty of the optimum's location: the objective ``F = log(bound)`` is known to
-  ``Δ`` (a running error analysis of the tree at the optimum, :func:`error_bound`: a first-order bound
-  on the rounding error of any float evaluation of it, in any order of its sums and products, library
-  functions within 2 ulp, plus the rounding of the log); every point the sympy
-  path's optimiser may stop at lies in the sublevel set ``F ≤ F* + 2Δ`` of the optimum (its objective
-  is within Δ of ``F`` everywhere, so its minimiser is within 2Δ of the minimum; its final grid step,
-  below 1e-10, is added); the half-width of that set along each chosen variable,
-  ``sqrt(4Δ·(H⁻¹)_ii)`` (``H`` the Hessian of ``F`` in log coordinates, by 256-bit central
-  differences), plus 1e-9, is the uncertainty of log ε and log λ; a Hessian that is not positive
-  definite declines; a variable on the search's edge needs ``F`` rising inwards (its uncertainty is
+* the uncertainty of the optimum's location: ``F = log(bound)`` is known to ``Δ`` (a running error
+  analysis of the tree at the optimum, :func:`error_bound`: a first-order bound on the error of any float
+  evaluation of it, in any order of its sums and products, a number coefficient distributed over a sum,
+  library functions within 1 ulp (a relative 2·2⁻⁵³), the 15 digits ``sympy.lambdify`` prints of every
+  number, plus the rounding of the log).  The printed numbers' error is the same at every point, a smooth
+  shift ``s`` of the objective; the rest, ``Δ_n``, is noise.  Every point the sympy path's optimiser may stop
+  at lies in the sublevel set ``F ≤ F* + 2Δ_n + |Δs|`` (``|Δs|`` bounded on the box by
+  :func:`_printed_shift`; its final grid step, below 1e-10, is added); the half-width of that set along
+  each chosen variable, ``sqrt(2·level·(H⁻¹)_ii)`` (``H`` the Hessian of ``F`` in log coordinates, by
+  256-bit central differences), plus 1e-9, around the exact minimiser (a 256-bit Newton step from the point
+  found, which is itself anywhere in the set), is the uncertainty of log ε and log λ; a Hessian that is not
+  positive definite declines; a variable on the search's edge needs ``F`` rising inwards (its uncertainty is
   then ``2Δ / slope``), one within 1e-6 of the edge but not on it declines;
 * the whole printed text (ε, λ, the bound, the improvement factor, the dominant term and its share,
   the terms rising in ε, the ceiling line) is rendered at the optimum and at the corners of that
@@ -155,7 +157,12 @@ def _safe(f: Any) -> Any:
     return g
 
 
-_ENV = {"_pw": _pw, "_sqrt": _safe(math.sqrt), "_log": _safe(math.log), "_exp": _safe(math.exp),
+def _log(x: float) -> float:
+    """``numpy.log`` on a float: -inf at 0 (``math.log`` raises there), NaN below."""
+    return -math.inf if x == 0 else _safe(math.log)(x)
+
+
+_ENV = {"_pw": _pw, "_sqrt": _safe(math.sqrt), "_log": _log, "_exp": _safe(math.exp),
         "_gamma": _safe(math.gamma), "math": math}
 
 
@@ -325,7 +332,10 @@ def parse_pick(argv: list[str]) -> tuple[str, bool, dict[str, str], list[tuple[s
 
 
 def _g(x: float, spec: str, tol: float) -> str:
-    """``format(x, spec)``, unless a relative change of ``tol`` changes it (``_Unsure``)."""
+    """``format(x, spec)``, unless a relative change of ``tol`` changes it or ``x`` is not finite (the sympy path
+    prints a note where a ratio leaves the floating-point range) (``_Unsure``)."""
+    if not (math.isfinite(x) and math.isfinite(tol)):
+        raise _Unsure("a printed number that is not finite")
     out = format(x, spec)
     if format(x * (1 - tol), spec) != out or format(x * (1 + tol), spec) != out:
         raise _Unsure("at a rounding edge")
@@ -440,8 +450,9 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
             r = cache[x] = math.log(v) if 0 < v < math.inf else math.inf
         return r
 
-    def search(hi: list[float]) -> tuple[tuple, list[float], dict[str, float], float, float]:
-        """The optimum in the box [lo, hi], its uncertainty box's half-widths, point, value and Δ."""
+    def search(hi: list[float]) -> tuple[tuple, list[float], dict[str, float], float, float, tuple]:
+        """The optimum in the box [lo, hi], its uncertainty box's half-widths, point, value, Δ and the box's
+        centre."""
         start = [math.log(min(max(sched[n], 1e-12), math.exp(hi[i]))) for i, n in enumerate(free)]
         every: list = []
         best_x, best = _minimise(F, lo, hi, [start], every=every)
@@ -451,10 +462,22 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
         vals = full(pt)
         value, err = _exact(doc["expr"], vals)
         delta = err / value + 2 * _U * max(1.0, abs(math.log(value)))       # F = log(bound) is known to Δ
-        # the uncertainty of the optimum's location: the sublevel set F ≤ F* + 2Δ
-        w = _widths(doc["expr"], fixed_c, choice, free, best_x, point_of, 2 * delta, lo, hi)
-        if 2 * delta >= _MARGIN:
+        # the uncertainty of the optimum's location: the sympy path minimises F + s + noise (s the printed
+        # numbers' shift, the same function at every point; |noise| ≤ Δ_n), so its point x̃ has
+        # F(x̃) ≤ F* + 2Δ_n + |s(x*) - s(x̃)|: the sublevel set of that level, s's change bounded on its box
+        noise = _running(doc["expr"], vals, _ARGS)[1] / value + 2 * _U * max(1.0, abs(math.log(value)))
+        if 2 * delta >= _MARGIN:            # before the widths: a declining call costs little
             raise _Doubt("an objective too uncertain for the search's margins")
+        level = 2 * noise
+        for _ in range(3):
+            w, centre = _widths(doc["expr"], fixed_c, choice, free, best_x, point_of, level, lo, hi)
+            shift = max(_printed_shift(doc["expr"], vals, full(dict(zip(choice, point_of(c), strict=True))))
+                        for c in _corners(centre, w, lo, hi))
+            if 2 * noise + shift <= level:
+                break
+            level = 2 * noise + 2 * shift
+        else:
+            raise _Doubt("the printed numbers' shift of the objective not bounded on the optimum's box")
         same = [all(abs(x[i] - best_x[i]) <= 2 * w[i] + 1e-9 for i in range(len(free))) for x, *_ in every]
         for (_x, fx, _sure, _extra), here in zip(every, same, strict=True):
             if not here and fx <= best + _MARGIN:       # another optimum the sympy path may find, as good
@@ -465,27 +488,27 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
             raise _Doubt("the paper's schedule as good as the optimum within the uncertainty")
         if paper < value:
             raise _Unsure("the paper's schedule is optimal within the search")
-        return best_x, w, pt, value, delta
+        return best_x, w, pt, value, delta, centre
 
-    best_x, w, opt_pt, value, delta = search(hi)
+    best_x, w, opt_pt, value, delta, centre = search(hi)
     # the regime edge: the sympy path then searches the whole domain and reports a better point outside
     edges = {"lam": (lam_hi, lam_max), "eps": (eps_hi, _EPS_MAX * (1 - 1e-9))}
     on_edge = False
     for i, n in enumerate(free):
         inner, outer = edges[n]
         if inner < outer * (1 - 1e-9):
-            gap = math.log(opt_pt[n]) - math.log(inner * (1 - 1e-6))
+            gap = centre[i] - math.log(inner * (1 - 1e-6))      # the sympy path's point: within w of the centre
             if abs(gap) <= w[i] + 1e-12:
                 raise _Doubt("an optimum at the edge of the regime test")
             on_edge = on_edge or gap > 0
     outside = None
     if on_edge:
         hi_u = [math.log(_EPS_MAX * (1 - 1e-9)) if n == "eps" else math.log(lam_max) for n in free]
-        ux, uw, u_pt, u_value, u_delta = search(hi_u)
+        ux, uw, u_pt, u_value, u_delta, u_centre = search(hi_u)
         if abs(u_value / value - (1 - 1e-9)) <= 4 * (delta + u_delta):
             raise _Doubt("the whole domain's optimum at the edge of the 1e-9 test")
         if u_value < value * (1 - 1e-9):
-            outside = (ux, uw, hi_u, u_delta)
+            outside = (ux, uw, hi_u, u_delta, u_centre)
 
     def outside_line(pt: dict[str, float], u_delta: float) -> str:
         v, _ = _exact(doc["expr"], full(pt))
@@ -555,13 +578,13 @@ def answer_pick(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]])
 
     u_text = ""
     if outside is not None:
-        ux, uw, hi_u, u_delta = outside
+        ux, uw, hi_u, u_delta, u_centre = outside
         u_text = outside_line(dict(zip(choice, point_of(ux), strict=True)), u_delta)
-        for corner in _corners(ux, uw, lo, hi_u):
+        for corner in _corners(u_centre, uw, lo, hi_u):
             if outside_line(dict(zip(choice, point_of(corner), strict=True)), u_delta) != u_text:
                 raise _Doubt("a printed character changes inside the uncertainty of the whole domain's optimum")
     base = render(opt_pt, EDGE_TOL)
-    for corner in _corners(best_x, w, lo, hi):
+    for corner in _corners(centre, w, lo, hi):
         if render(dict(zip(choice, point_of(corner), strict=True)), EDGE_TOL) != base:
             raise _Doubt("a printed character changes inside the optimum's uncertainty")
     fixed_txt = f", eps = {eps:g} (given)" if eps is not None else ""
@@ -589,63 +612,207 @@ def _exact(t: Any, vals: dict[str, float]) -> tuple[float, float]:
     return exact, err
 
 
-def error_bound(t: Any, vals: dict[str, float]) -> tuple[float, float]:
-    """``(value, bound)``: the float value of tree ``t`` at ``vals`` and a first-order bound on the rounding
-    error of *any* float evaluation of it (sums and products in any order, library functions within 2 ulp,
-    the inputs exact): a running error analysis.  ``inf`` where it cannot bound it (a zero factor, gamma).
+_PRINTED = 5e-15 + 2 * _U
+"""Relative error of a number the sympy path prints: ``sympy.lambdify`` prints every Float of the substituted
+bound (the constants, m and the coefficients sympy combines from them) with 15 significant digits
+(``mlib_to_str`` at ``prec_to_dps(53) = 15``), half a unit in the 15th digit is at most 5e-15 of the value,
+and Python parses the printed text with one more rounding."""
+
+_ARGS = frozenset({"eps", "lam"})
+"""The names the sympy path passes as floats (the lambdified function's arguments: exact inputs)."""
+
+
+def error_bound(t: Any, vals: dict[str, float], args: frozenset = _ARGS) -> tuple[float, float]:
+    """``(value, bound)``: the float value of tree ``t`` at ``vals`` and a first-order bound on the error of *any*
+    float evaluation of it by the sympy path (sums and products in any order, a number coefficient distributed
+    over a sum, library functions within 1 ulp, i.e. a relative 2·2⁻⁵³ with the result's rounding): a running
+    error analysis.  Only the names in ``args`` are exact inputs: every other name and every subtree free of them
+    (a coefficient sympy may combine) carries :data:`_PRINTED`, the error of the 15 digits ``sympy.lambdify``
+    prints.  ``inf`` where it cannot bound it (a zero factor, gamma).
 
     Examples
     --------
-    >>> v, e = error_bound(("Add", [("s", "x"), ("q", 1, 3)]), {"x": 1.0})
+    >>> v, e = error_bound(("Add", [("s", "x"), ("q", 1, 3)]), {"x": 1.0}, frozenset({"x"}))
     >>> v == 1.0 + 1 / 3, 0 < e < 1e-15
     (True, True)
+    >>> error_bound(("s", "c"), {"c": 10.0})[1] >= 5e-14      # a constant: printed with 15 digits
+    True
     """
+    v, noise, printed, var, has_float, _mag = _running(t, vals, args)
+    if not var and has_float:           # the whole tree one printed number
+        printed = _PRINTED * abs(v)
+    return v, noise + printed
+
+
+def _running(t: Any, vals: dict[str, float], args: frozenset) -> tuple[float, float, float, bool, bool, float]:
+    """``(value, rounding error bound, printing error bound, has an argument, has a float constant, magnitude)``.
+
+    The rounding of the float operations (sympy's own 53-bit arithmetic on the numbers it combines has the same
+    bound), and the error of the numbers the sympy path prints: sympy evaluates every subtree free of the
+    arguments that holds a float constant into one Float, printed once, so :data:`_PRINTED` is carried by each
+    such maximal subtree (each child of a node with an argument, or the root), not by its parts; it is the same
+    at every point the sympy path evaluates (:func:`_printed_forms` bounds how it differs between two points).
+    The magnitude is the tree's value with every sum taken over its terms' magnitudes (what a coefficient
+    distributed over the sum multiplies)."""
     op = t[0]
     if op == "s":
-        return float(vals[t[1]]), 0.0
+        v = float(vals[t[1]])
+        var = t[1] in args
+        return v, 0.0, 0.0, var, not var, abs(v)
     if op == "i":
         v = float(t[1])
-        return v, 0.0 if v == t[1] else _U * abs(v)
+        return v, 0.0 if v == t[1] else _U * abs(v), 0.0, False, False, abs(v)
     if op == "q":
         v = t[1] / t[2]
-        return v, _U * abs(v)
+        return v, _U * abs(v), 0.0, False, False, abs(v)
     if op == "F":
-        return (-1.0 if t[1] else 1.0) * math.ldexp(t[2], t[3]), 0.0
+        v = (-1.0 if t[1] else 1.0) * math.ldexp(t[2], t[3])
+        return v, 0.0, 0.0, False, True, abs(v)
     if op in ("pi", "E"):
         v = math.pi if op == "pi" else math.e
-        return v, _U * v
-    parts = [error_bound(a, vals) for a in t[1]]
+        return v, _U * v, 0.0, False, False, v
+    parts = [_running(a, vals, args) for a in t[1]]
     vs = [p[0] for p in parts]
-    es = [p[1] for p in parts]
+    var = any(p[3] for p in parts)
+    has_float = any(p[4] for p in parts)
+    mags = [p[5] for p in parts]
     k = len(vs)
+    # a maximal subtree free of the arguments with a float constant: one Float, printed with 15 digits
+    es = [(p[1], _PRINTED * abs(p[0]) if var and not p[3] and p[4] else p[2]) for p in parts]
     if op == "Add":
-        return math.fsum(vs), sum(es) + (k - 1) * _U * sum(abs(v) for v in vs) * 1.01
-    if op == "Mul":
-        if any(v == 0 and e == 0 for v, e in zip(vs, es, strict=True)):
-            return 0.0, 0.0                     # an exact zero factor: the product is 0 in any order
-        if any(v == 0 for v in vs):
-            return 0.0, math.inf
+        v = math.fsum(vs)
+        mag = math.fsum(mags)
+        e = [sum(x[0] for x in es) + (k - 1) * _U * mag * 1.01, sum(x[1] for x in es)]
+    elif op == "Mul":
+        if any(x == 0 and ex == (0, 0) for x, ex in zip(vs, es, strict=True)):
+            return 0.0, 0.0, 0.0, var, has_float, 0.0      # an exact zero factor: the product is 0 in any order
+        if any(x == 0 for x in vs):
+            return 0.0, math.inf, math.inf, var, has_float, 0.0
         v = math.prod(vs)
-        return v, abs(v) * (sum(e / abs(x) for x, e in zip(vs, es, strict=True)) + (k - 1) * _U * 1.01)
-    if op == "Pow":
-        (a, ea), (b, eb) = parts
+        # sympy distributes a number coefficient over a sum (Number*Add): then factor i's error is carried by the
+        # other factors' magnitudes, each term of the sum multiplied separately
+        with_args = [j for j, p in enumerate(parts) if p[3]]
+        if len(with_args) == 1 and t[1][with_args[0]][0] == "Add":
+            ms = [mags[j] if j == with_args[0] else abs(vs[j]) for j in range(k)]
+        else:
+            ms = [abs(x) for x in vs]
+        mag = math.prod(ms)
+        e = [sum(ex[0] * mag / mx for ex, mx in zip(es, ms, strict=True)) + (k - 1) * _U * 1.01 * mag,
+             sum(ex[1] * mag / mx for ex, mx in zip(es, ms, strict=True))]
+    elif op == "Pow":
+        (a, b), (ea, eb) = vs, es
         if a <= 0:
-            return math.nan, math.inf
+            return math.nan, math.inf, math.inf, var, has_float, math.nan
         v = a ** b
-        return v, abs(v) * (abs(b) * ea / a + abs(math.log(a)) * eb + 2 * _U)
-    if op == "exp":
-        v = math.exp(vs[0])
-        return v, v * (es[0] + 2 * _U)
-    if op == "log":
+        mag = abs(v)
+        e = [abs(v) * (abs(b) * ea[0] / a + abs(math.log(a)) * eb[0] + 2 * _U),
+             abs(v) * (abs(b) * ea[1] / a + abs(math.log(a)) * eb[1])]
+    elif op == "exp":
+        v = mag = math.exp(vs[0])
+        e = [v * (es[0][0] + 2 * _U), v * es[0][1]]
+    elif op == "log":
         if vs[0] <= 0:
-            return math.nan, math.inf
+            return math.nan, math.inf, math.inf, var, has_float, math.nan
         v = math.log(vs[0])
-        return v, es[0] / vs[0] + 2 * _U * abs(v)
-    if op in ("Min", "Max"):
-        return (min(vs) if op == "Min" else max(vs)), max(es)
-    if op == "Abs":
-        return abs(vs[0]), es[0]
-    return math.nan, math.inf
+        mag = abs(v)
+        e = [es[0][0] / vs[0] + 2 * _U * abs(v), es[0][1] / vs[0]]
+    elif op in ("Min", "Max"):
+        v = min(vs) if op == "Min" else max(vs)
+        mag = abs(v)
+        e = [max(x[0] for x in es), max(x[1] for x in es)]
+    elif op == "Abs":
+        v = mag = abs(vs[0])
+        e = list(es[0])
+    else:
+        return math.nan, math.inf, math.inf, var, has_float, math.nan
+    return v, e[0], e[1], var, has_float, mag
+
+
+def _printed_forms(t: Any, vals: dict[str, float], args: frozenset = _ARGS) -> tuple[float, dict]:
+    """``(value, forms)``: the first-order change of the tree's value per unit relative error of each number
+    the sympy path prints (each maximal subtree free of ``args`` with a float constant, :func:`_running`), each
+    counted separately on every path through a sum (a coefficient distributed over a sum may be printed once per
+    term).  These errors are the same at every point the sympy path evaluates, so its objective is ``F + s``
+    with ``s(x) = Σ δ_k forms_k(x) / value(x)``, ``|δ_k| ≤`` :data:`_PRINTED`: a smooth shift
+    (:func:`_printed_shift`).
+
+    Examples
+    --------
+    >>> v, d = _printed_forms(("Mul", [("s", "c"), ("s", "eps")]), {"c": 2.0, "eps": 3.0})
+    >>> v, sorted(d.values())
+    (6.0, [6.0])
+    """
+    count = [0]
+
+    def go(t: Any) -> tuple[float, dict, bool, bool]:
+        op = t[0]
+        if op == "s":
+            return float(vals[t[1]]), {}, t[1] in args, t[1] not in args
+        if op in ("i", "q", "F", "pi", "E"):
+            return error_bound(t, vals, args)[0], {}, False, op == "F"
+        parts = [go(a) for a in t[1]]
+        var = any(p[2] for p in parts)
+        if var:
+            for j, (vj, _, vr, fl) in enumerate(parts):
+                if not vr and fl:
+                    count[0] += 1
+                    parts[j] = (vj, {count[0]: vj}, vr, fl)
+        vs = [p[0] for p in parts]
+        has_float = any(p[3] for p in parts)
+        d: dict = {}
+        if op == "Add":
+            v = math.fsum(vs)
+            for i, (_, di, _, _) in enumerate(parts):
+                d.update({(key, i): c for key, c in di.items()})
+        elif op == "Mul":
+            if any(vi == 0 and not any(di.values()) for vi, di, _, _ in parts):
+                return 0.0, {}, var, has_float          # an exact zero factor (printed exactly): the product is 0
+            v = math.prod(vs)
+            for i, (vi, di, _, _) in enumerate(parts):
+                if di:
+                    if vi == 0:
+                        raise _Unsure("a zero factor")
+                    r = math.prod(vs[:i] + vs[i + 1:])
+                    d.update({key: c * r for key, c in di.items()})
+        elif op == "Pow":
+            (a, da, _, _), (b, db, _, _) = parts
+            if a <= 0:
+                raise _Unsure("a power of a number that is not positive")
+            v = a ** b
+            d.update({key: v * b * c / a for key, c in da.items()})
+            d.update({key: v * math.log(a) * c for key, c in db.items()})
+        elif op == "exp":
+            v = math.exp(vs[0])
+            d = {key: v * c for key, c in parts[0][1].items()}
+        elif op == "log":
+            if vs[0] <= 0:
+                raise _Unsure("a log of a number that is not positive")
+            v = math.log(vs[0])
+            d = {key: c / vs[0] for key, c in parts[0][1].items()}
+        elif op in ("Min", "Max"):
+            i = (min if op == "Min" else max)(range(len(vs)), key=vs.__getitem__)
+            v, d = vs[i], dict(parts[i][1])
+        elif op == "Abs":
+            v = abs(vs[0])
+            d = {key: math.copysign(1.0, vs[0]) * c for key, c in parts[0][1].items()}
+        else:
+            raise _Unsure("an operation without printed forms")
+        return v, d, var, has_float
+
+    v, d, var, has_float = go(t)
+    if not var and has_float:
+        d = {0: v}
+    return v, d
+
+
+def _printed_shift(t: Any, a: dict[str, float], b: dict[str, float]) -> float:
+    """A bound on ``|s(a) - s(b)|``, the printed numbers' shift of ``F = log(bound)`` between points ``a`` and
+    ``b`` (:func:`_printed_forms`): ``Σ_k |forms_k(a)/value(a) - forms_k(b)/value(b)|`` times :data:`_PRINTED`."""
+    va, da = _printed_forms(t, a)
+    vb, db = _printed_forms(t, b)
+    if not (va > 0 and vb > 0):
+        raise _Unsure("a bound that is not positive")
+    return _PRINTED * math.fsum(abs(da.get(k, 0.0) / va - db.get(k, 0.0) / vb) for k in da.keys() | db.keys())
 
 
 def _answer_min_m(doc: dict, opts: dict[str, str], assigns: list[tuple[str, str]]) -> tuple[int, str, str]:
@@ -813,10 +980,13 @@ def first_m(g: Any, level: float, start: float) -> int | None:
 
 
 def _widths(tree: Any, fixed_c: dict, choice: list[str], free: list[str], x: tuple, point_of: Any,
-            level: float, lo: list[float], hi: list[float]) -> list[float]:
-    """Half-widths (log coordinates) of the set ``F ≤ F(x) + level`` along each free variable: from the
-    Hessian of ``F`` by 256-bit central differences for a coordinate inside the box, ``level / slope``
-    for one on its edge with ``F`` rising inwards (``_Doubt`` where neither holds)."""
+            level: float, lo: list[float], hi: list[float]) -> tuple[list[float], tuple]:
+    """``(half-widths, centre)`` (log coordinates) of a box holding the set ``F ≤ F* + level`` (``F*`` the exact
+    minimum): for a coordinate inside the search's box, the Hessian of ``F`` by 256-bit central differences and
+    the centre moved from ``x`` to the exact minimiser by a Newton step (gradient by 256-bit central differences),
+    so that the box is not twice as wide as the set (the point found here and the sympy path's can be anywhere in
+    it); for one on its edge with ``F`` rising inwards, ``level / slope`` from the edge (``_Doubt`` where neither
+    holds)."""
     import mpmath
 
     s = 1e-4
@@ -849,22 +1019,34 @@ def _widths(tree: Any, fixed_c: dict, choice: list[str], free: list[str], x: tup
             H[i, i] = float((Fm(e) - 2 * f0 + Fm(tuple(-c for c in e))) / s ** 2)
         if len(inner) == 2:
             H[0, 1] = float((Fm((s, s)) - Fm((s, -s)) - Fm((-s, s)) + Fm((-s, -s))) / (4 * s * s))
+        h = 1e-9                # 256-bit: no cancellation; the central difference's error is O(h²)
+        g = {i: float((Fm(tuple(h if k == i else 0.0 for k in range(d)))
+                       - Fm(tuple(-h if k == i else 0.0 for k in range(d)))) / (2 * h)) for i in inner}
+    dx = [0.0] * d
     if len(inner) == 1:
         i = inner[0]
         if not H[i, i] > 0:
             raise _Doubt("a flat optimum")
-        w[i] = math.sqrt(2 * level / H[i, i]) + 1e-9
+        w[i] = math.sqrt(2 * level / H[i, i])
+        dx[i] = -g[i] / H[i, i]
     elif len(inner) == 2:
         det = H[0, 0] * H[1, 1] - H[0, 1] ** 2
         if not (H[0, 0] > 0 and det > 0):
             raise _Doubt("a flat optimum")
-        w[0] = math.sqrt(2 * level * H[1, 1] / det) + 1e-9
-        w[1] = math.sqrt(2 * level * H[0, 0] / det) + 1e-9
-    return w
+        w[0] = math.sqrt(2 * level * H[1, 1] / det)
+        w[1] = math.sqrt(2 * level * H[0, 0] / det)
+        dx[0] = -(H[1, 1] * g[0] - H[0, 1] * g[1]) / det
+        dx[1] = -(H[0, 0] * g[1] - H[0, 1] * g[0]) / det
+    for i in inner:
+        if abs(dx[i]) > 2 * w[i] + 1e-9:          # the point found here is in the set: a model that does not fit
+            raise _Doubt("a Newton step out of the optimum's set")
+        w[i] += 1e-3 * abs(dx[i]) + 1e-9          # the step's own error (the Hessian's, the quadratic model's)
+    return w, tuple(x[i] + dx[i] for i in range(d))
 
 
 def _corners(x: tuple, w: list[float], lo: list[float], hi: list[float]) -> list[tuple]:
-    """The corners and the edge midpoints of the box ``x ± w`` (clipped to [lo, hi])."""
+    """The corners and the edge midpoints of the box ``x ± w`` (clipped to [lo, hi]); ``x`` the centre of the
+    sublevel set (:func:`_widths`), not the point found here, which can be ``w`` from it."""
     if len(x) == 1:
         pts = [(x[0] - w[0],), (x[0] + w[0],)]
     else:
