@@ -590,6 +590,22 @@ def to_tree(e: Any, name_of: Any) -> Any:
 _RELS = {"StrictLessThan": "<", "LessThan": "<=", "StrictGreaterThan": ">", "GreaterThan": ">="}
 
 
+def param_domain(p: Any) -> list:
+    """A parameter's domain as an entry stores it: ``[lo, hi, lo_open, hi_open, integer, soft_hi]`` (None for ±∞/none)."""
+    return [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
+            bool(p.lo_open), bool(p.hi_open), bool(p.integer), None if p.soft_hi is None else float(p.soft_hi)]
+
+
+def constraint_trees(st: Any, name_of: Any) -> list:
+    """The statement's joint assumptions as ``[relation, lhs tree, rhs tree]``; :class:`Unsupported` otherwise."""
+    cons = []
+    for c in st.constraints:
+        if type(c).__name__ not in _RELS:
+            raise Unsupported("a joint assumption that is not one comparison")
+        cons.append([_RELS[type(c).__name__], to_tree(c.lhs, name_of), to_tree(c.rhs, name_of)])
+    return cons
+
+
 def build_entry(reg: Any, key: str, which: str | None, allow_unverified: bool) -> dict:
     """The entry of ``eval key`` with form ``which`` from the sympy registry ``reg`` (unverified)."""
     import io
@@ -611,12 +627,7 @@ def build_entry(reg: Any, key: str, which: str | None, allow_unverified: bool) -
     try:
         if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v, _ in st.relaxes.values()):
             raise Unsupported("a relaxed premise whose paper value is not a plain number")
-        params = {}
-        for n in ns:
-            p = ns[n]
-            params[n] = [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
-                         bool(p.lo_open), bool(p.hi_open), bool(p.integer),
-                         None if p.soft_hi is None else float(p.soft_hi)]
+        params = {n: param_domain(ns[n]) for n in ns}
         doc.update(ns=sorted(ns), params=params, refusal="")
         try:
             with pick.using(reg):
@@ -641,11 +652,7 @@ def build_entry(reg: Any, key: str, which: str | None, allow_unverified: bool) -
                         hi, bool(p.hi_open), f"{p.name} {'<' if p.hi_open else '<='} {_fmt(p.hi)}",
                         one_line(f": {st.outside}" if st.outside else ""), one_line(st.label)]
         free = sorted({name_of(s) for s in expr.free_symbols})
-        cons = []
-        for c in st.constraints:
-            if type(c).__name__ not in _RELS:
-                raise Unsupported("a joint assumption that is not one comparison")
-            cons.append([_RELS[type(c).__name__], to_tree(c.lhs, name_of), to_tree(c.rhs, name_of)])
+        cons = constraint_trees(st, name_of)
         allowed = set(st.params) | set(free)
         summary = io.StringIO()
         note = read_summary().note
@@ -1306,17 +1313,8 @@ def _form_part(reg: Any, st: Any, expr: Any, name_of: Any) -> dict | None:
 
 def _params_part(st: Any, name_of: Any) -> dict:
     ns = st.ns
-    params = {}
-    for n in ns:
-        p = ns[n]
-        params[n] = [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
-                     bool(p.lo_open), bool(p.hi_open), bool(p.integer),
-                     None if p.soft_hi is None else float(p.soft_hi)]
-    cons = []
-    for c in st.constraints:
-        if type(c).__name__ not in _RELS:
-            raise Unsupported("a joint assumption that is not one comparison")
-        cons.append([_RELS[type(c).__name__], to_tree(c.lhs, name_of), to_tree(c.rhs, name_of)])
+    params = {n: param_domain(ns[n]) for n in ns}
+    cons = constraint_trees(st, name_of)
     if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v, _ in st.relaxes.values()):
         raise Unsupported("a relaxed premise whose paper value is not a plain number")
     return {"ns": sorted(ns), "params": params, "constraints": cons, "allowed": sorted(st.params)}

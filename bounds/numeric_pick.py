@@ -1121,7 +1121,7 @@ def build_pick_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
     from contextlib import redirect_stderr, redirect_stdout
 
     from . import pick
-    from .numeric import _RELS, Unsupported, to_tree
+    from .numeric import Unsupported, constraint_trees, param_domain, to_tree
     from .report_io import read_summary
     from .validation import one_line
 
@@ -1148,18 +1148,9 @@ def build_pick_entry(reg: Any, key: str, allow_unverified: bool) -> dict:
             raise Unsupported("no expression")
         syms = set(expr.free_symbols)
         choice = [n for n in pick.CHOICE if ns[n].symbol in syms]
-        params = {}
-        for n in ns:
-            p = ns[n]
-            params[n] = [None if p.lo == -math.inf else float(p.lo), None if p.hi == math.inf else float(p.hi),
-                         bool(p.lo_open), bool(p.hi_open), bool(p.integer),
-                         None if p.soft_hi is None else float(p.soft_hi)]
+        params = {n: param_domain(ns[n]) for n in ns}
         free = sorted({name_of(s) for s in syms})
-        cons = []
-        for c in st.constraints:
-            if type(c).__name__ not in _RELS:
-                raise Unsupported("a joint assumption that is not one comparison")
-            cons.append([_RELS[type(c).__name__], to_tree(c.lhs, name_of), to_tree(c.rhs, name_of)])
+        cons = constraint_trees(st, name_of)
         schedule = {n: to_tree(reg.derived(k), name_of) for n, k in st.schedule.items()}
         vars_ = {ns[n].symbol for n in choice}
         terms = [(pick._named(t, ns), to_tree(t, name_of)) for t in pick._additive_terms(expr, vars_)]
